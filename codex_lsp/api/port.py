@@ -1,0 +1,47 @@
+"""The seam between the v2 API and its transports.
+
+`ApiServer` (in `codex_lsp.api.server`) is driven by a front door: the door hands it each client
+request as `(method, params)` and gets back the result dict or an `ApiError`. The API talks back
+through a `ClientPort` the door provides: notifications, and requests to the client (approvals,
+questions) whose answers it awaits. The door also chooses the `Workspace` each thread's engine
+reads and writes files through (disk for the app-server, editor buffers for the language server).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from codex_lsp.engine.workspace import Workspace
+
+# JSON-RPC error codes the API raises; doors put them on the wire as they are.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_OVERLOADED = -32001
+
+
+class ApiError(Exception):
+    """A request that failed; `code` and `message` go back to the client verbatim."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class ClientPort(Protocol):
+    """What the API needs from the door it is served through."""
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send a v2 notification (`turn/started`, `item/agentMessage/delta`, ...)."""
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a v2 server request (`item/commandExecution/requestApproval`, ...) and
+        return the client's result. Raise `ApiError` if the client answered with an error."""
+
+    def workspace_for(self, cwd: Path) -> Workspace:
+        """The Workspace a thread rooted at `cwd` reads and writes through."""

@@ -1,0 +1,1 @@
+"""appserver layer of codex-lsp."""

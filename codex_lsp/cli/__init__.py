@@ -1,0 +1,1 @@
+"""Command-line front doors: `exec`, `proto`, `serve`, `app-server`."""

@@ -1,0 +1,64 @@
+"""`codex-lsp proto`: the raw Submission/Event queues as newline-delimited JSON on stdio.
+
+Each stdin line is a `Submission` (`{"id","op"}`); each stdout line an `Event` (`{"id","msg"}`).
+A line that is not JSON gets an `error` event; the queue keeps going. EOF ends the session
+once the running task has finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import anyio
+
+from codex_lsp.cli.main import add_config_arguments
+from codex_lsp.protocol.events import ErrorEvent, Event
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("proto", help="speak the raw SQ/EQ protocol as JSONL on stdio")
+    add_config_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from codex_lsp.engine.bootstrap import load_services
+    from codex_lsp.store.config import ConfigError
+
+    try:
+        services = load_services(profile=args.profile, overrides=args.overrides)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    anyio.run(_serve, services)
+    return 0
+
+
+async def _serve(services: Any) -> None:
+    from codex_lsp.engine.codex import Codex
+
+    async with Codex(services) as codex, anyio.create_task_group() as tg:
+        tg.start_soon(_write_events, codex)
+        while True:
+            line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            if not line:
+                break
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as err:
+                codex.emit(Event(id="", msg=ErrorEvent(message=f"invalid JSON: {err.msg} at column {err.colno}")))
+                continue
+            await codex.submit_raw(data)
+        await codex.wait_idle()
+        codex.end_events()
+
+
+async def _write_events(codex: Any) -> None:
+    async for event in codex:
+        sys.stdout.write(json.dumps(event.to_wire(), separators=(",", ":")) + "\n")
+        sys.stdout.flush()

@@ -1,0 +1,34 @@
+"""Assemble an engine from the user's home: config, auth, a shared HTTP client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from codex_lsp.engine.services import EngineServices
+from codex_lsp.store.auth import AuthStore
+from codex_lsp.store.config import Config, load_config
+from codex_lsp.store.home import codex_home as default_codex_home
+
+# Streams can stay quiet for a long time while the model thinks; the idle timeout is
+# enforced per provider by the model client, so the transport itself does not time out reads.
+HTTP_TIMEOUT = httpx.Timeout(connect=30.0, read=None, write=60.0, pool=30.0)
+
+
+def load_services(
+    *,
+    codex_home: Path | None = None,
+    profile: str | None = None,
+    overrides: list[str] | None = None,
+    cwd: Path | None = None,
+) -> EngineServices:
+    """Read config.toml (raising `ConfigError` with file, line and key) and wire the engine."""
+    home = codex_home or default_codex_home()
+    config = load_config(home, profile=profile, overrides=list(overrides or []), cwd=cwd)
+    return services_for(config, home)
+
+
+def services_for(config: Config, home: Path) -> EngineServices:
+    http = httpx.AsyncClient(timeout=HTTP_TIMEOUT)
+    return EngineServices(codex_home=home, config=config, auth=AuthStore(home), http=http)

@@ -1,0 +1,168 @@
+"""`Codex`: the engine behind a Submission Queue and an Event Queue.
+
+The UI sends `Submission`s; `Codex` answers with `Event`s whose id is the submission id of the
+op that caused them. The first op must be `configure_session`. Nothing a UI sends can stop
+the queue: an op that fails becomes an `error` event.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from types import TracebackType
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from pydantic import ValidationError
+
+from codex_lsp.engine.services import EngineServices
+from codex_lsp.engine.session import Session
+from codex_lsp.engine.workspace import DiskWorkspace, Workspace
+from codex_lsp.protocol.events import ErrorEvent, Event, EventMsg
+from codex_lsp.protocol.ops import ConfigureSession, Op, Submission, UnknownOpError, parse_op
+
+log = logging.getLogger(__name__)
+
+NOT_CONFIGURED = "no session: send configure_session before any other op"
+
+
+class Codex:
+    """One engine instance: one Session at a time, driven by ops, reporting events."""
+
+    def __init__(self, services: EngineServices, *, workspace: Workspace | None = None) -> None:
+        self.services = services
+        self.workspace: Workspace = workspace or DiskWorkspace()
+        self.session: Session | None = None
+        self._sq_send: MemoryObjectSendStream[Submission]
+        self._sq_recv: MemoryObjectReceiveStream[Submission]
+        self._sq_send, self._sq_recv = anyio.create_memory_object_stream(math.inf)
+        self._eq_send: MemoryObjectSendStream[Event]
+        self._eq_recv: MemoryObjectReceiveStream[Event]
+        self._eq_send, self._eq_recv = anyio.create_memory_object_stream(math.inf)
+        self._ids = itertools.count(1)
+        self._task_group: TaskGroup | None = None
+        self._unhandled = 0
+
+    async def __aenter__(self) -> Codex:
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+        self._task_group.start_soon(self._submission_loop)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        assert self._task_group is not None
+        await self._shutdown_session()
+        self._task_group.cancel_scope.cancel()
+        return await self._task_group.__aexit__(exc_type, exc, tb)
+
+    # Submission Queue ---------------------------------------------------------------------
+
+    def next_id(self) -> str:
+        return f"sub-{next(self._ids)}"
+
+    async def submit(self, op: Op, *, sub_id: str | None = None) -> str:
+        sub_id = sub_id or self.next_id()
+        self._unhandled += 1
+        await self._sq_send.send(Submission(id=sub_id, op=op))
+        return sub_id
+
+    async def submit_raw(self, data: Any) -> str | None:
+        """Accept a submission as decoded JSON; anything malformed becomes an `error` event."""
+        sub_id = str(data.get("id")) if isinstance(data, dict) and data.get("id") is not None else ""
+        if not isinstance(data, dict) or "op" not in data:
+            self.emit(Event(id=sub_id, msg=ErrorEvent(message="invalid submission: expected {id, op}")))
+            return None
+        try:
+            op = parse_op(data["op"])
+        except UnknownOpError as err:
+            self.emit(Event(id=sub_id, msg=ErrorEvent(message=f"unknown op: {err.op_type}")))
+            return None
+        except ValidationError as err:
+            self.emit(Event(id=sub_id, msg=ErrorEvent(message=f"invalid op: {_first_error(err)}")))
+            return None
+        return await self.submit(op, sub_id=sub_id or None)
+
+    # Event Queue --------------------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        try:
+            self._eq_send.send_nowait(event)
+        except anyio.ClosedResourceError:
+            log.debug("event after the event queue closed: %s", event.msg.type)
+
+    def end_events(self) -> None:
+        """Close the event queue: readers finish once they have drained it."""
+        self._eq_send.close()
+
+    async def wait_idle(self) -> None:
+        """Wait until every submitted op is handled and no task is running."""
+        while self._unhandled or (self.session is not None and self.session.running_task is not None):
+            task = self.session.running_task if self.session is not None else None
+            if task is not None:
+                await task.done.wait()
+            else:
+                await anyio.sleep(0.005)
+
+    async def next_event(self) -> Event:
+        return await self._eq_recv.receive()
+
+    def __aiter__(self) -> Codex:
+        return self
+
+    async def __anext__(self) -> Event:
+        try:
+            return await self._eq_recv.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    # Dispatch -----------------------------------------------------------------------------
+
+    async def _submission_loop(self) -> None:
+        async for submission in self._sq_recv:
+            try:
+                await self._handle(submission)
+            except Exception as err:  # An op that fails must never stop the queue.
+                log.exception("op %s failed", submission.op.type)
+                self._error(submission.id, f"{submission.op.type} failed: {err}")
+            finally:
+                self._unhandled -= 1
+
+    async def _handle(self, submission: Submission) -> None:
+        from codex_lsp.engine import handlers
+
+        op = submission.op
+        if isinstance(op, ConfigureSession):
+            await self._shutdown_session(reason="interrupted")
+            assert self._task_group is not None
+            self.session = await handlers.configure_session(self, submission.id, op, self._task_group)
+            return
+        if self.session is None:
+            self._error(submission.id, NOT_CONFIGURED)
+            return
+        await handlers.handle_op(self, self.session, submission.id, op)
+
+    def _error(self, sub_id: str, message: str) -> None:
+        self.emit(Event(id=sub_id, msg=ErrorEvent(message=message)))
+
+    def event(self, sub_id: str, msg: EventMsg) -> None:
+        self.emit(Event(id=sub_id, msg=msg))
+
+    async def _shutdown_session(self, reason: str = "interrupted") -> None:
+        session, self.session = self.session, None
+        if session is not None:
+            await session.abort_task(reason)
+            session.close()
+
+
+def _first_error(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))

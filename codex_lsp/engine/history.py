@@ -1,0 +1,97 @@
+"""The model-visible conversation: Responses-API items in order, with response bookmarks.
+
+Items are plain dicts in Responses-API JSON; they go to the model as they are, minus `id`s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+OUTPUT_TYPES = {output: call for call, output in CALL_TYPES.items()}
+
+ABORTED_OUTPUT = "aborted"
+
+
+def user_message(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def message_text(item: dict[str, Any]) -> str:
+    """The concatenated text parts of a message item."""
+    parts = item.get("content") or []
+    return "".join(
+        part.get("text", "") for part in parts if isinstance(part, dict) and "text" in part
+    )
+
+
+class ConversationHistory:
+    """Ordered items plus, for each completed response, how long the history was after it."""
+
+    def __init__(self, items: list[dict[str, Any]] | None = None) -> None:
+        self._items: list[dict[str, Any]] = list(items or [])
+        self._bookmarks: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        return self._items
+
+    def append(self, item: dict[str, Any]) -> None:
+        self._items.append(item)
+
+    def extend(self, items: list[dict[str, Any]]) -> None:
+        self._items.extend(items)
+
+    def replace(self, items: list[dict[str, Any]]) -> None:
+        self._items = list(items)
+        self._bookmarks.clear()
+
+    def mark_response(self, response_id: str) -> None:
+        self._bookmarks[response_id] = len(self._items)
+
+    def has_bookmark(self, response_id: str) -> bool:
+        return response_id in self._bookmarks
+
+    def rewind_to(self, response_id: str) -> None:
+        """Drop everything recorded after `response_id` completed."""
+        length = self._bookmarks[response_id]
+        del self._items[length:]
+        self._bookmarks = {rid: n for rid, n in self._bookmarks.items() if n <= length}
+
+    def for_prompt(self) -> list[dict[str, Any]]:
+        """Items as the next request sends them: no ids, every call paired with an output.
+
+        A call left without output (an interrupted turn) gets an `aborted` output so the API
+        accepts the history; an output whose call is gone (after compaction) is dropped.
+        """
+        call_ids = {
+            item.get("call_id") for item in self._items if item.get("type") in CALL_TYPES
+        }
+        answered = {
+            item.get("call_id") for item in self._items if item.get("type") in OUTPUT_TYPES
+        }
+        prompt: list[dict[str, Any]] = []
+        for item in self._items:
+            kind = item.get("type")
+            if kind in OUTPUT_TYPES and item.get("call_id") not in call_ids:
+                continue
+            prompt.append({key: value for key, value in item.items() if key != "id"})
+            if kind in CALL_TYPES and item.get("call_id") not in answered:
+                prompt.append(
+                    {"type": CALL_TYPES[kind], "call_id": item.get("call_id"), "output": ABORTED_OUTPUT}
+                )
+        return prompt
+
+    def approx_tokens(self) -> int:
+        """A rough size of the history (4 bytes per token), for when the model gives no usage."""
+        total = 0
+        for item in self._items:
+            for value in item.values():
+                if isinstance(value, str):
+                    total += len(value)
+                elif isinstance(value, list):
+                    total += sum(len(str(part)) for part in value)
+        return total // 4

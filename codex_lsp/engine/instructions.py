@@ -1,0 +1,144 @@
+"""What the model is told before the conversation: base instructions and initial context.
+
+The base instructions are ours. The developer message describes the sandbox and approval
+policy; the contextual user message carries AGENTS.md and the environment.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from pathlib import Path
+from typing import Any
+
+from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
+
+BASE_INSTRUCTIONS = """\
+You are Codex, a coding agent working inside the user's editor and workspace. You help by \
+reading code, running commands and editing files, and you finish the task you are given \
+before you stop.
+
+How you work:
+- Look before you change: read the relevant files and run quick commands to understand them.
+- Run commands with the `shell_command` tool. Always set `workdir`; avoid `cd`. Prefer fast \
+search tools such as `rg`.
+- Edit files only with the `apply_patch` tool. Keep changes minimal and in the style of the \
+surrounding code. Never revert changes you did not make.
+- For work with several steps, keep a short plan with `update_plan` and update it as you go.
+- When you run tests or builds, read the output and fix what fails before reporting success.
+- If a command is denied or needs approval, explain what you need and why, or find another way.
+
+How you answer:
+- Be concise and concrete. Say what you changed and where, with file paths.
+- Use Markdown sparingly: short paragraphs, bullet lists, code in backticks.
+- If you could not finish, say what is left and what stands in the way.
+"""
+
+AGENTS_MD = "AGENTS.md"
+# Project docs beyond this size are cut: they are instructions, not a corpus.
+PROJECT_DOC_MAX_BYTES = 32 * 1024
+
+_PERSONALITIES = {
+    "friendly": "Communicate warmly and encouragingly; explain your reasoning in plain words.",
+    "pragmatic": "Communicate tersely and directly; lead with the result, skip pleasantries.",
+}
+
+
+def permissions_instructions(ctx: TurnContext) -> str:
+    """Tell the model what its commands may do and when the user will be asked."""
+    policy = ctx.sandbox_policy
+    if isinstance(policy, DangerFullAccess):
+        sandbox = "Commands run without a sandbox: they can read and write anywhere."
+    elif isinstance(policy, ReadOnly):
+        sandbox = "Commands run in a read-only sandbox: they cannot write files."
+    else:
+        roots = ", ".join([str(ctx.cwd), *policy.writable_roots])
+        sandbox = (
+            f"Commands run in a sandbox that allows writes only under: {roots} (and temp "
+            "directories). `.git` and `.codex` stay read-only."
+        )
+    network = "Network access is enabled." if ctx.network_enabled else "Network access is off."
+    approvals = {
+        AskForApproval.UNTRUSTED: "Commands other than known read-only ones need the user's "
+        "approval, and so does every patch.",
+        AskForApproval.ON_FAILURE: "Commands run in the sandbox; if the sandbox blocks one, the "
+        "user is asked whether to run it without the sandbox.",
+        AskForApproval.ON_REQUEST: "Commands run in the sandbox. When one truly needs more, set "
+        '`sandbox_permissions` to "require_escalated" with a one-sentence `justification`; the '
+        "user will be asked.",
+        AskForApproval.NEVER: "The user will never be asked: work within the sandbox, and if "
+        "something is blocked, say so in your answer.",
+    }[ctx.approval_policy]
+    return f"<permissions instructions>\n{sandbox}\n{network}\n{approvals}\n</permissions instructions>"
+
+
+def developer_message(ctx: TurnContext, *, extra_sections: list[str] | None = None) -> dict[str, Any]:
+    sections = [permissions_instructions(ctx)]
+    if ctx.developer_instructions:
+        sections.append(ctx.developer_instructions)
+    if ctx.personality and ctx.personality in _PERSONALITIES:
+        sections.append(f"<personality>\n{_PERSONALITIES[ctx.personality]}\n</personality>")
+    sections.extend(extra_sections or [])
+    return {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": text} for text in sections],
+    }
+
+
+def environment_context(ctx: TurnContext) -> str:
+    shell = Path(os.environ.get("SHELL") or "/bin/bash").name
+    now = _dt.datetime.now().astimezone()
+    lines = [
+        "<environment_context>",
+        f"  <cwd>{ctx.cwd}</cwd>",
+        f"  <shell>{shell}</shell>",
+        f"  <current_date>{now.date().isoformat()}</current_date>",
+        f"  <timezone>{now.tzname()}</timezone>",
+    ]
+    if not ctx.network_enabled:
+        lines.append('  <network enabled="false" />')
+    lines.append("</environment_context>")
+    return "\n".join(lines)
+
+
+def project_docs(cwd: Path) -> list[tuple[Path, str]]:
+    """AGENTS.md files from the repository root down to `cwd`, outermost first."""
+    root = next((c for c in [cwd, *cwd.parents] if (c / ".git").exists()), cwd)
+    parts = cwd.relative_to(root).parts
+    chain = [root / Path(*parts[:depth]) for depth in range(len(parts) + 1)]
+    docs: list[tuple[Path, str]] = []
+    for directory in chain:
+        path = directory / AGENTS_MD
+        if path.is_file():
+            text = path.read_bytes()[:PROJECT_DOC_MAX_BYTES].decode("utf-8", "replace")
+            docs.append((directory, text))
+    return docs
+
+
+def contextual_user_message(ctx: TurnContext) -> dict[str, Any]:
+    parts = [
+        f"# AGENTS.md instructions for {directory}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
+        for directory, text in project_docs(ctx.cwd)
+    ]
+    if ctx.user_instructions:
+        parts.append(f"<user_instructions>\n{ctx.user_instructions}\n</user_instructions>")
+    parts.append(environment_context(ctx))
+    return {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": text} for text in parts],
+    }
+
+
+def context_update_message(previous: TurnContext, current: TurnContext) -> dict[str, Any] | None:
+    """A developer note when cwd or policies changed between turns, else None."""
+    if (previous.cwd, previous.approval_policy, previous.sandbox_policy, previous.personality) == (
+        current.cwd,
+        current.approval_policy,
+        current.sandbox_policy,
+        current.personality,
+    ):
+        return None
+    return developer_message(current, extra_sections=[environment_context(current)])

@@ -1,0 +1,42 @@
+"""The model catalogue: what we know of each model slug, and sensible defaults for the rest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codex_lsp.engine.turn_context import DEFAULT_CONTEXT_WINDOW
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    slug: str
+    display_name: str
+    description: str
+    default_effort: str = "medium"
+    efforts: tuple[str, ...] = ("low", "medium", "high", "xhigh")
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    supports_reasoning: bool = True
+    hidden: bool = False
+
+
+CATALOGUE: tuple[ModelInfo, ...] = (
+    ModelInfo("gpt-5.5", "GPT-5.5", "Latest frontier model for coding and agentic work."),
+    ModelInfo("gpt-5.4", "GPT-5.4", "Strong all-round coding model.", default_effort="xhigh"),
+    ModelInfo("gpt-5.4-mini", "GPT-5.4 mini", "Faster, cheaper model for lighter tasks."),
+    ModelInfo("gpt-5.3-codex", "GPT-5.3 Codex", "Coding-tuned model."),
+    ModelInfo("gpt-5.2", "GPT-5.2", "Previous generation model."),
+    ModelInfo("codex-auto-review", "Codex auto review", "Model for reviews.", hidden=True),
+)
+
+DEFAULT_MODEL = "gpt-5.5"
+
+_BY_SLUG = {info.slug: info for info in CATALOGUE}
+
+
+def model_info(slug: str) -> ModelInfo:
+    """Known facts for `slug`; unknown models (local servers) get neutral defaults."""
+    known = _BY_SLUG.get(slug)
+    if known is not None:
+        return known
+    reasoning = slug.startswith(("gpt-5", "o3", "o4"))
+    return ModelInfo(slug, slug, "Custom model.", supports_reasoning=reasoning)

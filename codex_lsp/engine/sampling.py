@@ -1,0 +1,159 @@
+"""One sampling request: stream a response, turn its stream into events, collect its items.
+
+A retryable failure (a dropped stream, an idle timeout, a retryable `response.failed`) re-runs
+the whole request up to the provider's `stream_max_retries`, announcing each attempt with a
+`stream_error`; nothing from a failed attempt enters the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from codex_lsp.engine.history import message_text
+from codex_lsp.model import (
+    Completed,
+    ModelClient,
+    ModelError,
+    OutputItemDone,
+    OutputTextDelta,
+    Prompt,
+    RateLimitsUpdated,
+    ReasoningContentDelta,
+    ReasoningSummaryDelta,
+    ReasoningSummaryPartAdded,
+    backoff_delay,
+)
+from codex_lsp.protocol.events import (
+    AgentMessageDeltaEvent,
+    AgentMessageEvent,
+    AgentReasoningDeltaEvent,
+    AgentReasoningEvent,
+    AgentReasoningRawContentDeltaEvent,
+    AgentReasoningSectionBreakEvent,
+    StreamErrorEvent,
+    WebSearchBeginEvent,
+    WebSearchEndEvent,
+)
+from codex_lsp.protocol.inputs import RateLimitSnapshot, RateLimitWindow, TokenUsage
+
+TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+
+
+@dataclass
+class SamplingResult:
+    items: list[dict[str, Any]] = field(default_factory=list)
+    response_id: str | None = None
+    usage: TokenUsage | None = None
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return [item for item in self.items if item.get("type") in TOOL_CALL_TYPES]
+
+    @property
+    def last_agent_message(self) -> str | None:
+        for item in reversed(self.items):
+            if item.get("type") == "message" and item.get("role") == "assistant":
+                return message_text(item)
+        return None
+
+
+async def run_sampling_request(
+    session: Any, sub_id: str, client: ModelClient, prompt: Prompt, *, show_messages: bool = True
+) -> SamplingResult:
+    max_retries = session.ctx.provider.effective_stream_retries()
+    attempt = 0
+    while True:
+        try:
+            return await _stream_once(session, sub_id, client, prompt, show_messages)
+        except ModelError as err:
+            if not err.retryable or attempt >= max_retries:
+                raise
+            attempt += 1
+            delay = err.retry_after_s if err.retry_after_s is not None else backoff_delay(attempt)
+            session.emit(
+                sub_id,
+                StreamErrorEvent(
+                    message=f"Reconnecting... {attempt}/{max_retries}",
+                    codex_error_info=err.codex_error_info,
+                    additional_details=err.message,
+                ),
+            )
+            await anyio.sleep(delay)
+
+
+async def _stream_once(
+    session: Any, sub_id: str, client: ModelClient, prompt: Prompt, show_messages: bool
+) -> SamplingResult:
+    result = SamplingResult()
+    # A summarisation request streams nothing to the user.
+    emit = session.emit if show_messages else _discard
+    async for event in client.stream(prompt):
+        # Most events are text deltas: test for them first.
+        if isinstance(event, OutputTextDelta):
+            emit(sub_id, AgentMessageDeltaEvent(delta=event.delta, item_id=event.item_id))
+        elif isinstance(event, OutputItemDone):
+            if show_messages:
+                _item_done(session, sub_id, event.item)
+            result.items.append(event.item)
+        elif isinstance(event, ReasoningSummaryDelta):
+            emit(sub_id, AgentReasoningDeltaEvent(delta=event.delta, summary_index=event.summary_index))
+        elif isinstance(event, ReasoningSummaryPartAdded):
+            emit(sub_id, AgentReasoningSectionBreakEvent(summary_index=event.summary_index))
+        elif isinstance(event, ReasoningContentDelta):
+            emit(
+                sub_id,
+                AgentReasoningRawContentDeltaEvent(delta=event.delta, content_index=event.content_index),
+            )
+        elif isinstance(event, RateLimitsUpdated):
+            session.rate_limits = _snapshot(event.snapshot)
+        elif isinstance(event, Completed):
+            result.response_id = event.response_id
+            if event.usage is not None:
+                u = event.usage
+                result.usage = TokenUsage(
+                    input_tokens=u.input_tokens,
+                    cached_input_tokens=u.cached_input_tokens,
+                    output_tokens=u.output_tokens,
+                    reasoning_output_tokens=u.reasoning_output_tokens,
+                    total_tokens=u.total_tokens,
+                )
+            return result
+    raise ModelError(
+        "stream closed before response.completed",
+        codex_error_info="response_stream_disconnected",
+        retryable=True,
+    )
+
+
+def _discard(_sub_id: str, _msg: Any) -> None:
+    pass
+
+
+def _item_done(session: Any, sub_id: str, item: dict[str, Any]) -> None:
+    kind = item.get("type")
+    if kind == "message" and item.get("role") == "assistant":
+        session.emit(sub_id, AgentMessageEvent(message=message_text(item), item_id=item.get("id")))
+    elif kind == "reasoning":
+        for part in item.get("summary") or []:
+            text = part.get("text") if isinstance(part, dict) else None
+            if text:
+                session.emit(sub_id, AgentReasoningEvent(text=text, item_id=item.get("id")))
+    elif kind == "web_search_call":
+        call_id = item.get("id") or ""
+        action = item.get("action") or {}
+        session.emit(sub_id, WebSearchBeginEvent(call_id=call_id))
+        session.emit(sub_id, WebSearchEndEvent(call_id=call_id, query=action.get("query") or ""))
+
+
+def _snapshot(snapshot: Any) -> RateLimitSnapshot:
+    def window(w: Any) -> RateLimitWindow | None:
+        if w is None:
+            return None
+        return RateLimitWindow(
+            used_percent=w.used_percent, window_minutes=w.window_minutes, resets_at=w.resets_at
+        )
+
+    return RateLimitSnapshot(primary=window(snapshot.primary), secondary=window(snapshot.secondary))

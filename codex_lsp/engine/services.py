@@ -1,0 +1,45 @@
+"""What a Session needs from outside itself: config, model clients, tools, auth, homes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from codex_lsp.engine.tools.router import ToolRouter
+from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.model import ModelClient
+
+
+@dataclass
+class EngineServices:
+    codex_home: Path
+    config: Any
+    auth: Any = None
+    http: httpx.AsyncClient | None = None
+    router: ToolRouter = field(default_factory=ToolRouter)
+    extra_tool_specs: list[dict[str, Any]] = field(default_factory=list)
+    extra_op_handlers: dict[str, Any] = field(default_factory=dict)
+
+    def model_client(self, ctx: TurnContext, thread_id: str) -> ModelClient:
+        auth = self.auth
+        provider = ctx.provider
+
+        def api_key() -> str | None:
+            if auth is not None:
+                return auth.api_key_for(provider)
+            return provider.env_api_key()
+
+        return ModelClient(provider, api_key=api_key, http=self.http, session_id=thread_id)
+
+    async def handle_extra_op(self, codex: Any, session: Any, sub_id: str, op: Any) -> None:
+        """Ops served by optional parts (review, skills); without them, a clear error."""
+        handler = self.extra_op_handlers.get(op.type)
+        if handler is None:
+            from codex_lsp.protocol.events import ErrorEvent
+
+            codex.event(sub_id, ErrorEvent(message=f"op {op.type!r} is not supported here"))
+            return
+        await handler(codex, session, sub_id, op)

@@ -1,0 +1,220 @@
+"""A Session: one thread's configuration and state, and the Task running in it.
+
+The Session owns the history, the turn context, approvals, token usage and the rollout. It
+runs at most one Task at a time; starting another, interrupting, or reconfiguring aborts it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+from anyio.abc import TaskGroup
+
+from codex_lsp.engine.approvals import AnswerWaiters, ApprovalCache, ApprovalWaiters
+from codex_lsp.engine.history import ConversationHistory, user_message
+from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.engine.turn_diff import TurnDiffTracker
+from codex_lsp.engine.workspace import Workspace
+from codex_lsp.protocol.events import (
+    Event,
+    EventMsg,
+    TokenCountEvent,
+    TurnAbortedEvent,
+    WarningEvent,
+)
+from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
+
+log = logging.getLogger(__name__)
+
+TURN_ABORTED_MARKER = (
+    "<turn_aborted>\nThe user interrupted the previous turn on purpose. If any tools or "
+    "commands were aborted, they may have partially executed.\n</turn_aborted>"
+)
+
+
+class RolloutSink(Protocol):
+    """Where a Session persists its lines; the store's recorder implements it."""
+
+    def record(self, kind: str, payload: dict[str, Any]) -> None: ...
+
+    def sync(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class RunningTask:
+    sub_id: str
+    kind: str
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    done: anyio.Event = field(default_factory=anyio.Event)
+    abort_reason: str | None = None
+    last_response_id: str | None = None
+    diff: TurnDiffTracker = field(default_factory=TurnDiffTracker)
+
+
+TaskBody = Callable[["Session", RunningTask], Awaitable[None]]
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        thread_id: str,
+        ctx: TurnContext,
+        emit: Callable[[Event], None],
+        task_group: TaskGroup,
+        workspace: Workspace,
+        services: Any,
+        history: ConversationHistory | None = None,
+        rollout: RolloutSink | None = None,
+        persist_filter: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.thread_id = thread_id
+        self.ctx = ctx
+        self.history = history or ConversationHistory()
+        self.workspace = workspace
+        self.services = services
+        self.approvals = ApprovalWaiters()
+        self.answers = AnswerWaiters()
+        self.approval_cache = ApprovalCache()
+        self.total_usage = TokenUsage()
+        self.last_usage = TokenUsage()
+        self.rate_limits: RateLimitSnapshot | None = None
+        self.last_response_id: str | None = None
+        self.thread_name: str | None = None
+        # The context the model last saw; None until the first turn records it.
+        self.context_seen: TurnContext | None = None
+        self._emit = emit
+        self._task_group = task_group
+        self._rollout = rollout
+        self._persist = persist_filter or (lambda _kind: False)
+        self._task: RunningTask | None = None
+        self._warned: set[str] = set()
+
+    # Events and persistence -------------------------------------------------------------
+
+    def emit(self, sub_id: str, msg: EventMsg) -> None:
+        self._emit(Event(id=sub_id, msg=msg))
+        if self._rollout is not None and self._persist(msg.type):
+            self._rollout.record("event_msg", msg.model_dump(mode="json", exclude_none=True))
+
+    def warn_once(self, sub_id: str, message: str) -> None:
+        """A non-fatal problem, said once per session."""
+        if message not in self._warned:
+            self._warned.add(message)
+            self.emit(sub_id, WarningEvent(message=message))
+
+    def record_items(self, items: list[dict[str, Any]]) -> None:
+        self.history.extend(items)
+        if self._rollout is not None:
+            for item in items:
+                self._rollout.record("response_item", item)
+
+    def record_line(self, kind: str, payload: dict[str, Any]) -> None:
+        if self._rollout is not None:
+            self._rollout.record(kind, payload)
+
+    def sync_rollout(self) -> None:
+        if self._rollout is not None:
+            self._rollout.sync()
+
+    @property
+    def rollout_path(self) -> Path | None:
+        return getattr(self._rollout, "path", None)
+
+    def close(self) -> None:
+        """Flush and close the rollout; the session takes no more turns."""
+        if self._rollout is not None:
+            self._rollout.sync()
+            self._rollout.close()
+            self._rollout = None
+
+    # Token accounting -------------------------------------------------------------------
+
+    def add_usage(self, sub_id: str, usage: TokenUsage | None) -> None:
+        if usage is not None:
+            self.last_usage = usage
+            self.total_usage = self.total_usage + usage
+        self.emit(sub_id, self.token_count_event())
+
+    def token_count_event(self) -> TokenCountEvent:
+        info = TokenUsageInfo(
+            total_token_usage=self.total_usage,
+            last_token_usage=self.last_usage,
+            model_context_window=self.ctx.context_window,
+        )
+        return TokenCountEvent(info=info, rate_limits=self.rate_limits)
+
+    def context_tokens(self) -> int:
+        """How full the context window is: the last request's size, or an estimate."""
+        if self.last_usage.total_tokens:
+            return self.last_usage.total_tokens
+        return self.history.approx_tokens()
+
+    # Tasks ------------------------------------------------------------------------------
+
+    @property
+    def running_task(self) -> RunningTask | None:
+        return self._task
+
+    async def start_task(self, sub_id: str, kind: str, body: TaskBody) -> None:
+        """Run `body` as the session's task, replacing any running one."""
+        await self.abort_task("replaced")
+        task = RunningTask(sub_id=sub_id, kind=kind)
+        self._task = task
+        self._task_group.start_soon(self._run_task, task, body)
+
+    async def abort_task(self, reason: str) -> None:
+        """End the running task, if any, and wait until it has cleaned up."""
+        task = self._task
+        if task is None:
+            return
+        task.abort_reason = task.abort_reason or reason
+        task.scope.cancel()
+        await task.done.wait()
+
+    async def _run_task(self, task: RunningTask, body: TaskBody) -> None:
+        try:
+            with task.scope:
+                await body(self, task)
+        except Exception:
+            # A crashed task fails only itself; the session and its queue go on.
+            log.exception("task %s crashed", task.sub_id)
+            from codex_lsp.protocol.events import ErrorEvent
+
+            self.emit(task.sub_id, ErrorEvent(message="internal error: the turn crashed"))
+        finally:
+            if task.abort_reason is not None:
+                self._finish_aborted(task)
+            self.sync_rollout()
+            if self._task is task:
+                self._task = None
+            task.done.set()
+
+    def _finish_aborted(self, task: RunningTask) -> None:
+        if task.abort_reason == "interrupted":
+            self.record_items([user_message(TURN_ABORTED_MARKER)])
+        self.emit(
+            task.sub_id,
+            TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason),  # type: ignore[arg-type]
+        )
+
+    def request_abort(self, task: RunningTask, reason: str = "interrupted") -> None:
+        """Abort from inside the task (an `abort` approval decision)."""
+        task.abort_reason = task.abort_reason or reason
+        task.scope.cancel()
+
+    @staticmethod
+    def now() -> int:
+        return int(time.time())
+
+    @property
+    def cwd(self) -> Path:
+        return self.ctx.cwd

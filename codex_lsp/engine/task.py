@@ -1,0 +1,197 @@
+"""The regular Task: Turns until the model answers without calling a tool.
+
+Each Turn is one sampling request; its tool calls run in order and their outputs are the
+next Turn's input. The task ends with `task_complete`, `turn_aborted` or an `error`.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from codex_lsp.engine.approvals import TurnAbortRequested
+from codex_lsp.engine.compact import maybe_compact
+from codex_lsp.engine.instructions import (
+    BASE_INSTRUCTIONS,
+    context_update_message,
+    contextual_user_message,
+    developer_message,
+)
+from codex_lsp.engine.models import model_info
+from codex_lsp.engine.sampling import run_sampling_request
+from codex_lsp.engine.session import RunningTask, Session
+from codex_lsp.engine.tools.base import ToolCall
+from codex_lsp.engine.tools.router import output_item
+from codex_lsp.engine.tools.specs import base_tools
+from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.model import ModelError, Prompt
+from codex_lsp.protocol.events import (
+    ErrorEvent,
+    TaskCompleteEvent,
+    TaskStartedEvent,
+    UserMessageEvent,
+    WarningEvent,
+)
+from codex_lsp.protocol.inputs import (
+    ImageInput,
+    LocalImageInput,
+    MAX_USER_INPUT_TEXT_CHARS,
+    SkillInput,
+    TextInput,
+    UserInput,
+)
+
+
+def build_user_item(items: list[UserInput], cwd: Path) -> tuple[dict[str, Any], UserMessageEvent]:
+    """The user's message as a history item, and as the `user_message` event shows it."""
+    content: list[dict[str, Any]] = []
+    texts: list[str] = []
+    images: list[str] = []
+    local_images: list[str] = []
+    for entry in items:
+        if isinstance(entry, TextInput):
+            text = entry.text[:MAX_USER_INPUT_TEXT_CHARS]
+            texts.append(text)
+            content.append({"type": "input_text", "text": text})
+        elif isinstance(entry, ImageInput):
+            images.append(entry.image_url)
+            content.append({"type": "input_image", "image_url": entry.image_url, "detail": "high"})
+        elif isinstance(entry, LocalImageInput):
+            local_images.append(entry.path)
+            content.append(_local_image(Path(entry.path) if Path(entry.path).is_absolute() else cwd / entry.path))
+        elif isinstance(entry, SkillInput):
+            content.append({"type": "input_text", "text": f"Use the skill `{entry.name}` ({entry.path})."})
+        else:
+            content.append({"type": "input_text", "text": f"@{entry.name} ({entry.path})"})
+    item = {"type": "message", "role": "user", "content": content}
+    event = UserMessageEvent(
+        message="\n".join(texts), images=images or None, local_images=local_images
+    )
+    return item, event
+
+
+def _local_image(path: Path) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        return {"type": "input_text", "text": f"[image {path} could not be read: {err.strerror}]"}
+    mime = mimetypes.guess_type(path.name)[0] or "image/png"
+    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+    return {"type": "input_image", "image_url": url, "detail": "high"}
+
+
+def record_turn_context(session: Session, ctx: TurnContext, turn_id: str) -> None:
+    """Give the model its context on the first turn, and what changed on later ones."""
+    previous = session.context_seen
+    if previous is None:
+        session.record_items([developer_message(ctx), contextual_user_message(ctx)])
+    else:
+        update = context_update_message(previous, ctx)
+        if update is not None:
+            session.record_items([update])
+    session.context_seen = ctx
+    session.record_line("turn_context", ctx.to_rollout(turn_id))
+
+
+def build_prompt(session: Session, ctx: TurnContext, *, tools: bool = True) -> Prompt:
+    info = model_info(ctx.model)
+    reasoning = None
+    if info.supports_reasoning and ctx.provider.wire_api == "responses":
+        reasoning = {"effort": ctx.effort or info.default_effort, "summary": ctx.summary or "auto"}
+        if reasoning["summary"] == "none":
+            del reasoning["summary"]
+    specs: list[dict[str, Any]] = []
+    if tools:
+        specs = base_tools(wire_api=ctx.provider.wire_api) + session.services.extra_tool_specs
+    return Prompt(
+        model=ctx.model,
+        instructions=ctx.base_instructions or BASE_INSTRUCTIONS,
+        input=session.history.for_prompt(),
+        tools=specs,
+        parallel_tool_calls=False,
+        reasoning=reasoning,
+        output_schema=ctx.output_schema,
+        prompt_cache_key=session.thread_id,
+    )
+
+
+async def run_regular_task(
+    session: Session,
+    task: RunningTask,
+    ctx: TurnContext,
+    items: list[UserInput],
+    previous_response_id: str | None = None,
+) -> None:
+    sub_id = task.sub_id
+    started = time.monotonic()
+    if previous_response_id:
+        if session.history.has_bookmark(previous_response_id):
+            session.history.rewind_to(previous_response_id)
+        else:
+            session.emit(sub_id, WarningEvent(
+                message=f"unknown response id {previous_response_id!r}: continuing from the latest turn"
+            ))
+    session.emit(
+        sub_id,
+        TaskStartedEvent(turn_id=sub_id, started_at=session.now(), model_context_window=ctx.context_window),
+    )
+    record_turn_context(session, ctx, sub_id)
+    user_item, user_event = build_user_item(items, ctx.cwd)
+    session.record_items([user_item])
+    session.emit(sub_id, user_event)
+    last_message = await run_turns(session, task, ctx)
+    session.emit(
+        sub_id,
+        TaskCompleteEvent(
+            turn_id=sub_id,
+            last_agent_message=last_message,
+            response_id=task.last_response_id,
+            completed_at=session.now(),
+            duration_ms=int((time.monotonic() - started) * 1000),
+        ),
+    )
+
+
+async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> str | None:
+    """Sample and run tools until the model stops calling them; the last agent message."""
+    sub_id = task.sub_id
+    client = session.services.model_client(ctx, session.thread_id)
+    last_message: str | None = None
+    while True:
+        await maybe_compact(session, task, ctx)
+        try:
+            result = await run_sampling_request(session, sub_id, client, build_prompt(session, ctx))
+        except ModelError as err:
+            session.emit(sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info))
+            return last_message
+        session.record_items(result.items)
+        if result.response_id:
+            session.history.mark_response(result.response_id)
+            task.last_response_id = session.last_response_id = result.response_id
+        session.add_usage(sub_id, result.usage)
+        last_message = result.last_agent_message or last_message
+        calls = result.tool_calls
+        if not calls:
+            return last_message
+        for item in calls:
+            call = ToolCall(
+                session=session,
+                task=task,
+                ctx=ctx,
+                call_id=str(item.get("call_id") or item.get("id") or ""),
+                name=str(item.get("name") or ""),
+                kind="custom" if item.get("type") == "custom_tool_call" else "function",
+                payload=str(item.get("input") if item.get("type") == "custom_tool_call" else item.get("arguments") or ""),
+            )
+            try:
+                output = await session.services.router.dispatch(call)
+            except TurnAbortRequested:
+                session.request_abort(task)
+                await anyio.lowlevel.checkpoint()
+                raise AssertionError("unreachable: the task scope was cancelled") from None
+            session.record_items([output_item(item, output)])

@@ -1,0 +1,1 @@
+"""Tools the model can call: their specs, and the handlers that run them."""

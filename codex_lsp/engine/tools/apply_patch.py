@@ -1,0 +1,136 @@
+"""`apply_patch`: verify the whole patch, decide on approval, land it through the Workspace."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable
+from pathlib import Path
+
+from codex_lsp.engine.approvals import TurnAbortRequested
+from codex_lsp.engine.patch import (
+    PatchApplyError,
+    PatchPlan,
+    detect_apply_patch,
+    plan_patch,
+)
+from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.engine.workspace import WorkspaceEditError
+from codex_lsp.protocol.events import (
+    ApplyPatchApprovalRequestEvent,
+    PatchApplyBeginEvent,
+    PatchApplyEndEvent,
+    TurnDiffEvent,
+)
+from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
+from codex_lsp.sandbox import paths_outside_writable_roots
+
+REJECTED_BY_USER = "patch rejected by user"
+
+
+def patch_text_from_call(call: ToolCall) -> str:
+    if call.kind == "custom":
+        return call.payload
+    try:
+        args = json.loads(call.payload or "{}")
+    except json.JSONDecodeError as err:
+        raise ToolError(f"failed to parse function arguments: {err}") from err
+    if not isinstance(args, dict) or not isinstance(args.get("input"), str):
+        raise ToolError("failed to parse function arguments: `input` must be a string")
+    return args["input"]
+
+
+async def handle_apply_patch(call: ToolCall) -> ToolOutput:
+    return await apply_patch(call, patch_text_from_call(call), call.ctx.cwd)
+
+
+def patch_from_shell(call: ToolCall, argv: list[str], cwd: Path) -> Awaitable[ToolOutput] | None:
+    """A shell command that is really `apply_patch <<'EOF' ... EOF` runs as apply_patch."""
+    found = detect_apply_patch(argv)
+    if found is None:
+        return None
+    return apply_patch(call, found.patch, cwd / found.workdir if found.workdir else cwd)
+
+
+def assess_patch(plan: PatchPlan, ctx: TurnContext, cwd: Path) -> tuple[str, str | None]:
+    """("auto" | "ask" | "reject", reason) following the writable roots and the policy."""
+    if ctx.approval_policy == AskForApproval.UNTRUSTED:
+        return "ask", None
+    if isinstance(ctx.sandbox_policy, DangerFullAccess):
+        return "auto", None
+    outside = paths_outside_writable_roots(plan.touched_paths(), ctx.sandbox_policy, cwd)
+    if not outside or ctx.approval_policy == AskForApproval.ON_FAILURE:
+        return "auto", None
+    listed = ", ".join(str(path) for path in outside)
+    if ctx.approval_policy == AskForApproval.NEVER:
+        if isinstance(ctx.sandbox_policy, ReadOnly):
+            return "reject", f"writing is blocked by read-only sandbox; rejected by user approval settings: {listed}"
+        return "reject", f"writing outside of the project; rejected by user approval settings: {listed}"
+    return "ask", f"the patch writes outside the writable roots: {listed}"
+
+
+async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
+    session = call.session
+    started = time.monotonic()
+    try:
+        plan = plan_patch(text, cwd, session.workspace)
+    except PatchApplyError as err:
+        return ToolOutput(err.model_message, success=False)
+    changes = plan.changes()
+    verdict, reason = assess_patch(plan, call.ctx, cwd)
+    if verdict == "reject":
+        return ToolOutput(f"patch rejected: {reason}", success=False)
+    paths = [str(path) for path in plan.touched_paths()]
+    auto_approved = verdict == "auto" or session.approval_cache.paths_approved(paths)
+    if not auto_approved:
+        session.emit(
+            call.sub_id,
+            ApplyPatchApprovalRequestEvent(
+                call_id=call.call_id, turn_id=call.sub_id, changes=changes, reason=reason
+            ),
+        )
+        decision = await session.approvals.ask(call.call_id)
+        if decision == "abort":
+            raise TurnAbortRequested
+        if decision not in ("approved", "approved_for_session"):
+            session.emit(call.sub_id, _end(call, changes, success=False, status="declined"))
+            return ToolOutput(REJECTED_BY_USER, success=False)
+        if decision == "approved_for_session":
+            session.approval_cache.approve_paths(paths)
+
+    session.emit(
+        call.sub_id,
+        PatchApplyBeginEvent(
+            call_id=call.call_id, turn_id=call.sub_id, auto_approved=auto_approved, changes=changes
+        ),
+    )
+    try:
+        await session.workspace.apply(plan)
+    except WorkspaceEditError as err:
+        session.emit(call.sub_id, _end(call, changes, success=False, status="failed", stderr=str(err)))
+        return ToolOutput(f"apply_patch failed: {err}", success=False)
+    summary = plan.summary()
+    session.emit(call.sub_id, _end(call, changes, success=True, status="completed", stdout=summary))
+    tracker = call.task.diff
+    for op in plan.operations:
+        tracker.on_change(op.path, op.old_content, None if op.move_path else op.new_content)
+        if op.move_path is not None:
+            tracker.on_change(op.move_path, None, op.new_content)
+    session.emit(call.sub_id, TurnDiffEvent(unified_diff=tracker.unified_diff()))
+    wall = round(time.monotonic() - started, 1)
+    return ToolOutput(f"Exit code: 0\nWall time: {wall} seconds\nOutput:\n{summary}")
+
+
+def _end(
+    call: ToolCall, changes: dict, *, success: bool, status: str, stdout: str = "", stderr: str = ""
+) -> PatchApplyEndEvent:
+    return PatchApplyEndEvent(
+        call_id=call.call_id,
+        turn_id=call.sub_id,
+        stdout=stdout,
+        stderr=stderr,
+        success=success,
+        changes=changes,
+        status=status,  # type: ignore[arg-type]
+    )

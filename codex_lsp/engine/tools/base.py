@@ -1,0 +1,38 @@
+"""What every tool handler receives and returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.session import RunningTask, Session
+    from codex_lsp.engine.turn_context import TurnContext
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One call the model made, with the turn it belongs to."""
+
+    session: Session
+    task: RunningTask
+    ctx: TurnContext
+    call_id: str
+    name: str
+    # `function` calls carry JSON arguments; `custom` (freeform) calls carry raw input.
+    kind: str
+    payload: str
+
+    @property
+    def sub_id(self) -> str:
+        return self.task.sub_id
+
+
+@dataclass(slots=True)
+class ToolOutput:
+    text: str
+    success: bool = True
+
+
+class ToolError(Exception):
+    """A failure the model should read and recover from; never fatal to the turn."""

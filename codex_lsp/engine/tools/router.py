@@ -1,0 +1,53 @@
+"""Route a tool call from the model to its handler and shape the output item."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from codex_lsp.engine.approvals import TurnAbortRequested
+from codex_lsp.engine.tools.apply_patch import handle_apply_patch
+from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.tools.plan import handle_update_plan
+from codex_lsp.engine.tools.shell import handle_shell_command
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[ToolCall], Awaitable[ToolOutput]]
+
+BUILT_IN_HANDLERS: dict[str, Handler] = {
+    "shell_command": handle_shell_command,
+    "apply_patch": handle_apply_patch,
+    "update_plan": handle_update_plan,
+}
+
+
+class ToolRouter:
+    """Handlers by tool name; extra tools (MCP, subagents, questions) register here."""
+
+    def __init__(self, extra: dict[str, Handler] | None = None) -> None:
+        self._handlers = {**BUILT_IN_HANDLERS, **(extra or {})}
+
+    def register(self, name: str, handler: Handler) -> None:
+        self._handlers[name] = handler
+
+    async def dispatch(self, call: ToolCall) -> ToolOutput:
+        handler = self._handlers.get(call.name)
+        if handler is None:
+            return ToolOutput(f"unsupported call: {call.name}", success=False)
+        try:
+            return await handler(call)
+        except ToolError as err:
+            return ToolOutput(str(err), success=False)
+        except TurnAbortRequested:
+            raise
+        except Exception as err:  # A broken tool fails its call, not the turn.
+            log.exception("tool %s failed", call.name)
+            return ToolOutput(f"tool {call.name} failed: {err}", success=False)
+
+
+def output_item(call_item: dict[str, Any], output: ToolOutput) -> dict[str, Any]:
+    """The history item that answers `call_item`."""
+    kind = "custom_tool_call_output" if call_item.get("type") == "custom_tool_call" else "function_call_output"
+    return {"type": kind, "call_id": call_item.get("call_id"), "output": output.text}

@@ -1,0 +1,72 @@
+"""The settings one turn runs under: model, cwd, policies, reasoning, personality.
+
+A `user_turn` replaces them, `override_turn_context` patches them, and they persist to later turns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from codex_lsp.protocol.inputs import Personality, ReasoningEffort, ReasoningSummary
+from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy, has_network_access
+from codex_lsp.store.providers import ModelProviderInfo
+
+# Context window assumed for models we know nothing about; matches the current catalogue.
+DEFAULT_CONTEXT_WINDOW = 272_000
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    model: str
+    provider_id: str
+    provider: ModelProviderInfo
+    cwd: Path
+    approval_policy: AskForApproval
+    sandbox_policy: SandboxPolicy
+    effort: ReasoningEffort | None = None
+    summary: ReasoningSummary | None = None
+    personality: Personality | None = None
+    base_instructions: str | None = None
+    developer_instructions: str | None = None
+    user_instructions: str | None = None
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    auto_compact_limit: int | None = None
+    output_schema: dict[str, Any] | None = None
+    features: dict[str, bool] = field(default_factory=dict)
+    web_search: bool = False
+
+    def with_overrides(self, **changes: Any) -> TurnContext:
+        """A copy with the given fields replaced; `None` values leave a field unchanged."""
+        applied = {key: value for key, value in changes.items() if value is not None}
+        if "cwd" in applied:
+            applied["cwd"] = Path(applied["cwd"])
+        return replace(self, **applied)
+
+    @property
+    def network_enabled(self) -> bool:
+        return has_network_access(self.sandbox_policy)
+
+    def compact_threshold(self) -> int:
+        """Token count at which history is summarised: 90% of the window, or a smaller limit."""
+        limit = int(self.context_window * 0.9)
+        if self.auto_compact_limit is not None:
+            limit = min(limit, self.auto_compact_limit)
+        return limit
+
+    def to_rollout(self, turn_id: str | None) -> dict[str, Any]:
+        """The `turn_context` rollout line's payload."""
+        return {
+            "turn_id": turn_id,
+            "cwd": str(self.cwd),
+            "approval_policy": self.approval_policy.value,
+            "sandbox_policy": self.sandbox_policy.model_dump(mode="json"),
+            "model": self.model,
+            "model_provider": self.provider_id,
+            "effort": self.effort,
+            "summary": self.summary or "auto",
+            "personality": self.personality,
+            "developer_instructions": self.developer_instructions,
+            "user_instructions": self.user_instructions,
+        }

@@ -1,0 +1,1 @@
+"""lsp layer of codex-lsp."""

@@ -1,0 +1,199 @@
+"""Submission Queue: the `Op`s a UI sends to `Codex`, and their `Submission` envelope."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+from codex_lsp.protocol.inputs import (
+    Personality,
+    ReasoningEffort,
+    ReasoningSummary,
+    ReviewDecision,
+    ReviewRequest,
+    UserInput,
+    WireModel,
+)
+from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy
+
+
+class ConfigureSession(WireModel):
+    """First op of every session; sending it again reconfigures and aborts running work."""
+
+    type: Literal["configure_session"] = "configure_session"
+    model: str | None = None
+    model_provider: str | None = None
+    effort: ReasoningEffort | None = None
+    summary: ReasoningSummary | None = None
+    approval_policy: AskForApproval | None = None
+    sandbox_policy: SandboxPolicy | None = None
+    cwd: str | None = None
+    base_instructions: str | None = None
+    developer_instructions: str | None = None
+    user_instructions: str | None = None
+    personality: Personality | None = None
+    # Resume continues an existing rollout; fork copies one into a new thread.
+    resume_path: str | None = None
+    fork_path: str | None = None
+    fork_up_to_turn: str | None = None
+    fork_up_to_response_id: str | None = None
+    ephemeral: bool = False
+    source: str | None = None
+
+
+class UserInputOp(WireModel):
+    """Legacy user input: uses the persisted turn context."""
+
+    type: Literal["user_input"] = "user_input"
+    items: list[UserInput]
+    final_output_json_schema: dict[str, Any] | None = None
+    previous_response_id: str | None = None
+
+
+class UserTurn(WireModel):
+    """User input together with the full turn context it should run under."""
+
+    type: Literal["user_turn"] = "user_turn"
+    items: list[UserInput]
+    cwd: str
+    approval_policy: AskForApproval
+    sandbox_policy: SandboxPolicy
+    model: str
+    effort: ReasoningEffort | None = None
+    summary: ReasoningSummary | None = None
+    final_output_json_schema: dict[str, Any] | None = None
+    personality: Personality | None = None
+    # A response id from an earlier `turn_complete`: the task starts from that bookmark.
+    previous_response_id: str | None = None
+
+
+class OverrideTurnContext(WireModel):
+    type: Literal["override_turn_context"] = "override_turn_context"
+    cwd: str | None = None
+    approval_policy: AskForApproval | None = None
+    sandbox_policy: SandboxPolicy | None = None
+    model: str | None = None
+    effort: ReasoningEffort | None = None
+    summary: ReasoningSummary | None = None
+    personality: Personality | None = None
+
+
+class Interrupt(WireModel):
+    type: Literal["interrupt"] = "interrupt"
+
+
+class ExecApproval(WireModel):
+    type: Literal["exec_approval"] = "exec_approval"
+    id: str
+    turn_id: str | None = None
+    decision: ReviewDecision
+
+
+class PatchApproval(WireModel):
+    type: Literal["patch_approval"] = "patch_approval"
+    id: str
+    decision: ReviewDecision
+
+
+class UserInputAnswerEntry(WireModel):
+    selected: list[str] = Field(default_factory=list)
+    other: str | None = None
+
+
+class UserInputAnswer(WireModel):
+    type: Literal["user_input_answer"] = "user_input_answer"
+    id: str
+    answers: dict[str, UserInputAnswerEntry] = Field(default_factory=dict)
+
+
+class ListSkills(WireModel):
+    type: Literal["list_skills"] = "list_skills"
+    cwds: list[str] | None = None
+    force_reload: bool = False
+
+
+class Compact(WireModel):
+    type: Literal["compact"] = "compact"
+
+
+class SetThreadName(WireModel):
+    type: Literal["set_thread_name"] = "set_thread_name"
+    name: str
+
+
+class Review(WireModel):
+    type: Literal["review"] = "review"
+    review_request: ReviewRequest
+
+
+class Shutdown(WireModel):
+    type: Literal["shutdown"] = "shutdown"
+
+
+Op = Annotated[
+    ConfigureSession
+    | UserInputOp
+    | UserTurn
+    | OverrideTurnContext
+    | Interrupt
+    | ExecApproval
+    | PatchApproval
+    | UserInputAnswer
+    | ListSkills
+    | Compact
+    | SetThreadName
+    | Review
+    | Shutdown,
+    Field(discriminator="type"),
+]
+
+OP_ALIASES = {"request_user_input_response": "user_input_answer"}
+
+_op_adapter: TypeAdapter[Op] = TypeAdapter(Op)
+
+
+class Submission(WireModel):
+    """One entry of the Submission Queue; `id` correlates the events it causes."""
+
+    id: str
+    op: Op
+
+
+class UnknownOpError(ValueError):
+    """An op whose `type` this engine does not implement."""
+
+    def __init__(self, op_type: str) -> None:
+        super().__init__(f"unknown op type {op_type!r}")
+        self.op_type = op_type
+
+
+def parse_op(data: Any) -> Op:
+    """Validate one op, mapping legacy aliases; unknown types raise `UnknownOpError`."""
+    if isinstance(data, dict):
+        op_type = data.get("type")
+        if op_type in OP_ALIASES:
+            data = {**data, "type": OP_ALIASES[op_type]}
+        elif not isinstance(op_type, str) or op_type not in _KNOWN_OP_TYPES:
+            raise UnknownOpError(str(op_type))
+    return _op_adapter.validate_python(data)
+
+
+_KNOWN_OP_TYPES = frozenset(
+    cls.model_fields["type"].default
+    for cls in (
+        ConfigureSession,
+        UserInputOp,
+        UserTurn,
+        OverrideTurnContext,
+        Interrupt,
+        ExecApproval,
+        PatchApproval,
+        UserInputAnswer,
+        ListSkills,
+        Compact,
+        SetThreadName,
+        Review,
+        Shutdown,
+    )
+)

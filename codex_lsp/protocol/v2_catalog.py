@@ -1,0 +1,81 @@
+"""What the server offers: `model/list` and `skills/list` on the v2 wire."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
+from codex_lsp.protocol.v2_common import Opt, ReasoningEffort, V2Model
+
+InputModality = TypeAliasType("InputModality", Literal["text", "image", "audio"])
+SkillScope = TypeAliasType("SkillScope", Literal["user", "repo", "system", "admin"])
+
+
+class ReasoningEffortOption(V2Model):
+    reasoning_effort: ReasoningEffort
+    description: str
+
+
+class Model(V2Model):
+    """A model the user can pick: `id` is what `thread/start` and `turn/start` take as `model`."""
+
+    id: str
+    model: str
+    display_name: str
+    description: str
+    hidden: bool
+    supported_reasoning_efforts: list[ReasoningEffortOption]
+    default_reasoning_effort: ReasoningEffort
+    is_default: bool
+    input_modalities: list[InputModality] = Field(default_factory=lambda: ["text", "image"])
+    supports_personality: bool = False
+    additional_speed_tiers: list[str] = Field(default_factory=list)
+    default_service_tier: Opt[str] = None
+    upgrade: Opt[str] = None
+
+
+class ModelListParams(V2Model):
+    cursor: Opt[str] = None
+    limit: Opt[int] = None
+    include_hidden: Opt[bool] = None
+    model_provider: Opt[str] = None
+
+
+class ModelListResponse(V2Model):
+    data: list[Model]
+    next_cursor: Opt[str] = None
+
+
+class SkillsListParams(V2Model):
+    # Empty or absent means the working directory of the current session.
+    cwds: Opt[list[str]] = None
+    force_reload: Opt[bool] = None
+
+
+class SkillMetadata(V2Model):
+    name: str
+    description: str
+    path: str
+    scope: SkillScope
+    enabled: bool
+    short_description: Opt[str] = None
+    plugin_id: Opt[str] = None
+
+
+class SkillErrorInfo(V2Model):
+    """A skill file that could not be loaded, so the UI can point at it."""
+
+    path: str
+    message: str
+
+
+class SkillsListEntry(V2Model):
+    cwd: str
+    skills: list[SkillMetadata] = Field(default_factory=list)
+    errors: list[SkillErrorInfo] = Field(default_factory=list)
+
+
+class SkillsListResponse(V2Model):
+    data: list[SkillsListEntry]

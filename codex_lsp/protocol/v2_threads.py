@@ -1,0 +1,227 @@
+"""Threads on the v2 wire: `Thread`, its status, and the `thread/*` methods we serve."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from typing_extensions import TypeAliasType
+
+from codex_lsp.protocol.v2_common import (
+    ApprovalsReviewer,
+    AskForApproval,
+    GitInfo,
+    Opt,
+    Personality,
+    ReasoningEffort,
+    SandboxMode,
+    SandboxPolicy,
+    SortDirection,
+    ThreadSortKey,
+    ThreadSourceKind,
+    ThreadStartSource,
+    V2Model,
+)
+from codex_lsp.protocol.v2_turns import Turn
+
+ThreadActiveFlag = TypeAliasType(
+    "ThreadActiveFlag",
+    Literal["waitingOnApproval", "waitingOnUserInput"],
+)
+
+
+class NotLoadedThreadStatus(V2Model):
+    type: Literal["notLoaded"] = "notLoaded"
+
+
+class IdleThreadStatus(V2Model):
+    type: Literal["idle"] = "idle"
+
+
+class SystemErrorThreadStatus(V2Model):
+    type: Literal["systemError"] = "systemError"
+
+
+class ActiveThreadStatus(V2Model):
+    type: Literal["active"] = "active"
+    active_flags: list[ThreadActiveFlag] = Field(default_factory=list)
+
+
+ThreadStatus = TypeAliasType(
+    "ThreadStatus",
+    Annotated[
+        NotLoadedThreadStatus | IdleThreadStatus | SystemErrorThreadStatus | ActiveThreadStatus,
+        Field(discriminator="type"),
+    ],
+)
+
+SubAgentSource = TypeAliasType(
+    "SubAgentSource",
+    Literal["review", "compact", "memory_consolidation"] | dict[str, Any],
+)
+"""A named sub-agent kind, or `{"thread_spawn": {...}}` / `{"other": "..."}`."""
+
+
+class CustomSessionSource(V2Model):
+    custom: str
+
+
+class SubAgentSessionSource(V2Model):
+    sub_agent: SubAgentSource
+
+
+SessionSource = TypeAliasType(
+    "SessionSource",
+    Literal["cli", "vscode", "exec", "appServer", "unknown"]
+    | CustomSessionSource
+    | SubAgentSessionSource,
+)
+"""Which front end created the thread."""
+
+
+class Thread(V2Model):
+    """A conversation. `turns` is only filled by resume, fork and read with `includeTurns`."""
+
+    id: str
+    session_id: str
+    # Required by the schema even when there is no project, so it is written as `null`.
+    project_id: str | None = None
+    preview: str
+    ephemeral: bool
+    model_provider: str
+    created_at: int
+    updated_at: int
+    status: ThreadStatus
+    cwd: str
+    cli_version: str
+    source: SessionSource
+    turns: list[Turn] = Field(default_factory=list)
+    forked_from_id: Opt[str] = None
+    parent_thread_id: Opt[str] = None
+    path: Opt[str] = None
+    model: Opt[str] = None
+    reasoning_effort: Opt[ReasoningEffort] = None
+    originator: Opt[str] = None
+    agent_nickname: Opt[str] = None
+    agent_role: Opt[str] = None
+    git_info: Opt[GitInfo] = None
+    name: Opt[str] = None
+    recency_at: Opt[int] = None
+    thread_source: Opt[str] = None
+
+
+class _SessionOverrides(V2Model):
+    """Settings `thread/start`, `thread/resume` and `thread/fork` may override."""
+
+    model: Opt[str] = None
+    model_provider: Opt[str] = None
+    service_tier: Opt[str] = None
+    cwd: Opt[str] = None
+    approval_policy: Opt[AskForApproval] = None
+    approvals_reviewer: Opt[ApprovalsReviewer] = None
+    sandbox: Opt[SandboxMode] = None
+    config: Opt[dict[str, Any]] = None
+    base_instructions: Opt[str] = None
+    developer_instructions: Opt[str] = None
+
+
+class ThreadStartParams(_SessionOverrides):
+    personality: Opt[Personality] = None
+    ephemeral: Opt[bool] = None
+    service_name: Opt[str] = None
+    session_start_source: Opt[ThreadStartSource] = None
+    thread_source: Opt[str] = None
+
+
+class ThreadResumeParams(_SessionOverrides):
+    thread_id: str
+    personality: Opt[Personality] = None
+    exclude_turns: Opt[bool] = None
+
+
+class ThreadForkParams(_SessionOverrides):
+    thread_id: str
+    ephemeral: Opt[bool] = None
+    exclude_turns: Opt[bool] = None
+    last_turn_id: Opt[str] = None
+    thread_source: Opt[str] = None
+
+
+class _SessionResponse(V2Model):
+    """What a thread was opened with, after config and overrides were merged."""
+
+    thread: Thread
+    model: str
+    model_provider: str
+    cwd: str
+    approval_policy: AskForApproval
+    approvals_reviewer: ApprovalsReviewer
+    sandbox: SandboxPolicy
+    service_tier: Opt[str] = None
+    reasoning_effort: Opt[ReasoningEffort] = None
+    instruction_sources: list[str] = Field(default_factory=list)
+
+
+class ThreadStartResponse(_SessionResponse):
+    pass
+
+
+class ThreadResumeResponse(_SessionResponse):
+    pass
+
+
+class ThreadForkResponse(_SessionResponse):
+    pass
+
+
+class ThreadListParams(V2Model):
+    cursor: Opt[str] = None
+    limit: Opt[int] = None
+    sort_key: Opt[ThreadSortKey] = None
+    sort_direction: Opt[SortDirection] = None
+    model_providers: Opt[list[str]] = None
+    source_kinds: Opt[list[ThreadSourceKind]] = None
+    archived: Opt[bool] = None
+    cwd: Opt[str | list[str]] = None
+    use_state_db_only: Opt[bool] = None
+    search_term: Opt[str] = None
+
+
+class ThreadListResponse(V2Model):
+    data: list[Thread]
+    next_cursor: Opt[str] = None
+    backwards_cursor: Opt[str] = None
+
+
+class ThreadReadParams(V2Model):
+    thread_id: str
+    include_turns: bool = False
+
+
+class ThreadReadResponse(V2Model):
+    thread: Thread
+
+
+class ThreadArchiveParams(V2Model):
+    thread_id: str
+
+
+class ThreadArchiveResponse(V2Model):
+    """Empty; `thread/archived` follows."""
+
+
+class ThreadUnarchiveParams(V2Model):
+    thread_id: str
+
+
+class ThreadUnarchiveResponse(V2Model):
+    thread: Thread
+
+
+class ThreadSetNameParams(V2Model):
+    thread_id: str
+    name: str
+
+
+class ThreadSetNameResponse(V2Model):
+    """Empty; `thread/name/updated` follows."""

@@ -1,0 +1,162 @@
+"""A private mount namespace that keeps protected paths read-only inside writable roots.
+
+Landlock grants rights on whole hierarchies and has no "deny" rule, so a right to
+create files in the workspace would also be a right to create `.git/hooks/pre-commit`.
+A read-only bind mount of `.git` over itself closes that while the rest of the root
+stays writable, including files created directly in it. The same namespace makes
+every other mount read-only, which Landlock alone cannot express: it does not cover
+chmod, chown, utime or xattr changes, and these now fail with EROFS outside the roots.
+
+Unprivileged users get the namespace through a user namespace that maps only their
+own uid and gid; root uses a plain mount namespace so file ownership and
+capabilities look as they do outside. Once Landlock is enforced the sandboxed
+process can no longer mount or unmount anything, so these mounts cannot be undone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_NOSYMFOLLOW = 256
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MS_RELATIME = 1 << 21
+MS_STRICTATIME = 1 << 24
+
+# statvfs f_flag bits that must be repeated on a bind remount: inside a user
+# namespace they are locked, and leaving one out is refused with EPERM.
+_ST_NOSUID = 2
+_ST_NODEV = 4
+_ST_NOEXEC = 8
+_ST_NOATIME = 1024
+_ST_NODIRATIME = 2048
+_ST_RELATIME = 4096
+_ST_NOSYMFOLLOW = 0x2000
+
+# Mounting over these would trigger automounts or is meaningless.
+_SKIP_FSTYPES = frozenset({"autofs"})
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _fail(what: str) -> OSError:
+    err = ctypes.get_errno()
+    return OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source: str | None, target: str, flags: int) -> None:
+    src = source.encode() if source is not None else None
+    if _libc.mount(src, target.encode(), None, ctypes.c_ulong(flags), None) != 0:
+        raise _fail(f"mount {target}")
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def enter_private_namespace() -> bool:
+    """Move this process into its own mount namespace; False if the kernel refuses.
+
+    Nothing is changed when it returns False, so the caller can fall back to
+    Landlock-only protection.
+    """
+    uid, gid = os.geteuid(), os.getegid()
+    entered = False
+    if uid == 0 and _libc.unshare(CLONE_NEWNS) == 0:
+        entered = True
+    elif _libc.unshare(CLONE_NEWNS | CLONE_NEWUSER) == 0:
+        # An unmapped uid would show every file as owned by "nobody" and make
+        # exec fail; map exactly ourselves and nothing else.
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        entered = True
+    if not entered:
+        return False
+    # Without this, mounts made here would propagate back to the host's peers.
+    _mount(None, "/", MS_REC | MS_PRIVATE)
+    return True
+
+
+def _locked_flags(path: str) -> int:
+    flag = os.statvfs(path).f_flag
+    flags = 0
+    for st, ms in (
+        (_ST_NOSUID, MS_NOSUID),
+        (_ST_NODEV, MS_NODEV),
+        (_ST_NOEXEC, MS_NOEXEC),
+        (_ST_NOATIME, MS_NOATIME),
+        (_ST_NODIRATIME, MS_NODIRATIME),
+        (_ST_RELATIME, MS_RELATIME),
+        (_ST_NOSYMFOLLOW, MS_NOSYMFOLLOW),
+    ):
+        if flag & st:
+            flags |= ms
+    if not flag & (_ST_NOATIME | _ST_RELATIME):
+        flags |= MS_STRICTATIME
+    return flags
+
+
+def remount(path: str, *, read_only: bool) -> None:
+    """Flip the read-only flag of the mount at `path`, keeping its other flags."""
+    flags = MS_BIND | MS_REMOUNT | _locked_flags(path)
+    if read_only:
+        flags |= MS_RDONLY
+    _mount(None, path, flags)
+
+
+def bind_in_place(path: str, *, read_only: bool) -> None:
+    """Mount `path` over itself so it can carry its own read-only flag."""
+    _mount(path, path, MS_BIND | MS_REC)
+    if read_only:
+        remount(path, read_only=True)
+
+
+def mountpoints() -> list[str]:
+    """Mount points of this namespace, parents before children."""
+    found: list[str] = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 10:
+                continue
+            try:
+                fstype = fields[fields.index("-", 6) + 1]
+            except (ValueError, IndexError):
+                continue
+            if fstype in _SKIP_FSTYPES:
+                continue
+            found.append(_unescape(fields[4]))
+    return found
+
+
+def _unescape(field: str) -> str:
+    # mountinfo writes space, tab, newline and backslash as \ooo octal escapes.
+    if "\\" not in field:
+        return field
+    out: list[str] = []
+    i = 0
+    while i < len(field):
+        if field[i] == "\\" and i + 4 <= len(field) and field[i + 1 : i + 4].isdigit():
+            out.append(chr(int(field[i + 1 : i + 4], 8)))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return "".join(out)

@@ -1,0 +1,133 @@
+"""Effective writable roots of a sandbox policy, computed with `os.path` only.
+
+The launcher runs this before every sandboxed command, so it avoids `pathlib` and
+pydantic (each costs milliseconds to import); `policy.py` wraps the result in `Path`s
+for the rest of the engine. The rules follow the Codex core: explicit roots, the cwd,
+`/tmp` and `$TMPDIR`, each carrying the read-only subpaths that stay protected.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Spelled out so the launcher does not import `typing` or `collections.abc`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+# Names inside a writable root that stay read-only: a command that may edit the
+# project must not be able to plant git hooks or rewrite the agent's own config.
+GIT = ".git"
+AGENTS = ".agents"
+CODEX = ".codex"
+
+RootSpec = tuple[str, tuple[str, ...]]  # (root, read-only subpaths)
+
+
+def absolute(path: str, cwd: str) -> str:
+    """`path` made absolute against `cwd` with `..` and `.` folded lexically."""
+    joined = os.path.join(cwd, os.path.expanduser(path))
+    normal = os.path.normpath(joined)
+    # POSIX keeps a leading `//` as implementation-defined; Linux treats it as `/`.
+    if normal.startswith("//"):
+        normal = "/" + normal.lstrip("/")
+    return normal
+
+
+def gitdir_target(dot_git: str) -> str | None:
+    """The directory a `.git` pointer file (`gitdir: <path>`) names, if it is one."""
+    try:
+        with open(dot_git, encoding="utf-8", errors="replace") as f:
+            first = f.readline(4096)
+    except OSError:
+        return None
+    key, sep, value = first.partition(":")
+    if not sep or key.strip() != "gitdir" or not value.strip():
+        return None
+    return absolute(value.strip(), os.path.dirname(dot_git))
+
+
+def read_only_subpaths(root: str, *, is_cwd: bool) -> tuple[str, ...]:
+    """The protected paths beneath one writable root, most important first."""
+    found: list[str] = []
+    dot_git = os.path.join(root, GIT)
+    if os.path.lexists(dot_git):
+        found.append(dot_git)
+        if os.path.isfile(dot_git):
+            target = gitdir_target(dot_git)
+            if target is not None:
+                found.append(target)
+    agents = os.path.join(root, AGENTS)
+    if os.path.isdir(agents):
+        found.append(agents)
+    codex = os.path.join(root, CODEX)
+    # The cwd's `.codex` is protected even before it exists, so a command cannot
+    # create a project config that loosens the next session's policy.
+    if is_cwd or os.path.lexists(codex):
+        found.append(codex)
+    return tuple(found)
+
+
+def compute(
+    kind: str,
+    *,
+    cwd: str,
+    explicit: Iterable[str] = (),
+    exclude_slash_tmp: bool = False,
+    exclude_tmpdir_env_var: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> list[RootSpec]:
+    """Writable roots as `(root, read_only_subpaths)` for a policy `kind`.
+
+    Only `workspace-write` has roots: `read-only` has none and `danger-full-access`
+    needs none (everything is writable).
+    """
+    if kind != "workspace-write":
+        return []
+    env = os.environ if environ is None else environ
+    cwd_abs = absolute(cwd, "/")
+    candidates = [absolute(p, cwd_abs) for p in explicit]
+    candidates.append(cwd_abs)
+    if not exclude_slash_tmp and os.path.isdir("/tmp"):
+        candidates.append("/tmp")
+    tmpdir = env.get("TMPDIR", "")
+    if not exclude_tmpdir_env_var and tmpdir:
+        candidates.append(absolute(tmpdir, cwd_abs))
+    roots: list[RootSpec] = []
+    seen: set[str] = set()
+    for root in candidates:
+        if root in seen:
+            continue
+        seen.add(root)
+        roots.append((root, read_only_subpaths(root, is_cwd=root == cwd_abs)))
+    return roots
+
+
+def resolve(path: str) -> str:
+    """`path` with every symlink of its existing prefix resolved (the tail may not exist)."""
+    return os.path.realpath(path)
+
+
+def is_beneath(path: str, parent: str) -> bool:
+    """Whether `path` is `parent` or lies inside it (both absolute and normalised)."""
+    if parent == "/":
+        return True
+    return path == parent or path.startswith(parent + "/")
+
+
+def is_writable(path: str, roots: list[RootSpec]) -> bool:
+    """Whether `path` (absolute, normalised) may be written under `roots`.
+
+    Decided on the resolved path, as the kernel does: a symlink inside a root that
+    points elsewhere leads outside it. A protected subpath of any root wins, whether
+    it matches lexically or after resolution, so `/tmp` being a root does not reopen
+    the `.git` of a workspace that lives under `/tmp`.
+    """
+    real = resolve(path)
+    if not any(is_beneath(real, resolve(root)) for root, _ in roots):
+        return False
+    for _, protected in roots:
+        for sub in protected:
+            if any(is_beneath(p, s) for p in (path, real) for s in (sub, resolve(sub))):
+                return False
+    return True

@@ -1,0 +1,219 @@
+"""A seccomp-BPF filter for the sandbox, assembled by hand and installed with prctl.
+
+`pyseccomp` (libseccomp through ctypes) costs ~25 ms to import; the filter is a
+couple of dozen instructions, so it is cheaper to write it out. Denied calls fail
+with EPERM, which programs report as "Operation not permitted".
+
+Network policy: only AF_UNIX sockets can be created, so every socket a sandboxed
+process holds is local. The connection calls (`connect`, `bind`, `listen`, `accept`)
+are denied for every family, as in Codex: an AF_UNIX `connect` reaches daemons outside
+the sandbox (a container engine, the init system), which is an escape, not IPC.
+`socketpair` IPC keeps working, including `send()`, which glibc issues as `sendto`
+without an address; a `sendto` that names an address is denied. `recvfrom`,
+`sendmsg`/`recvmsg` and socket options stay allowed because they can only act on
+sockets the process already has.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import struct
+
+# BPF opcodes (classic BPF as used by seccomp).
+_LD_ABS_W = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_RET_K = 0x06
+
+RET_ALLOW = 0x7FFF0000
+RET_ERRNO = 0x00050000
+RET_KILL_PROCESS = 0x80000000
+
+_OFF_NR = 0
+_OFF_ARCH = 4
+AF_UNIX = 1
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+# Syscall numbers per architecture, with the audit arch the kernel reports.
+_X86_64 = {
+    "arch": 0xC000003E,
+    "socket": 41,
+    "connect": 42,
+    "accept": 43,
+    "sendto": 44,
+    "bind": 49,
+    "listen": 50,
+    "socketpair": 53,
+    "ptrace": 101,
+    "accept4": 288,
+    "recvmmsg": 299,
+    "sendmmsg": 307,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "mount_setattr": 442,
+    "seccomp": 317,
+}
+_AARCH64 = {
+    "arch": 0xC00000B7,
+    "socket": 198,
+    "socketpair": 199,
+    "bind": 200,
+    "listen": 201,
+    "accept": 202,
+    "connect": 203,
+    "sendto": 206,
+    "ptrace": 117,
+    "accept4": 242,
+    "recvmmsg": 243,
+    "sendmmsg": 269,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "mount_setattr": 442,
+    "seccomp": 277,
+}
+# x32 system calls on x86_64 carry this bit; they would bypass every number above.
+_X32_BIT = 0x40000000
+
+# Denied whenever the filter is installed: ptrace reaches into unsandboxed
+# processes, io_uring performs socket and file operations without the syscalls
+# this filter sees, and mount_setattr could clear the read-only flag of the
+# protective bind mounts (Landlock mediates mount(2), not this newer call).
+ALWAYS_DENIED = (
+    "ptrace",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "mount_setattr",
+)
+NETWORK_DENIED = ("connect", "bind", "listen", "accept", "accept4", "sendmmsg", "recvmmsg")
+
+
+def syscall_table() -> dict[str, int] | None:
+    """Numbers for this machine, or None on an architecture the filter does not cover."""
+    machine = os.uname().machine
+    if machine == "x86_64":
+        return _X86_64
+    if machine in ("aarch64", "arm64"):
+        return _AARCH64
+    return None
+
+
+def _arg_low(index: int) -> int:
+    # seccomp_data: nr (4), arch (4), instruction_pointer (8), args[6] (8 each);
+    # both supported architectures are little-endian, so the low word comes first.
+    return 16 + 8 * index
+
+
+def build_filter(table: dict[str, int], *, deny_network: bool) -> bytes:
+    """The filter program as packed `struct sock_filter` entries."""
+    # Each entry: (opcode, k, jump-if-true label, jump-if-false label); None = next.
+    prog: list[tuple[int, int, str | None, str | None] | str] = [
+        (_LD_ABS_W, _OFF_ARCH, None, None),
+        (_JEQ_K, table["arch"], None, "kill"),
+        (_LD_ABS_W, _OFF_NR, None, None),
+    ]
+    if table is _X86_64:
+        prog.append((_JGE_K, _X32_BIT, "kill", None))
+    for name in ALWAYS_DENIED:
+        prog.append((_JEQ_K, table[name], "eperm", None))
+    if deny_network:
+        for name in NETWORK_DENIED:
+            prog.append((_JEQ_K, table[name], "eperm", None))
+        prog.append((_JEQ_K, table["socket"], "domain", None))
+        prog.append((_JEQ_K, table["socketpair"], "domain", None))
+        prog.append((_JEQ_K, table["sendto"], "sendto", None))
+    prog.append((_RET_K, RET_ALLOW, None, None))
+    if deny_network:
+        prog += [
+            "domain",
+            (_LD_ABS_W, _arg_low(0), None, None),
+            (_JEQ_K, AF_UNIX, "allow", "eperm"),
+            "sendto",
+            # dest_addr (arg 4) must be NULL in both halves of the pointer.
+            (_LD_ABS_W, _arg_low(4), None, None),
+            (_JEQ_K, 0, None, "eperm"),
+            (_LD_ABS_W, _arg_low(4) + 4, None, None),
+            (_JEQ_K, 0, "allow", "eperm"),
+        ]
+    prog += [
+        "allow",
+        (_RET_K, RET_ALLOW, None, None),
+        "eperm",
+        (_RET_K, RET_ERRNO | errno.EPERM, None, None),
+        "kill",
+        (_RET_K, RET_KILL_PROCESS, None, None),
+    ]
+    return _assemble(prog)
+
+
+def _assemble(prog: list[tuple[int, int, str | None, str | None] | str]) -> bytes:
+    labels: dict[str, int] = {}
+    count = 0
+    for item in prog:
+        if isinstance(item, str):
+            labels[item] = count
+        else:
+            count += 1
+    out = bytearray()
+    index = 0
+    for item in prog:
+        if isinstance(item, str):
+            continue
+        code, k, on_true, on_false = item
+        jt = labels[on_true] - index - 1 if on_true else 0
+        jf = labels[on_false] - index - 1 if on_false else 0
+        if not (0 <= jt < 256 and 0 <= jf < 256):
+            raise ValueError("seccomp filter jump out of range")
+        out += struct.pack("=HBBI", code, jt, jf, k)
+        index += 1
+    return bytes(out)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+SECCOMP_GET_ACTION_AVAIL = 2
+
+
+def _check(result: int) -> int:
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return result
+
+
+def set_no_new_privs() -> None:
+    """Forbid gaining privileges through exec (setuid bits, file capabilities)."""
+    zero = ctypes.c_ulong(0)
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), zero, zero, zero))
+
+
+def install(program: bytes) -> None:
+    """Attach the filter to this process; it is inherited across fork and exec."""
+    buf = ctypes.create_string_buffer(program, len(program))
+    # struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+    fprog = ctypes.create_string_buffer(
+        struct.pack("=H6xQ", len(program) // 8, ctypes.addressof(buf)), 16
+    )
+    zero = ctypes.c_ulong(0)
+    _check(_libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), fprog, zero, zero))
+
+
+def supported() -> bool:
+    """Whether this kernel accepts seccomp filters and we know its syscall table."""
+    table = syscall_table()
+    if table is None:
+        return False
+    # Asking whether the ERRNO action exists succeeds only with filter support.
+    action = ctypes.create_string_buffer(struct.pack("=I", RET_ERRNO), 4)
+    result = _libc.syscall(
+        ctypes.c_long(table["seccomp"]),
+        ctypes.c_long(SECCOMP_GET_ACTION_AVAIL),
+        ctypes.c_long(0),
+        action,
+    )
+    return result == 0

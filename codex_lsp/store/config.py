@@ -1,0 +1,378 @@
+"""`$CODEX_HOME/config.toml`: Codex's keys, profiles and `-c key=value` overrides.
+
+Layers, lowest first: built-in defaults, the user's file, the selected `[profiles.<name>]`, then
+`-c` overrides (which win over a profile, as a command line should). Unknown keys are ignored so
+a Codex user's file loads as is. Anything wrong raises `ConfigError` naming the file, line and
+key; never a pydantic traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+from codex_lsp.protocol.policy import (
+    AskForApproval,
+    DangerFullAccess,
+    ReadOnly,
+    SandboxMode,
+    WorkspaceWrite,
+    sandbox_policy_for_mode,
+)
+from codex_lsp.store.config_errors import ConfigError, describe_problem, format_key, locate_key
+from codex_lsp.store.home import codex_home as default_codex_home
+from codex_lsp.store.providers import OPENAI_PROVIDER_ID, ModelProviderInfo, built_in_providers
+
+CONFIG_FILENAME = "config.toml"
+Origin = Literal["user", "override", "default"]
+KeyPath = tuple[str, ...]
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class SandboxWorkspaceWrite(_Table):
+    writable_roots: list[str] = Field(default_factory=list)
+    network_access: bool = False
+    exclude_tmpdir_env_var: bool = False
+    exclude_slash_tmp: bool = False
+
+
+class McpServerConfig(_Table):
+    """`[mcp_servers.<name>]`: a stdio server (`command`) or a streamable HTTP one (`url`)."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    url: str | None = None
+    bearer_token_env_var: str | None = None
+    enabled: bool = True
+    startup_timeout_sec: float | None = Field(default=None, gt=0)
+    tool_timeout_sec: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _has_transport(self) -> McpServerConfig:
+        if not self.command and not self.url:
+            raise ValueError("expected a `command` (stdio server) or a `url` (HTTP server)")
+        return self
+
+
+class ToolsConfig(_Table):
+    web_search: bool | None = None
+    view_image: bool | None = None
+
+
+class Config(_Table):
+    """The effective configuration after all layers are applied."""
+
+    model: str | None = None
+    model_provider: str = OPENAI_PROVIDER_ID
+    model_reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = (
+        None
+    )
+    model_reasoning_summary: Literal["auto", "concise", "detailed", "none"] | None = None
+    model_verbosity: Literal["low", "medium", "high"] | None = None
+    model_context_window: int | None = Field(default=None, gt=0)
+    model_auto_compact_token_limit: int | None = Field(default=None, gt=0)
+    review_model: str | None = None
+    approval_policy: AskForApproval = AskForApproval.ON_REQUEST
+    sandbox_mode: SandboxMode = "read-only"
+    sandbox_workspace_write: SandboxWorkspaceWrite = Field(default_factory=SandboxWorkspaceWrite)
+    model_providers: dict[str, ModelProviderInfo] = Field(default_factory=dict)
+    profile: str | None = None
+    developer_instructions: str | None = None
+    instructions: str | None = None
+    base_instructions: str | None = None
+    features: dict[str, bool] = Field(default_factory=dict)
+    max_active_subagents: int | None = Field(default=None, ge=1)
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    personality: Literal["friendly", "pragmatic", "none"] | None = None
+    hide_agent_reasoning: bool = False
+    shell_environment_policy: dict[str, Any] = Field(default_factory=dict)
+    project_doc_max_bytes: int = Field(default=32 * 1024, ge=0)
+    cli_auth_credentials_store: Literal["file", "keyring", "auto"] | None = None
+    chatgpt_base_url: str = "https://chatgpt.com/backend-api/"
+    forced_login_method: Literal["chatgpt", "api"] | None = None
+    login_issuer: str | None = None
+
+    _path: Path | None = PrivateAttr(default=None)
+    _codex_home: Path | None = PrivateAttr(default=None)
+    _user_keys: frozenset[KeyPath] = PrivateAttr(default=frozenset())
+    _override_keys: frozenset[KeyPath] = PrivateAttr(default=frozenset())
+
+    @property
+    def config_path(self) -> Path | None:
+        return self._path
+
+    @property
+    def codex_home(self) -> Path | None:
+        return self._codex_home
+
+    @property
+    def effective_base_instructions(self) -> str | None:
+        """`base_instructions`, or the older `instructions` key."""
+        return self.base_instructions or self.instructions
+
+    def feature_enabled(self, name: str, default: bool = False) -> bool:
+        return self.features.get(name, default)
+
+    def provider(self) -> ModelProviderInfo:
+        """The `ModelProviderInfo` for `model_provider`."""
+        found = self.model_providers.get(self.model_provider)
+        if found is None:
+            known = ", ".join(sorted(self.model_providers)) or "none"
+            raise ConfigError(
+                f"model_provider {self.model_provider!r} is not defined "
+                f"(known: {known}); add a [model_providers.{self.model_provider}] table",
+                path=self._path,
+                key="model_provider",
+            )
+        return found
+
+    def sandbox_policy(
+        self, cwd: Path | str | None = None
+    ) -> DangerFullAccess | ReadOnly | WorkspaceWrite:
+        """The protocol `SandboxPolicy` for `sandbox_mode`; relative writable roots use `cwd`."""
+        settings = self.sandbox_workspace_write
+        base = Path(cwd) if cwd is not None else None
+        roots = tuple(
+            str(base / root) if base is not None and not Path(root).is_absolute() else root
+            for root in settings.writable_roots
+        )
+        policy = sandbox_policy_for_mode(
+            self.sandbox_mode, writable_roots=roots, network_access=settings.network_access
+        )
+        if isinstance(policy, WorkspaceWrite):
+            policy = policy.model_copy(
+                update={
+                    "exclude_tmpdir_env_var": settings.exclude_tmpdir_env_var,
+                    "exclude_slash_tmp": settings.exclude_slash_tmp,
+                }
+            )
+        return policy
+
+    def config_origins(self) -> dict[str, Origin]:
+        """For each leaf key of the effective config, which layer set it."""
+        origins: dict[str, Origin] = {}
+        for path in _leaf_paths(self.model_dump(mode="json")):
+            if _covered(path, self._override_keys):
+                origins[format_key(path)] = "override"
+            elif _covered(path, self._user_keys):
+                origins[format_key(path)] = "user"
+            else:
+                origins[format_key(path)] = "default"
+        return origins
+
+
+def _leaf_paths(value: Any, prefix: KeyPath = ()) -> Iterable[KeyPath]:
+    if isinstance(value, dict) and value:
+        for key, inner in value.items():
+            yield from _leaf_paths(inner, (*prefix, str(key)))
+    elif prefix:
+        yield prefix
+
+
+def _covered(path: KeyPath, keys: frozenset[KeyPath]) -> bool:
+    return any(path[:n] in keys for n in range(1, len(path) + 1))
+
+
+# -- loading ---------------------------------------------------------------------------------
+
+
+def parse_override(override: str) -> tuple[KeyPath, Any]:
+    """`a.b=value` -> (("a", "b"), value); the value is TOML if it parses, else a string."""
+    key, sep, raw = override.partition("=")
+    parts = tuple(part.strip() for part in key.split("."))
+    if not sep or not all(parts):
+        raise ConfigError(
+            f'-c {override!r}: expected key=value with a dotted key, e.g. -c model="o3"'
+        )
+    try:
+        value = tomllib.loads(f"_ = {raw}")["_"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()  # `-c model=o3` means the string "o3"
+    return parts, value
+
+
+def _set_path(tree: dict[str, Any], path: KeyPath, value: Any) -> None:
+    node = tree
+    for part in path[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = node[part] = {}
+        node = child
+    node[path[-1]] = value
+
+
+def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return "", {}
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot read config: {err}", path=path) from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise _syntax_error(path, text, str(err)) from None
+
+
+def _syntax_error(path: Path, text: str, message: str) -> ConfigError:
+    reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+    reason = reason or "syntax error"
+    match = re.search(r"\(at line (\d+), column (\d+)\)", message)
+    if match:
+        line, column = int(match.group(1)), int(match.group(2))
+    elif "end of document" in message:
+        lines = text.splitlines() or [""]
+        line, column = len(lines), len(lines[-1]) + 1
+    else:
+        return ConfigError(f"{path}: invalid TOML: {reason}", path=path)
+    return ConfigError(
+        f"{path}:{line}:{column}: invalid TOML: {reason}", path=path, line=line, column=column
+    )
+
+
+class _Loader:
+    """Carries what an error message needs: the file text and where each value came from."""
+
+    def __init__(self, path: Path, text: str, overrides: Sequence[tuple[KeyPath, Any]]):
+        self.path = path
+        self.text = text
+        self.override_keys = [keys for keys, _ in overrides]
+
+    def fail(self, file_key: Sequence[str | int], problem: str) -> ConfigError:
+        key = format_key(file_key)
+        for keys in self.override_keys:
+            n = min(len(keys), len(file_key))
+            if tuple(str(k) for k in file_key[:n]) == keys[:n]:
+                return ConfigError(f"-c {format_key(keys)}: {problem}", key=key)
+        where = locate_key(self.text, file_key)
+        if where is None:
+            return ConfigError(f"{self.path}: {key}: {problem}", path=self.path, key=key)
+        line, column = where
+        return ConfigError(
+            f"{self.path}:{line}: {key}: {problem}",
+            path=self.path,
+            line=line,
+            column=column,
+            key=key,
+        )
+
+    def validate(self, data: dict[str, Any], file_prefix: KeyPath = ()) -> Config:
+        if "model_providers" in data:
+            data = {**data, "model_providers": _providers(data)}
+        try:
+            return Config.model_validate(data)
+        except ValidationError as err:
+            first = err.errors()[0]
+            loc = [part for part in first["loc"] if part != "__root__"]
+            raise self.fail((*file_prefix, *map(str, loc)), describe_problem(first)) from None
+
+
+def _providers(effective: dict[str, Any]) -> dict[str, Any]:
+    """Built-in provider tables with the user's tables merged over them, key by key."""
+    merged: dict[str, Any] = {
+        pid: info.model_dump(exclude_none=True) for pid, info in built_in_providers().items()
+    }
+    user = effective.get("model_providers")
+    if not isinstance(user, dict):
+        return user if user is not None else merged
+    for pid, table in user.items():
+        base = merged.get(pid)
+        merged[pid] = _deep_merge(base, table) if isinstance(table, dict) and base else table
+    return merged
+
+
+def _user_key_paths(tree: dict[str, Any], prefix: KeyPath = ()) -> set[KeyPath]:
+    paths: set[KeyPath] = set()
+    for key, value in tree.items():
+        path = (*prefix, str(key))
+        if isinstance(value, dict) and value:
+            paths |= _user_key_paths(value, path)
+        else:
+            paths.add(path)
+    return paths
+
+
+def load_config(
+    codex_home: Path | str | None = None,
+    *,
+    profile: str | None = None,
+    overrides: Sequence[str] = (),
+    cwd: Path | str | None = None,
+) -> Config:
+    """Load `<codex_home>/config.toml` (absent means all defaults) with a profile and overrides.
+
+    `cwd` is accepted for project-scoped layers; none are read yet.
+    """
+    del cwd  # no project-level config layer yet
+    home = Path(codex_home) if codex_home is not None else default_codex_home()
+    path = home / CONFIG_FILENAME
+    text, file_raw = _read_toml(path)
+    parsed = [parse_override(item) for item in overrides]
+    loader = _Loader(path, text, parsed)
+
+    raw = copy.deepcopy(file_raw)
+    for keys, value in parsed:
+        _set_path(raw, keys, value)
+
+    effective = {key: value for key, value in raw.items() if key != "profiles"}
+    # The file's own top level must be valid even where the profile replaces a value.
+    loader.validate(effective)
+    profiles = raw.get("profiles", {})
+    if not isinstance(profiles, dict):
+        raise loader.fail(("profiles",), "expected a table")
+    for name, table in profiles.items():
+        if not isinstance(table, dict):
+            raise loader.fail(("profiles", name), "expected a table")
+        loader.validate(table, ("profiles", name))
+    user_keys = _user_key_paths(
+        {key: value for key, value in file_raw.items() if key != "profiles"}
+    )
+    selected = profile if profile is not None else raw.get("profile")
+    if selected is not None:
+        if not isinstance(selected, str) or selected not in profiles:
+            defined = ", ".join(sorted(profiles)) or "none"
+            raise loader.fail(
+                ("profile",), f"profile {selected!r} is not defined (defined: {defined})"
+            )
+        effective = _deep_merge(effective, profiles[selected])
+        user_keys |= _user_key_paths(file_raw.get("profiles", {}).get(selected, {}))
+        for keys, value in parsed:
+            if keys[0] != "profiles":  # -c beats the profile
+                _set_path(effective, keys, value)
+        effective["profile"] = selected
+    effective["model_providers"] = _providers(effective)
+    config = loader.validate(effective)
+    if config.model_provider not in config.model_providers:
+        known = ", ".join(sorted(config.model_providers))
+        raise loader.fail(
+            ("model_provider",),
+            f"provider {config.model_provider!r} is not defined (known: {known}); "
+            f"add a [model_providers.{config.model_provider}] table",
+        )
+    config._path = path
+    config._codex_home = home
+    config._user_keys = frozenset(user_keys)
+    config._override_keys = frozenset(keys for keys, _ in parsed)
+    return config
