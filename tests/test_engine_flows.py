@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-from pathlib import Path
 
 import anyio
 import pytest
@@ -32,15 +31,27 @@ def _outputs(request_body: dict, kind: str) -> list[str]:
     return [item["output"] for item in request_body["input"] if item.get("type") == kind]
 
 
-async def test_two_turn_task_with_approved_command_and_auto_approved_patch(scripted_model, tmp_path):
+async def test_two_turn_task_with_approved_command_and_auto_approved_patch(
+    scripted_model, tmp_path
+):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
     write_config(home, scripted_model.base_url)
-    scripted_model.enqueue(function_call_response(
-        "shell_command",
-        {"command": "printf 'hello from the command\\n' > out.txt; cat out.txt", "workdir": str(ws),
-         "sandbox_permissions": "require_escalated", "justification": "to greet"},
-        call_id="call_exec", response_id="resp_1"))
-    scripted_model.enqueue(custom_tool_call_response("apply_patch", PATCH, call_id="call_patch", response_id="resp_2"))
+    scripted_model.enqueue(
+        function_call_response(
+            "shell_command",
+            {
+                "command": "printf 'hello from the command\\n' > out.txt; cat out.txt",
+                "workdir": str(ws),
+                "sandbox_permissions": "require_escalated",
+                "justification": "to greet",
+            },
+            call_id="call_exec",
+            response_id="resp_1",
+        )
+    )
+    scripted_model.enqueue(
+        custom_tool_call_response("apply_patch", PATCH, call_id="call_patch", response_id="resp_2")
+    )
     scripted_model.enqueue(text_response("Done.", response_id="resp_3"))
 
     async with running_engine(home) as engine:
@@ -49,16 +60,27 @@ async def test_two_turn_task_with_approved_command_and_auto_approved_patch(scrip
         events = await engine.run_turn("greet and edit", approvals=["approved"])
 
     kinds = [e.msg.type for e in events]
-    order = ["task_started", "user_message", "exec_approval_request", "exec_command_begin",
-             "exec_command_end", "patch_apply_begin", "patch_apply_end", "turn_diff",
-             "agent_message", "task_complete"]
+    order = [
+        "task_started",
+        "user_message",
+        "exec_approval_request",
+        "exec_command_begin",
+        "exec_command_end",
+        "patch_apply_begin",
+        "patch_apply_end",
+        "turn_diff",
+        "agent_message",
+        "task_complete",
+    ]
     positions = [kinds.index(kind) for kind in order]
     assert positions == sorted(positions), kinds
     assert {e.id for e in events} == {events[0].id}, "every event carries the task's sub_id"
 
     request = engine.of_type("exec_approval_request", events)[0]
     assert request.reason == "to greet" and request.cwd == str(ws)
-    output = b"".join(base64.b64decode(d.chunk) for d in engine.of_type("exec_command_output_delta", events))
+    output = b"".join(
+        base64.b64decode(d.chunk) for d in engine.of_type("exec_command_output_delta", events)
+    )
     assert b"hello from the command" in output
     assert engine.of_type("exec_command_end", events)[0].exit_code == 0
     begin = engine.of_type("patch_apply_begin", events)[0]
@@ -73,19 +95,36 @@ async def test_two_turn_task_with_approved_command_and_auto_approved_patch(scrip
     bodies = [r.body for r in scripted_model.requests]
     assert len(bodies) == 3
     assert "hello from the command" in _outputs(bodies[1], "function_call_output")[0]
-    assert "Success. Updated the following files:\nA notes.txt\nM app.py" in _outputs(
-        bodies[2], "custom_tool_call_output")[0]
+    assert (
+        "Success. Updated the following files:\nA notes.txt\nM app.py"
+        in _outputs(bodies[2], "custom_tool_call_output")[0]
+    )
 
 
 async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tmp_path):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
     write_config(home, scripted_model.base_url)
     scripted_model.enqueue(text_response("first answer", response_id="resp_0"))
-    scripted_model.enqueue(function_call_response(
-        "shell_command", {"command": "echo $$ > pid.txt; sleep 60 & echo $! > child.txt; wait", "workdir": str(ws),
-                          "timeout_ms": 120_000}, call_id="call_sleep", response_id="resp_1"))
-    scripted_model.enqueue(function_call_response(
-        "shell_command", {"command": "echo resumed", "workdir": str(ws)}, call_id="call_echo", response_id="resp_2"))
+    scripted_model.enqueue(
+        function_call_response(
+            "shell_command",
+            {
+                "command": "echo $$ > pid.txt; sleep 60 & echo $! > child.txt; wait",
+                "workdir": str(ws),
+                "timeout_ms": 120_000,
+            },
+            call_id="call_sleep",
+            response_id="resp_1",
+        )
+    )
+    scripted_model.enqueue(
+        function_call_response(
+            "shell_command",
+            {"command": "echo resumed", "workdir": str(ws)},
+            call_id="call_echo",
+            response_id="resp_2",
+        )
+    )
     scripted_model.enqueue(text_response("continued", response_id="resp_3"))
 
     async with running_engine(home) as engine:
@@ -105,7 +144,9 @@ async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tm
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
 
-        events = await engine.run_turn("continue from the first answer", previous_response_id="resp_0")
+        events = await engine.run_turn(
+            "continue from the first answer", previous_response_id="resp_0"
+        )
         assert engine.of_type("task_complete", events)[0].last_agent_message == "continued"
 
     bookmark_request = scripted_model.requests[2].body
@@ -124,6 +165,10 @@ async def test_ops_before_configure_and_unknown_ops_get_errors(scripted_model, t
         assert early.msg.type == "error" and "configure_session" in early.msg.message
         await engine.codex.submit_raw({"id": "x1", "op": {"type": "launch_rockets"}})
         unknown = await engine.next()
-        assert unknown.id == "x1" and unknown.msg.type == "error" and "launch_rockets" in unknown.msg.message
+        assert (
+            unknown.id == "x1"
+            and unknown.msg.type == "error"
+            and "launch_rockets" in unknown.msg.message
+        )
         configured = await engine.configure(cwd=str(tmp_path))
         assert configured.msg.type == "session_configured"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 from support.schema_check import SchemaChecker, read_trace, traces_dir
-from test_v2_schema import CLIENT_SAMPLES, NOTIFICATION_SAMPLES, SERVER_REQUEST_SAMPLES
+from test_v2_events import NOTIFICATION_SAMPLES, SERVER_REQUEST_SAMPLES
+from test_v2_requests import CLIENT_SAMPLES
 
 from codex_lsp.appserver.schema_gen import (
     BUNDLE_FILE,

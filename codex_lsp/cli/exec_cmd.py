@@ -28,9 +28,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("prompt", help="what to do; '-' reads it from stdin")
     add_config_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print every event as JSONL")
-    parser.add_argument("--full-auto", action="store_true",
-                        help="run sandboxed in the workspace without asking (on-request)")
-    parser.add_argument("-s", "--sandbox", choices=["read-only", "workspace-write", "danger-full-access"])
+    parser.add_argument(
+        "--full-auto",
+        action="store_true",
+        help="run sandboxed in the workspace without asking (on-request)",
+    )
+    parser.add_argument(
+        "-s", "--sandbox", choices=["read-only", "workspace-write", "danger-full-access"]
+    )
     parser.add_argument("-a", "--ask-for-approval", choices=[p.value for p in AskForApproval])
     parser.add_argument("-C", "--cd", type=Path, help="working directory for the task")
     parser.set_defaults(run=run)
@@ -143,10 +148,13 @@ class TerminalRenderer:
         elif kind == "exec_command_begin":
             self._note(f"$ {_command_text(msg.command)}   (in {msg.cwd})")
         elif kind == "exec_command_end":
-            self._note(f"  exit {msg.exit_code} in {msg.duration.secs}.{msg.duration.nanos // 100_000_000}s")
+            seconds = msg.duration.secs + msg.duration.nanos / 1e9
+            self._note(f"  exit {msg.exit_code} in {seconds:.1f}s")
         elif kind == "exec_approval_request":
             reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-            self._note(f"The agent wants to run: {_command_text(msg.command)}\n  in: {msg.cwd}{reason}")
+            self._note(
+                f"The agent wants to run: {_command_text(msg.command)}\n  in: {msg.cwd}{reason}"
+            )
         elif kind == "apply_patch_approval_request":
             files = "\n".join(f"  {change['type']}: {path}" for path, change in msg.changes.items())
             self._note(f"The agent wants to change files:\n{files}")

@@ -10,7 +10,9 @@ from codex_lsp import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="codex-lsp", description="The Codex agent engine for editors.")
+    parser = argparse.ArgumentParser(
+        prog="codex-lsp", description="The Codex agent engine for editors."
+    )
     parser.add_argument("--version", action="version", version=f"codex-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -27,7 +29,9 @@ def _add_optional(commands: argparse._SubParsersAction, name: str) -> None:
     """Doors that live in other packages register themselves if present."""
     import importlib
 
-    module_name = {"serve": "codex_lsp.cli.serve_cmd", "app-server": "codex_lsp.cli.appserver_cmd"}[name]
+    module_name = {"serve": "codex_lsp.cli.serve_cmd", "app-server": "codex_lsp.cli.appserver_cmd"}[
+        name
+    ]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
@@ -39,8 +43,15 @@ def _add_optional(commands: argparse._SubParsersAction, name: str) -> None:
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every engine-backed command shares."""
-    parser.add_argument("-c", "--config", dest="overrides", action="append", default=[],
-                        metavar="KEY=VALUE", help="override a config.toml key (dotted path)")
+    parser.add_argument(
+        "-c",
+        "--config",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config.toml key (dotted path)",
+    )
     parser.add_argument("-p", "--profile", help="use [profiles.NAME] from config.toml")
     parser.add_argument("-m", "--model", help="model to use")
 

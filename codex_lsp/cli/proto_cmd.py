@@ -51,7 +51,12 @@ async def _serve(services: Any) -> None:
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as err:
-                codex.emit(Event(id="", msg=ErrorEvent(message=f"invalid JSON: {err.msg} at column {err.colno}")))
+                codex.emit(
+                    Event(
+                        id="",
+                        msg=ErrorEvent(message=f"invalid JSON: {err.msg} at column {err.colno}"),
+                    )
+                )
                 continue
             await codex.submit_raw(data)
         await codex.wait_idle()

@@ -76,9 +76,13 @@ class Codex:
 
     async def submit_raw(self, data: Any) -> str | None:
         """Accept a submission as decoded JSON; anything malformed becomes an `error` event."""
-        sub_id = str(data.get("id")) if isinstance(data, dict) and data.get("id") is not None else ""
+        sub_id = (
+            str(data.get("id")) if isinstance(data, dict) and data.get("id") is not None else ""
+        )
         if not isinstance(data, dict) or "op" not in data:
-            self.emit(Event(id=sub_id, msg=ErrorEvent(message="invalid submission: expected {id, op}")))
+            self.emit(
+                Event(id=sub_id, msg=ErrorEvent(message="invalid submission: expected {id, op}"))
+            )
             return None
         try:
             op = parse_op(data["op"])
@@ -104,7 +108,9 @@ class Codex:
 
     async def wait_idle(self) -> None:
         """Wait until every submitted op is handled and no task is running."""
-        while self._unhandled or (self.session is not None and self.session.running_task is not None):
+        while self._unhandled or (
+            self.session is not None and self.session.running_task is not None
+        ):
             task = self.session.running_task if self.session is not None else None
             if task is not None:
                 await task.done.wait()
@@ -142,7 +148,9 @@ class Codex:
         if isinstance(op, ConfigureSession):
             await self._shutdown_session(reason="interrupted")
             assert self._task_group is not None
-            self.session = await handlers.configure_session(self, submission.id, op, self._task_group)
+            self.session = await handlers.configure_session(
+                self, submission.id, op, self._task_group
+            )
             return
         if self.session is None:
             self._error(submission.id, NOT_CONFIGURED)

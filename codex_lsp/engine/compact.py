@@ -1,7 +1,8 @@
 """Compaction: when the history nears the context window, summarise it and start over from that.
 
 The model writes a hand-off summary; the new history is the initial context, the most recent
-user messages (up to a budget) and the summary. A `compacted` rollout line records it so a
+user messages (up to a budget) and the summary, prefixed so a later compaction or a resumed
+thread recognises it. A `compacted` rollout line records it so a
 resumed thread continues from the summary.
 """
 
@@ -9,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from codex_lsp.engine.history import message_text, user_message
+from codex_lsp.engine.history import user_message
 from codex_lsp.engine.instructions import contextual_user_message, developer_message
 from codex_lsp.engine.sampling import run_sampling_request
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import Prompt
 from codex_lsp.protocol.events import ContextCompactedEvent, WarningEvent
 from codex_lsp.protocol.inputs import TokenUsage
+from codex_lsp.store.history import compacted_history
 
 SUMMARIZATION_PROMPT = """\
 You are handing this task over to another instance of yourself that will not see the \
@@ -27,61 +29,17 @@ conversation so far. Write a context checkpoint it can continue from. Cover:
 - any data that must not be lost (names, paths, values, error messages).
 Be complete but concise. Reply with the summary only."""
 
-SUMMARY_PREFIX = (
-    "Another model worked on this task before you and wrote the summary below of the "
-    "conversation so far. Build on it; do not redo work it says is done."
-)
-
 COMPACTION_WARNING = (
     "Heads up: long threads and multiple compactions can make the model less accurate. "
     "Start a new thread when you can."
 )
 
-# Recent user messages kept verbatim after compaction, in approximate tokens (4 bytes each).
-USER_MESSAGE_BUDGET_TOKENS = 20_000
 
-_CONTEXT_PREFIXES = (
-    "<environment_context>",
-    "# AGENTS.md instructions",
-    "<user_instructions>",
-    "<turn_aborted>",
-    "<permissions instructions>",
-    SUMMARY_PREFIX,
-)
-
-
-def is_real_user_message(item: dict[str, Any]) -> bool:
-    if item.get("type") != "message" or item.get("role") != "user":
-        return False
-    return not message_text(item).lstrip().startswith(_CONTEXT_PREFIXES)
-
-
-def recent_user_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The newest real user messages that fit the budget, oldest first."""
-    budget = USER_MESSAGE_BUDGET_TOKENS * 4
-    kept: list[dict[str, Any]] = []
-    for item in reversed(items):
-        if not is_real_user_message(item):
-            continue
-        text = message_text(item)
-        if len(text) > budget:
-            if budget > 0:
-                half = budget // 2
-                kept.append(user_message(text[:half] + "\n…\n" + text[-half:]))
-            break
-        budget -= len(text)
-        kept.append(user_message(text))
-    kept.reverse()
-    return kept
-
-
-def compacted_history(ctx: TurnContext, old: list[dict[str, Any]], summary: str) -> list[dict[str, Any]]:
-    return [
-        developer_message(ctx),
-        contextual_user_message(ctx),
-        *recent_user_messages(old),
-        user_message(f"{SUMMARY_PREFIX}\n{summary}"),
-    ]
+def replacement_history(
+    ctx: TurnContext, old: list[dict[str, Any]], summary: str
+) -> list[dict[str, Any]]:
+    """The initial context, then recent user messages and the summary."""
+    return [developer_message(ctx), contextual_user_message(ctx), *compacted_history(old, summary)]
 
 
 async def maybe_compact(session: Any, task: Any, ctx: TurnContext) -> None:
@@ -101,7 +59,7 @@ async def compact(session: Any, task: Any, ctx: TurnContext) -> None:
     )
     result = await run_sampling_request(session, sub_id, client, prompt, show_messages=False)
     summary = result.last_agent_message or ""
-    replacement = compacted_history(ctx, session.history.items, summary)
+    replacement = replacement_history(ctx, session.history.items, summary)
     session.history.replace(replacement)
     session.record_line("compacted", {"message": summary, "replacement_history": replacement})
     if result.usage is not None:

@@ -34,10 +34,14 @@ def initial_turn_context(
     if provider is None:
         raise UnknownProviderError(provider_id, sorted(config.model_providers))
     model = op.model or resumed.get("model") or config.model or DEFAULT_MODEL
-    approval = op.approval_policy or _approval(resumed.get("approval_policy")) or AskForApproval(
-        config.approval_policy
+    approval = (
+        op.approval_policy
+        or _approval(resumed.get("approval_policy"))
+        or AskForApproval(config.approval_policy)
     )
-    sandbox = op.sandbox_policy or _sandbox(resumed.get("sandbox_policy")) or config.sandbox_policy(cwd)
+    sandbox = (
+        op.sandbox_policy or _sandbox(resumed.get("sandbox_policy")) or config.sandbox_policy(cwd)
+    )
     window = config.model_context_window or model_info(model).context_window
     return TurnContext(
         model=model,

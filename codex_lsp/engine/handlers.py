@@ -69,7 +69,9 @@ async def configure_session(
         if resumed_state.meta is None:
             codex.event(sub_id, ErrorEvent(message=f"{source} is not a thread rollout"))
             return None
-    ctx = initial_turn_context(services.config, op, resumed_state.turn_context if resumed_state else None)
+    ctx = initial_turn_context(
+        services.config, op, resumed_state.turn_context if resumed_state else None
+    )
 
     if op.resume_path and resumed_state is not None:
         thread_id = str(resumed_state.meta["id"])
@@ -146,7 +148,9 @@ def _turn_count(turn: str | None) -> int | None:
     return int(turn) if turn is not None and turn.isdigit() else None
 
 
-def _restore_usage(session: Session, info: dict[str, Any] | None, limits: dict[str, Any] | None) -> None:
+def _restore_usage(
+    session: Session, info: dict[str, Any] | None, limits: dict[str, Any] | None
+) -> None:
     if info:
         session.total_usage = TokenUsage.model_validate(info.get("total_token_usage") or {})
         session.last_usage = TokenUsage.model_validate(info.get("last_token_usage") or {})
@@ -197,7 +201,9 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         await codex.services.handle_extra_op(codex, session, sub_id, op)
 
 
-async def _start_turn(session: Session, sub_id: str, ctx: TurnContext, op: UserTurn | UserInputOp) -> None:
+async def _start_turn(
+    session: Session, sub_id: str, ctx: TurnContext, op: UserTurn | UserInputOp
+) -> None:
     ctx = _with_model_window(session, ctx)
     # Settings persist to later turns; an output schema applies to this turn only.
     session.ctx = replace(ctx, output_schema=None)

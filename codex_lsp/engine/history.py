@@ -7,22 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+from codex_lsp.store.history import message_text
+from codex_lsp.store.history import user_message_item as user_message
+
+CALL_TYPES = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+}
 OUTPUT_TYPES = {output: call for call, output in CALL_TYPES.items()}
 
 ABORTED_OUTPUT = "aborted"
 
 
-def user_message(text: str) -> dict[str, Any]:
-    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
-
-
-def message_text(item: dict[str, Any]) -> str:
-    """The concatenated text parts of a message item."""
-    parts = item.get("content") or []
-    return "".join(
-        part.get("text", "") for part in parts if isinstance(part, dict) and "text" in part
-    )
+__all__ = ["ConversationHistory", "message_text", "user_message"]
 
 
 class ConversationHistory:
@@ -67,12 +64,8 @@ class ConversationHistory:
         A call left without output (an interrupted turn) gets an `aborted` output so the API
         accepts the history; an output whose call is gone (after compaction) is dropped.
         """
-        call_ids = {
-            item.get("call_id") for item in self._items if item.get("type") in CALL_TYPES
-        }
-        answered = {
-            item.get("call_id") for item in self._items if item.get("type") in OUTPUT_TYPES
-        }
+        call_ids = {item.get("call_id") for item in self._items if item.get("type") in CALL_TYPES}
+        answered = {item.get("call_id") for item in self._items if item.get("type") in OUTPUT_TYPES}
         prompt: list[dict[str, Any]] = []
         for item in self._items:
             kind = item.get("type")
@@ -81,7 +74,11 @@ class ConversationHistory:
             prompt.append({key: value for key, value in item.items() if key != "id"})
             if kind in CALL_TYPES and item.get("call_id") not in answered:
                 prompt.append(
-                    {"type": CALL_TYPES[kind], "call_id": item.get("call_id"), "output": ABORTED_OUTPUT}
+                    {
+                        "type": CALL_TYPES[kind],
+                        "call_id": item.get("call_id"),
+                        "output": ABORTED_OUTPUT,
+                    }
                 )
         return prompt
 

@@ -70,10 +70,13 @@ def permissions_instructions(ctx: TurnContext) -> str:
         AskForApproval.NEVER: "The user will never be asked: work within the sandbox, and if "
         "something is blocked, say so in your answer.",
     }[ctx.approval_policy]
-    return f"<permissions instructions>\n{sandbox}\n{network}\n{approvals}\n</permissions instructions>"
+    body = "\n".join([sandbox, network, approvals])
+    return f"<permissions instructions>\n{body}\n</permissions instructions>"
 
 
-def developer_message(ctx: TurnContext, *, extra_sections: list[str] | None = None) -> dict[str, Any]:
+def developer_message(
+    ctx: TurnContext, *, extra_sections: list[str] | None = None
+) -> dict[str, Any]:
     sections = [permissions_instructions(ctx)]
     if ctx.developer_instructions:
         sections.append(ctx.developer_instructions)

@@ -99,13 +99,18 @@ async def _stream_once(
                 _item_done(session, sub_id, event.item)
             result.items.append(event.item)
         elif isinstance(event, ReasoningSummaryDelta):
-            emit(sub_id, AgentReasoningDeltaEvent(delta=event.delta, summary_index=event.summary_index))
+            emit(
+                sub_id,
+                AgentReasoningDeltaEvent(delta=event.delta, summary_index=event.summary_index),
+            )
         elif isinstance(event, ReasoningSummaryPartAdded):
             emit(sub_id, AgentReasoningSectionBreakEvent(summary_index=event.summary_index))
         elif isinstance(event, ReasoningContentDelta):
             emit(
                 sub_id,
-                AgentReasoningRawContentDeltaEvent(delta=event.delta, content_index=event.content_index),
+                AgentReasoningRawContentDeltaEvent(
+                    delta=event.delta, content_index=event.content_index
+                ),
             )
         elif isinstance(event, RateLimitsUpdated):
             session.rate_limits = _snapshot(event.snapshot)

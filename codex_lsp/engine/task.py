@@ -38,9 +38,9 @@ from codex_lsp.protocol.events import (
     WarningEvent,
 )
 from codex_lsp.protocol.inputs import (
+    MAX_USER_INPUT_TEXT_CHARS,
     ImageInput,
     LocalImageInput,
-    MAX_USER_INPUT_TEXT_CHARS,
     SkillInput,
     TextInput,
     UserInput,
@@ -63,9 +63,11 @@ def build_user_item(items: list[UserInput], cwd: Path) -> tuple[dict[str, Any], 
             content.append({"type": "input_image", "image_url": entry.image_url, "detail": "high"})
         elif isinstance(entry, LocalImageInput):
             local_images.append(entry.path)
-            content.append(_local_image(Path(entry.path) if Path(entry.path).is_absolute() else cwd / entry.path))
+            content.append(_local_image(cwd / entry.path))
         elif isinstance(entry, SkillInput):
-            content.append({"type": "input_text", "text": f"Use the skill `{entry.name}` ({entry.path})."})
+            content.append(
+                {"type": "input_text", "text": f"Use the skill `{entry.name}` ({entry.path})."}
+            )
         else:
             content.append({"type": "input_text", "text": f"@{entry.name} ({entry.path})"})
     item = {"type": "message", "role": "user", "content": content}
@@ -133,12 +135,18 @@ async def run_regular_task(
         if session.history.has_bookmark(previous_response_id):
             session.history.rewind_to(previous_response_id)
         else:
-            session.emit(sub_id, WarningEvent(
-                message=f"unknown response id {previous_response_id!r}: continuing from the latest turn"
-            ))
+            session.emit(
+                sub_id,
+                WarningEvent(
+                    message=f"unknown response id {previous_response_id!r}: "
+                    "continuing from the latest turn"
+                ),
+            )
     session.emit(
         sub_id,
-        TaskStartedEvent(turn_id=sub_id, started_at=session.now(), model_context_window=ctx.context_window),
+        TaskStartedEvent(
+            turn_id=sub_id, started_at=session.now(), model_context_window=ctx.context_window
+        ),
     )
     record_turn_context(session, ctx, sub_id)
     user_item, user_event = build_user_item(items, ctx.cwd)
@@ -167,7 +175,9 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
         try:
             result = await run_sampling_request(session, sub_id, client, build_prompt(session, ctx))
         except ModelError as err:
-            session.emit(sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info))
+            session.emit(
+                sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info)
+            )
             return last_message
         session.record_items(result.items)
         if result.response_id:
@@ -186,7 +196,11 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
                 call_id=str(item.get("call_id") or item.get("id") or ""),
                 name=str(item.get("name") or ""),
                 kind="custom" if item.get("type") == "custom_tool_call" else "function",
-                payload=str(item.get("input") if item.get("type") == "custom_tool_call" else item.get("arguments") or ""),
+                payload=str(
+                    item.get("input")
+                    if item.get("type") == "custom_tool_call"
+                    else item.get("arguments") or ""
+                ),
             )
             try:
                 output = await session.services.router.dispatch(call)

@@ -35,7 +35,10 @@ DEVICES = (
     "/dev/ptmx",
     "/dev/pts",
 )
-# POSIX shared memory and semaphores (multiprocessing locks) live here.
+# POSIX shared memory and semaphores (multiprocessing locks) live here. With a
+# mount namespace it gets a fresh private tmpfs, writable under either policy and
+# gone when the command ends; without one, the host's is writable only under
+# workspace-write.
 SHM = "/dev/shm"
 
 
@@ -90,9 +93,9 @@ class Plan:
             real = os.path.realpath(root)
             if os.path.exists(real) and real not in self.writable:
                 self.writable.append(real)
-        if workspace_write and os.path.isdir(SHM) and SHM not in self.writable:
-            self.writable.append(SHM)
         self.writable.sort(key=len)
+        self.workspace_write = workspace_write
+        self.private_shm = False
         # Protected entries that exist and can carry a read-only mount, the ones
         # that are symlinks (a mount would land on their target instead), and the
         # ones that do not exist yet.
@@ -155,6 +158,12 @@ def protect_with_mounts(plan: Plan) -> list[str] | None:
                 _mounts.remount(mnt, read_only=True)
             except OSError:
                 pass
+    # After the loop above, which would otherwise turn it read-only by its path.
+    try:
+        _mounts.mount_tmpfs(SHM)
+        plan.private_shm = True
+    except OSError:
+        pass
     try:
         # Our cwd still points into the mount that is now underneath the binds.
         os.chdir(os.getcwd())
@@ -218,6 +227,8 @@ def apply_sandbox(policy: dict[str, object], cwd: str, disabled: set[str]) -> No
         ruleset.allow(device, _landlock.DEVICE)
     for root in plan.writable:
         _grant_root(ruleset, root, carve)
+    if plan.private_shm or plan.workspace_write:
+        ruleset.allow(SHM, _landlock.READ | _landlock.WRITE)
     _caps.drop_dangerous()
     _seccomp.set_no_new_privs()
     ruleset.enforce()

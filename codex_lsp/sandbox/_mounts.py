@@ -128,6 +128,13 @@ def bind_in_place(path: str, *, read_only: bool) -> None:
         remount(path, read_only=True)
 
 
+def mount_tmpfs(path: str) -> None:
+    """A fresh, empty, world-writable (sticky) tmpfs at `path`."""
+    flags = MS_NOSUID | MS_NODEV
+    if _libc.mount(b"tmpfs", path.encode(), b"tmpfs", ctypes.c_ulong(flags), b"mode=1777") != 0:
+        raise _fail(f"mount tmpfs on {path}")
+
+
 def mountpoints() -> list[str]:
     """Mount points of this namespace, parents before children."""
     found: list[str] = []

@@ -55,8 +55,13 @@ def make_git_repo(path: Path, files: dict[str, str] | None = None) -> Path:
         target = path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+        "PATH": "/usr/bin:/bin",
+    }
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True, env=env)
     if files:
         subprocess.run(["git", "add", "-A"], cwd=path, check=True, env=env)
@@ -91,7 +96,9 @@ class EngineDriver:
     async def send(self, text: str, **fields: Any) -> str:
         return await self.codex.submit(UserInputOp(items=[TextInput(text=text)], **fields))
 
-    async def run_turn(self, text: str, *, approvals: list[str] | None = None, **fields: Any) -> list[Event]:
+    async def run_turn(
+        self, text: str, *, approvals: list[str] | None = None, **fields: Any
+    ) -> list[Event]:
         """Send `text`, answer approvals in order, return the turn's events up to its end."""
         answers = list(approvals or [])
         start = len(self.events)
@@ -102,12 +109,18 @@ class EngineDriver:
             if kind == "exec_approval_request":
                 await self.codex.submit(ExecApproval(id=event.msg.call_id, decision=answers.pop(0)))
             elif kind == "apply_patch_approval_request":
-                await self.codex.submit(PatchApproval(id=event.msg.call_id, decision=answers.pop(0)))
+                await self.codex.submit(
+                    PatchApproval(id=event.msg.call_id, decision=answers.pop(0))
+                )
             elif kind in ("task_complete", "turn_aborted") and event.id == sub_id:
                 return self.events[start:]
 
     def of_type(self, kind: str, events: list[Event] | None = None) -> list[Any]:
-        return [event.msg for event in (events if events is not None else self.events) if event.msg.type == kind]
+        return [
+            event.msg
+            for event in (events if events is not None else self.events)
+            if event.msg.type == kind
+        ]
 
 
 class running_engine:

@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -226,6 +226,12 @@ class SchemaChecker:
     def check_result(self, method: str, result: Any) -> None:
         """Check a bare result object (no envelope) of client request `method`."""
         _raise_if(self.errors_against(self.result_pointer(method), result, label=method))
+
+
+@cache
+def default_checker() -> SchemaChecker:
+    """One shared checker over the reference schema; loading the bundle takes a moment."""
+    return SchemaChecker()
 
 
 @dataclass

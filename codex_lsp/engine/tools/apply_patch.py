@@ -65,8 +65,15 @@ def assess_patch(plan: PatchPlan, ctx: TurnContext, cwd: Path) -> tuple[str, str
     listed = ", ".join(str(path) for path in outside)
     if ctx.approval_policy == AskForApproval.NEVER:
         if isinstance(ctx.sandbox_policy, ReadOnly):
-            return "reject", f"writing is blocked by read-only sandbox; rejected by user approval settings: {listed}"
-        return "reject", f"writing outside of the project; rejected by user approval settings: {listed}"
+            return (
+                "reject",
+                "writing is blocked by read-only sandbox; rejected by user approval settings: "
+                + listed,
+            )
+        return (
+            "reject",
+            f"writing outside of the project; rejected by user approval settings: {listed}",
+        )
     return "ask", f"the patch writes outside the writable roots: {listed}"
 
 
@@ -108,7 +115,9 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     try:
         await session.workspace.apply(plan)
     except WorkspaceEditError as err:
-        session.emit(call.sub_id, _end(call, changes, success=False, status="failed", stderr=str(err)))
+        session.emit(
+            call.sub_id, _end(call, changes, success=False, status="failed", stderr=str(err))
+        )
         return ToolOutput(f"apply_patch failed: {err}", success=False)
     summary = plan.summary()
     session.emit(call.sub_id, _end(call, changes, success=True, status="completed", stdout=summary))

@@ -49,5 +49,9 @@ class ToolRouter:
 
 def output_item(call_item: dict[str, Any], output: ToolOutput) -> dict[str, Any]:
     """The history item that answers `call_item`."""
-    kind = "custom_tool_call_output" if call_item.get("type") == "custom_tool_call" else "function_call_output"
+    kind = (
+        "custom_tool_call_output"
+        if call_item.get("type") == "custom_tool_call"
+        else "function_call_output"
+    )
     return {"type": kind, "call_id": call_item.get("call_id"), "output": output.text}

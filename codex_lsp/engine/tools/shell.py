@@ -74,9 +74,8 @@ def command_env() -> dict[str, str]:
 
 async def handle_shell_command(call: ToolCall) -> ToolOutput:
     args = parse_shell_args(call.payload)
-    cwd = call.ctx.cwd
-    if args.workdir:
-        cwd = (call.ctx.cwd / args.workdir).resolve() if not Path(args.workdir).is_absolute() else Path(args.workdir)
+    # A relative workdir is relative to the turn's cwd; an absolute one joins as itself.
+    cwd = (call.ctx.cwd / args.workdir).resolve() if args.workdir else call.ctx.cwd
     argv = shell_command_argv(args.command)
     from codex_lsp.engine.tools.apply_patch import patch_from_shell
 
@@ -109,13 +108,19 @@ async def run_command(call: ToolCall, argv: list[str], cwd: Path, args: ShellArg
 
     output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=not unsandboxed)
     if output is None:
-        return ToolOutput("command refused: the sandbox this policy needs is not available "
-                          "on this machine", success=False)
-    denied = not unsandboxed and is_likely_sandbox_denied(output.exit_code, output.aggregated_output)
-    if denied and not approved_by_user and should_escalate_on_sandbox_denial(ctx.approval_policy):
-        if await ask_exec_approval(call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None):
-            output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=False)
-            assert output is not None
+        return ToolOutput(
+            "command refused: the sandbox this policy needs is not available on this machine",
+            success=False,
+        )
+    denied = not unsandboxed and is_likely_sandbox_denied(
+        output.exit_code, output.aggregated_output
+    )
+    escalate = (
+        denied and not approved_by_user and should_escalate_on_sandbox_denial(ctx.approval_policy)
+    )
+    if escalate and await ask_exec_approval(call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None):
+        output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=False)
+        assert output is not None
     text = format_for_model(output)
     return ToolOutput(text, success=output.exit_code == 0)
 
@@ -195,7 +200,9 @@ async def _run(
             ),
         )
 
-    params = ExecParams(argv=run_argv, cwd=cwd, env=env, timeout_ms=timeout_ms or DEFAULT_TIMEOUT_MS)
+    params = ExecParams(
+        argv=run_argv, cwd=cwd, env=env, timeout_ms=timeout_ms or DEFAULT_TIMEOUT_MS
+    )
     output = await run_exec(params, on_output=on_output)
     formatted = format_for_model(output)
     secs = int(output.duration_s)
