@@ -148,7 +148,11 @@ def test_rate_limit_headers_and_tracker() -> None:
         "resets_at": 1_700_000_500,
     }
     v2 = snapshot.to_v2()
-    assert v2["secondary"] == {"usedPercent": 7, "windowDurationMins": 10080, "resetsAt": 1700000060}
+    assert v2["secondary"] == {
+        "usedPercent": 7,
+        "windowDurationMins": 10080,
+        "resetsAt": 1_700_000_060,
+    }
     assert v2["credits"] == {"hasCredits": True, "unlimited": False, "balance": "12.5"}
     assert parse_rate_limit_headers({"content-type": "text/event-stream"}) is None
 

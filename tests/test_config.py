@@ -296,8 +296,7 @@ def test_bad_value_names_file_line_and_key(tmp_path: Path) -> None:
         ),
         (
             '[model_providers."my.dotted"]\nname = "x"\nwire_api = "grpc"\n',
-            ':3: model_providers."my.dotted".wire_api: expected one of responses, chat, '
-            'got "grpc"',
+            ':3: model_providers."my.dotted".wire_api: expected one of responses, chat, got "grpc"',
         ),
         (
             "model_context_window = -5\n",

@@ -115,4 +115,5 @@ async def test_cli_serves_script_file_and_control_endpoints(tmp_path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        proc.stdout.close()
     assert proc.returncode == 0

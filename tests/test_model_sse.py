@@ -130,3 +130,8 @@ def test_parse_retry_after_seconds_date_and_garbage() -> None:
 )
 def test_parse_try_again(message: str | None, seconds: float | None) -> None:
     assert parse_try_again(message) == seconds
+
+
+def test_short_first_chunks_are_not_mistaken_for_a_bom() -> None:
+    assert feed_all([b"\n", b"\ndata: x\n", b"\n"]) == [SseMessage("message", "x")]
+    assert feed_all([b"\xef", b"\xbb", b"\xbf", b"data: y\n\n"]) == [SseMessage("message", "y")]

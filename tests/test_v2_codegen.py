@@ -226,3 +226,51 @@ def test_declaration_carries_descriptions_and_references() -> None:
     text, references = declaration("Thing", schema)
     assert text == "/** A thing. */\nexport type Thing = {\n  /** The kid. */\n  kid: Kid;\n};\n"
     assert references == {"Kid"}
+
+
+# Our additions beyond the reference, on purpose (see the model's comment).
+EXTENSIONS = {("FileChangeRequestApprovalParams", "changes")}
+
+
+def _reference_shapes(bundle: dict) -> dict[str, tuple[set[str], set[str]]]:
+    """Reference type or union variant title -> (property names, required names).
+
+    A union's own properties (`startedAtMs` on `ThreadItem`) and the properties of a variant's
+    nested `anyOf` (`url` / `fileId` on `ImageUserInput`) count for the variant.
+    """
+    definitions = {**bundle["definitions"], **bundle["definitions"]["v2"]}
+    shapes: dict[str, tuple[set[str], set[str]]] = {}
+
+    def add(name: str, node: dict, inherited: set[str]) -> None:
+        props = set(node.get("properties", {})) | inherited
+        for alt in node.get("anyOf", []):
+            props |= set(alt.get("properties", {})) if isinstance(alt, dict) else set()
+        shapes.setdefault(name, (props, set(node.get("required", []))))
+
+    named = {name: node for name, node in definitions.items() if isinstance(node, dict)}
+    for name, node in named.items():
+        add(name, node, set())
+    # Variants second, so a variant title never shadows a named type (`ErrorNotification`).
+    for node in named.values():
+        own = set(node.get("properties", {}))
+        for alt in node.get("oneOf", []) + node.get("anyOf", []):
+            if isinstance(alt, dict) and "title" in alt and "properties" in alt:
+                add(alt["title"], alt, own)
+    return shapes
+
+
+def test_our_fields_are_the_references_fields() -> None:
+    """No misspelt field: each property we write exists in the reference type of that name, and
+    each property the reference requires is one we define."""
+    shapes = _reference_shapes(SchemaChecker().bundle)
+    compared = 0
+    for name, schema in build_bundle()["definitions"].items():
+        if name not in shapes or "properties" not in schema:
+            continue
+        reference_props, reference_required = shapes[name]
+        ours = set(schema["properties"])
+        extra = {p for p in ours - reference_props if (name, p) not in EXTENSIONS}
+        assert not extra, f"{name}: not in the reference: {sorted(extra)}"
+        assert reference_required <= ours, f"{name}: missing {reference_required - ours}"
+        compared += 1
+    assert compared > 80

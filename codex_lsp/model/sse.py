@@ -14,6 +14,7 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import NamedTuple
 
 _CR = 0x0D
+_BOM = b"\xef\xbb\xbf"
 
 
 class SseMessage(NamedTuple):
@@ -40,11 +41,14 @@ class SseParser:
         buf = self._buf
         old_len = len(buf)
         buf += chunk
-        if not self._started and len(buf) >= 3:
+        if not self._started:
+            # A UTF-8 BOM may open the stream, possibly split across the first chunks.
+            if len(buf) < 3 and _BOM.startswith(buf):
+                return []
             self._started = True
-            if buf[:3] == b"\xef\xbb\xbf":  # a UTF-8 BOM may open the stream
+            if buf.startswith(_BOM):
                 del buf[:3]
-                old_len = max(0, old_len - 3)
+                old_len = 0
                 if not buf:
                     return []
         # A trailing CR may be the first half of CRLF; keep it until the next byte decides.

@@ -112,8 +112,12 @@ class BrowserLogin:
             "state": self._state,
         }
         self.auth_url = f"{self._issuer}/oauth/authorize?{urlencode(query)}"
+        # A short poll interval lets cancel() free the port promptly.
         threading.Thread(
-            target=server.serve_forever, name=f"login-{self.login_id[:8]}", daemon=True
+            target=server.serve_forever,
+            args=(0.05,),
+            name=f"login-{self.login_id[:8]}",
+            daemon=True,
         ).start()
         self._timer = threading.Timer(self._timeout, self._finish, (False, "sign-in timed out"))
         self._timer.daemon = True

@@ -1,1 +1,1 @@
-"""Test support shared by every suite: the scripted model server and its script builders."""
+"""Test support shared by every suite (the scripted model server, its script builders, ...)."""
