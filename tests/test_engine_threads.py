@@ -12,7 +12,7 @@ import anyio
 
 from codex_lsp.store.rollout import read_rollout
 from tests.support.engine import make_git_repo, running_engine, write_config
-from tests.support.scripted_builders import function_call_response, text_response, usage
+from tests.support.scripted_builders import text_response, usage
 
 
 def _input_text(request) -> str:
@@ -24,8 +24,9 @@ async def test_kill_9_mid_turn_then_resume_and_finish(scripted_model, tmp_path):
     write_config(home, scripted_model.base_url)
     scripted_model.enqueue(text_response("the first answer", response_id="resp_a"))
     # The second turn's model call stalls mid-stream: the process dies while it waits.
-    scripted_model.enqueue([{"sse": {"type": "response.created", "response": {"id": "resp_b"}}},
-                            {"stall_s": 30}])
+    scripted_model.enqueue(
+        [{"sse": {"type": "response.created", "response": {"id": "resp_b"}}}, {"stall_s": 30}]
+    )
     env = {**os.environ, "CODEX_HOME": str(home)}
     proc = await anyio.open_process([sys.executable, "-m", "codex_lsp", "proto"], env=env)
     buffer = b""
@@ -46,11 +47,22 @@ async def test_kill_9_mid_turn_then_resume_and_finish(scripted_model, tmp_path):
     with anyio.fail_after(30):
         await send({"id": "c", "op": {"type": "configure_session", "cwd": str(ws)}})
         rollout = Path((await until("session_configured"))["msg"]["rollout_path"])
-        await send({"id": "t1", "op": {"type": "user_input",
-                                       "items": [{"type": "text", "text": "remember the word teal"}]}})
+        await send(
+            {
+                "id": "t1",
+                "op": {
+                    "type": "user_input",
+                    "items": [{"type": "text", "text": "remember the word teal"}],
+                },
+            }
+        )
         await until("task_complete")
-        await send({"id": "t2", "op": {"type": "user_input",
-                                       "items": [{"type": "text", "text": "now a long one"}]}})
+        await send(
+            {
+                "id": "t2",
+                "op": {"type": "user_input", "items": [{"type": "text", "text": "now a long one"}]},
+            }
+        )
         await until("user_message")
         await anyio.to_thread.run_sync(scripted_model.wait_for_requests, 2)
         proc.send_signal(signal.SIGKILL)
@@ -69,7 +81,9 @@ async def test_kill_9_mid_turn_then_resume_and_finish(scripted_model, tmp_path):
         events = await engine.run_turn("what was the word?")
         assert engine.of_type("task_complete", events)[0].last_agent_message == "teal, as you asked"
     sent = _input_text(scripted_model.requests[-1])
-    assert "remember the word teal" in sent and "the first answer" in sent and "now a long one" in sent
+    assert (
+        "remember the word teal" in sent and "the first answer" in sent and "now a long one" in sent
+    )
     # The resumed thread kept writing to the same file.
     assert sum(1 for line in read_rollout(rollout).lines if line.type == "session_meta") == 1
     assert "teal, as you asked" in rollout.read_text()
@@ -96,7 +110,10 @@ async def test_fork_then_both_branches_go_on_independently(scripted_model, tmp_p
         await fork_engine.run_turn("fork follow-up")
         await main_engine.run_turn("main follow-up")
 
-    by_text = {r.body["input"][-1]["content"][0]["text"]: _input_text(r) for r in scripted_model.requests[2:]}
+    by_text = {
+        r.body["input"][-1]["content"][0]["text"]: _input_text(r)
+        for r in scripted_model.requests[2:]
+    }
     fork_sent, main_sent = by_text["fork follow-up"], by_text["main follow-up"]
     assert "first question" in fork_sent and "second question" not in fork_sent
     assert "second question" in main_sent and "fork branch" not in main_sent
@@ -104,11 +121,16 @@ async def test_fork_then_both_branches_go_on_independently(scripted_model, tmp_p
     assert "fork branch" not in Path(source).read_text()
 
 
-async def test_compaction_when_history_nears_a_small_window_and_resume_from_summary(scripted_model, tmp_path):
+async def test_compaction_when_history_nears_a_small_window_and_resume_from_summary(
+    scripted_model, tmp_path
+):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
     write_config(home, scripted_model.base_url, extra="model_context_window = 1000")
-    scripted_model.enqueue(text_response("a long first answer", response_id="r1",
-                                         usage=usage(input_tokens=900, output_tokens=50)))
+    scripted_model.enqueue(
+        text_response(
+            "a long first answer", response_id="r1", usage=usage(input_tokens=900, output_tokens=50)
+        )
+    )
     scripted_model.enqueue(text_response("SUMMARY: user likes teal", response_id="rs"))
     scripted_model.enqueue(text_response("answer after compaction", response_id="r2"))
     async with running_engine(home) as engine:

@@ -8,9 +8,6 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft7Validator
-from support.schema_check import SchemaChecker, read_trace, traces_dir
-from test_v2_events import NOTIFICATION_SAMPLES, SERVER_REQUEST_SAMPLES
-from test_v2_requests import CLIENT_SAMPLES
 
 from codex_lsp.appserver.schema_gen import (
     BUNDLE_FILE,
@@ -20,6 +17,9 @@ from codex_lsp.appserver.schema_gen import (
 )
 from codex_lsp.appserver.ts_gen import TsConverter, declaration, generate_ts
 from codex_lsp.protocol import v2
+from tests.support.schema_check import SchemaChecker, default_checker, read_trace, traces_dir
+from tests.test_v2_events import NOTIFICATION_SAMPLES, SERVER_REQUEST_SAMPLES
+from tests.test_v2_requests import CLIENT_SAMPLES
 
 
 @pytest.fixture(scope="module")
@@ -262,7 +262,7 @@ def _reference_shapes(bundle: dict) -> dict[str, tuple[set[str], set[str]]]:
 def test_our_fields_are_the_references_fields() -> None:
     """No misspelt field: each property we write exists in the reference type of that name, and
     each property the reference requires is one we define."""
-    shapes = _reference_shapes(SchemaChecker().bundle)
+    shapes = _reference_shapes(default_checker().bundle)
     compared = 0
     for name, schema in build_bundle()["definitions"].items():
         if name not in shapes or "properties" not in schema:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel
-from support.schema_check import SchemaChecker, default_checker
-from test_v2_items import item_variants, limits, thread, turn, usage
 
 from codex_lsp.protocol import v2
 from codex_lsp.protocol import v2_items as it
@@ -13,6 +11,8 @@ from codex_lsp.protocol import v2_notifications as note
 from codex_lsp.protocol import v2_requests as req
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
+from tests.support.schema_check import SchemaChecker, default_checker
+from tests.test_v2_items import item_variants, limits, thread, turn, usage
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from typing import get_args
 
 import pytest
 from pydantic import BaseModel
-from support.schema_check import SchemaChecker, default_checker
 
 from codex_lsp.protocol import v2
 from codex_lsp.protocol import v2_account as acc
@@ -17,6 +16,7 @@ from codex_lsp.protocol import v2_common as com
 from codex_lsp.protocol import v2_items as it
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
+from tests.support.schema_check import SchemaChecker, default_checker
 
 
 @pytest.fixture(scope="module")

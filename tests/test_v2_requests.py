@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel
-from support.schema_check import SchemaChecker, default_checker
-from test_v2_items import item_variants, limits, session, thread, turn
 
 from codex_lsp.protocol import v2
 from codex_lsp.protocol import v2_account as acc
@@ -16,6 +14,8 @@ from codex_lsp.protocol import v2_initialize as ini
 from codex_lsp.protocol import v2_items as it
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
+from tests.support.schema_check import SchemaChecker, default_checker
+from tests.test_v2_items import item_variants, limits, session, thread, turn
 
 
 @pytest.fixture(scope="module")

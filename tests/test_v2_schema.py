@@ -9,17 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.schema_check import (
+
+from codex_lsp.protocol import v2
+from codex_lsp.protocol import v2_requests as req
+from tests.support.schema_check import (
     SchemaChecker,
     SchemaViolation,
     TranscriptChecker,
     default_checker,
     read_trace,
+    schema_dir,
     traces_dir,
 )
-
-from codex_lsp.protocol import v2
-from codex_lsp.protocol import v2_requests as req
 
 TRACES = sorted(traces_dir().glob("*.jsonl"))
 
@@ -134,3 +135,13 @@ def test_our_models_read_real_traffic_and_write_it_back_valid(checker: SchemaChe
         "item/started",
         "item/commandExecution/requestApproval",
     } <= seen
+
+
+def test_shared_dir_can_be_overridden(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    real = schema_dir()
+    monkeypatch.setenv("CODEX_LSP_SHARED_DIR", str(tmp_path))
+    assert schema_dir() == tmp_path / "reference" / "codex-app-server-schema" / "stable"
+    with pytest.raises(FileNotFoundError, match="CODEX_LSP_SHARED_DIR"):
+        SchemaChecker()
+    monkeypatch.setenv("CODEX_LSP_SHARED_DIR", str(real.parents[2]))
+    assert SchemaChecker().client_requests["thread/start"].startswith("/definitions/ClientRequest")

@@ -128,7 +128,7 @@ async def _stream_once(
             return result
     raise ModelError(
         "stream closed before response.completed",
-        codex_error_info="response_stream_disconnected",
+        codex_error_info={"response_stream_disconnected": {"http_status_code": None}},
         retryable=True,
     )
 

@@ -10,6 +10,7 @@ A script is a JSON list of steps, so tests in other languages can drive it too:
 * `{"sse": {...event...}}`: one SSE message, `event: <type>` plus `data: <json>`;
 * `{"data": {...} | "[DONE]"}`: a `data:`-only message (the Chat Completions style);
 * `{"raw": "text"}`: bytes written as they are (for malformed or split SSE);
+* `{"stamp_delta": n}`: a text delta `"n:<perf_counter_ns at write>"`, for latency benches;
 * `{"stall_s": 2.0}`: pause; before any body step this delays the response headers;
 * `{"disconnect": true}`: drop the connection (mid-stream, or before any response);
 * `{"headers": {...}}`: extra response headers for the stream (before any body step);
@@ -30,6 +31,7 @@ import json
 import signal
 import socket
 import threading
+import time
 from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -327,6 +329,11 @@ def _encode_step(step: dict[str, Any]) -> bytes:
         return f"data: {text}\n\n".encode()
     if "raw" in step:
         return str(step["raw"]).encode("utf-8")
+    if "stamp_delta" in step:
+        # A text delta carrying the moment it is written, for latency benches.
+        delta = f"{step['stamp_delta']}:{time.perf_counter_ns()}"
+        event = {"type": "response.output_text.delta", "item_id": "msg_stamp", "delta": delta}
+        return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
     raise ValueError(f"unknown script step: {step!r}")
 
 

@@ -1,0 +1,406 @@
+"""Real commands, run through `wrap_command`, trying to get out of the sandbox.
+
+Each test runs under `workspace-write` with the network off, in a workspace that is
+a git repository, twice: with the private mount namespace (the normal path) and with
+Landlock alone (`CODEX_LSP_SANDBOX_DISABLE=mountns`, what a kernel or container that
+refuses namespaces gets). A denial must show up in the output the way a user would
+see it, and the thing the command tried to change must be unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.sandbox import is_likely_sandbox_denied, sandbox_support, wrap_command
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not sandbox_support().landlock,
+    reason="needs Linux with Landlock",
+)
+
+DENIALS = ("Permission denied", "Operation not permitted", "Read-only file system")
+ISOLATED = WorkspaceWrite(exclude_slash_tmp=True, exclude_tmpdir_env_var=True)
+PY = sys.executable
+
+
+@dataclass
+class Result:
+    code: int
+    output: str
+
+    def denied(self) -> bool:
+        return any(d in self.output for d in DENIALS) and is_likely_sandbox_denied(
+            self.code, self.output
+        )
+
+
+@pytest.fixture(params=["mountns", "landlock-only"])
+def mode(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "README.md").write_text("hello\n")
+    (root / "src").mkdir()
+    return root
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    # Not under /tmp, which the policy makes writable.
+    path = Path(tempfile.mkdtemp(prefix="sandbox-outside-", dir="/var/tmp"))
+    (path / "victim.txt").write_text("original\n")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def run(
+    script: str | list[str],
+    ws: Path,
+    mode: str = "mountns",
+    policy: WorkspaceWrite | ReadOnly | DangerFullAccess = ISOLATED,
+) -> Result:
+    argv = ["bash", "-c", script] if isinstance(script, str) else script
+    env = dict(os.environ)
+    env.pop("TMPDIR", None)
+    if mode == "landlock-only":
+        env["CODEX_LSP_SANDBOX_DISABLE"] = "mountns"
+    wrapped, wrapped_env = wrap_command(argv, policy, ws, env)
+    proc = subprocess.run(
+        wrapped, env=wrapped_env, cwd=ws, capture_output=True, text=True, timeout=120
+    )
+    return Result(proc.returncode, proc.stdout + proc.stderr)
+
+
+# --- filesystem escapes ------------------------------------------------------------
+
+
+def test_write_outside_by_absolute_path_is_denied(ws: Path, outside: Path, mode: str) -> None:
+    result = run(f"echo pwned > {outside}/new.txt; echo pwned > {outside}/victim.txt", ws, mode)
+    assert result.denied(), result.output
+    assert not (outside / "new.txt").exists()
+    assert (outside / "victim.txt").read_text() == "original\n"
+
+
+def test_write_outside_by_dotdot_is_denied(ws: Path, mode: str) -> None:
+    sibling = ws.parent / "sibling"
+    sibling.mkdir()
+    result = run("echo pwned > ../sibling/x.txt; mkdir ../escape-dir", ws, mode)
+    assert result.denied(), result.output
+    assert not (sibling / "x.txt").exists()
+    assert not (ws.parent / "escape-dir").exists()
+
+
+def test_write_through_symlink_pointing_out_is_denied(
+    ws: Path, outside: Path, mode: str
+) -> None:
+    (ws / "out-link").symlink_to(outside)
+    (ws / "victim-link").symlink_to(outside / "victim.txt")
+    result = run("echo pwned > out-link/new.txt; echo pwned > victim-link", ws, mode)
+    assert result.denied(), result.output
+    assert not (outside / "new.txt").exists()
+    assert (outside / "victim.txt").read_text() == "original\n"
+
+
+def test_hard_link_to_outside_file_is_denied(ws: Path, outside: Path, mode: str) -> None:
+    result = run(f"ln {outside}/victim.txt src/hl && echo pwned > src/hl", ws, mode)
+    assert result.code != 0
+    assert not (ws / "src" / "hl").exists()
+    assert (outside / "victim.txt").read_text() == "original\n"
+
+
+def test_git_metadata_stays_read_only(ws: Path, mode: str) -> None:
+    config = (ws / ".git" / "config").read_text()
+    result = run(
+        "echo evil >> .git/config; echo evil > .git/hooks/pre-commit; "
+        "mv .git .git-moved; rm -rf .git; touch .git/index.lock",
+        ws,
+        mode,
+    )
+    assert result.denied(), result.output
+    assert (ws / ".git" / "config").read_text() == config
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    assert not (ws / ".git" / "index.lock").exists()
+    assert not (ws / ".git-moved").exists()
+
+
+def test_existing_codex_and_agents_dirs_stay_read_only(ws: Path, mode: str) -> None:
+    (ws / ".codex").mkdir()
+    (ws / ".agents").mkdir()
+    result = run("echo x > .codex/config.toml; echo x > .agents/skill.md; rmdir .agents", ws, mode)
+    assert result.denied(), result.output
+    assert not (ws / ".codex" / "config.toml").exists()
+    assert not (ws / ".agents" / "skill.md").exists()
+    assert (ws / ".agents").is_dir()
+
+
+def test_first_codex_dir_in_the_cwd(ws: Path, mode: str) -> None:
+    result = run("mkdir .codex && echo x > .codex/config.toml", ws, mode)
+    if mode == "mountns":
+        # A read-only mount needs an existing mount point, and making one would
+        # leave a stray `.codex` in every workspace. As in Codex, shell commands may
+        # create the first `.codex`; patches to it still need approval
+        # (`is_path_writable` says no).
+        assert result.code == 0, result.output
+    else:
+        assert result.denied(), result.output
+        assert not (ws / ".codex").exists()
+
+
+def test_git_write_through_a_symlink_is_denied(ws: Path, mode: str) -> None:
+    (ws / "src" / "g").symlink_to(ws / ".git")
+    result = run("echo evil > src/g/hooks/post-checkout", ws, mode)
+    assert result.denied(), result.output
+    assert not (ws / ".git" / "hooks" / "post-checkout").exists()
+
+
+def test_mount_tricks_cannot_reopen_git(ws: Path, mode: str) -> None:
+    script = r"""
+import ctypes, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+git = os.path.abspath(".git").encode()
+print("umount", libc.umount2(git, 2), ctypes.get_errno())
+print("remount", libc.mount(None, git, None, ctypes.c_ulong(4096 | 32), None), ctypes.get_errno())
+attr = ctypes.create_string_buffer(struct.pack("=QQQQ", 0, 1, 0, 0), 32)
+print("setattr", libc.syscall(ctypes.c_long(442), ctypes.c_long(-100), git, ctypes.c_long(0),
+      attr, ctypes.c_long(32)), ctypes.get_errno())
+tree = libc.syscall(ctypes.c_long(428), ctypes.c_long(-100), b".", ctypes.c_long(1 | 0x80000))
+print("open_tree", tree, ctypes.get_errno())
+if tree >= 0:
+    os.open(".git/hooks/pre-push", os.O_CREAT | os.O_WRONLY, dir_fd=tree)
+for path in (".git/hooks/pre-push", ".git/config"):
+    try:
+        open(path, "a").write("evil")
+    except OSError as exc:
+        print(path, exc)
+"""
+    result = run([PY, "-c", script], ws, mode, policy=WorkspaceWrite(network_access=True))
+    assert not (ws / ".git" / "hooks" / "pre-push").exists(), result.output
+    assert "evil" not in (ws / ".git" / "config").read_text()
+    assert result.denied(), result.output
+
+
+def test_sibling_files_stay_writable_including_new_ones(ws: Path, mode: str) -> None:
+    result = run(
+        "echo more >> README.md && echo one > src/new.py && mkdir -p src/pkg/deep "
+        "&& echo two > src/pkg/deep/mod.py && mv src/new.py src/renamed.py && rm src/renamed.py",
+        ws,
+        mode,
+    )
+    assert result.code == 0, result.output
+    assert (ws / "README.md").read_text() == "hello\nmore\n"
+    assert (ws / "src" / "pkg" / "deep" / "mod.py").read_text() == "two\n"
+    assert not (ws / "src" / "renamed.py").exists()
+
+
+def test_files_created_later_in_the_root(ws: Path, mode: str) -> None:
+    first = run("echo 1 > notes.txt && echo 2 >> notes.txt && mkdir build", ws, mode)
+    if mode == "mountns":
+        assert first.code == 0, first.output
+        assert (ws / "notes.txt").read_text() == "1\n2\n"
+        second = run("echo 3 >> notes.txt && touch build/out.o", ws, mode)
+        assert second.code == 0, second.output
+        assert (ws / "notes.txt").read_text() == "1\n2\n3\n"
+        assert (ws / "build" / "out.o").exists()
+    else:
+        # Landlock alone cannot allow creating entries in the root without allowing
+        # them in `.git` too, so it refuses the former to keep the latter.
+        assert first.denied(), first.output
+        assert not (ws / "notes.txt").exists()
+        # Files that existed when the command started stay writable.
+        (ws / "notes.txt").write_text("1\n")
+        second = run("echo 2 >> notes.txt", ws, mode)
+        assert second.code == 0, second.output
+        assert (ws / "notes.txt").read_text() == "1\n2\n"
+
+
+def test_metadata_outside_the_roots_cannot_change(ws: Path, outside: Path) -> None:
+    victim = outside / "victim.txt"
+    before = victim.stat()
+    result = run(f"chmod 777 {victim}; touch -d 2001-01-01 {victim}", ws)
+    assert result.denied(), result.output
+    after = victim.stat()
+    assert (after.st_mode, after.st_mtime) == (before.st_mode, before.st_mtime)
+
+
+def test_read_only_policy_denies_workspace_writes(ws: Path, mode: str) -> None:
+    result = run(
+        "echo x > /dev/null && echo devnull-ok; echo x >> README.md; touch src/new.py",
+        ws,
+        mode,
+        policy=ReadOnly(),
+    )
+    assert "devnull-ok" in result.output
+    assert result.denied(), result.output
+    assert (ws / "README.md").read_text() == "hello\n"
+    assert not (ws / "src" / "new.py").exists()
+
+
+# --- network escapes -----------------------------------------------------------------
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[int, list[bytes]]]:
+    """A TCP server on 127.0.0.1 recording what every connection sent."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    received: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    received.append(conn.recv(1024))
+                except OSError:
+                    received.append(b"")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1], received
+    stop.set()
+    thread.join()
+    listener.close()
+
+
+CONNECT = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1]))).send(b'x')"
+
+
+def test_tcp_connect_is_denied(ws: Path, server: tuple[int, list[bytes]], mode: str) -> None:
+    port, received = server
+    py = run([PY, "-c", CONNECT, str(port)], ws, mode)
+    assert "PermissionError: [Errno 1] Operation not permitted" in py.output
+    sh = run(f"echo hi > /dev/tcp/127.0.0.1/{port}", ws, mode)
+    assert "Operation not permitted" in sh.output
+    assert py.denied() and sh.denied()
+    assert received == []
+
+
+def test_child_processes_and_pipelines_inherit_the_filter(
+    ws: Path, server: tuple[int, list[bytes]], mode: str
+) -> None:
+    port, received = server
+    child = f"import subprocess, sys; sys.exit(subprocess.call([sys.executable, '-c', {CONNECT!r}, '{port}']))"
+    nested = run([PY, "-c", child], ws, mode)
+    assert "Operation not permitted" in nested.output
+    pipeline = run(
+        f"echo hi | (cat > /dev/tcp/127.0.0.1/{port}) | cat; "
+        f"bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' & wait",
+        ws,
+        mode,
+    )
+    assert pipeline.output.count("Operation not permitted") >= 2, pipeline.output
+    assert nested.denied() and pipeline.denied()
+    assert received == []
+
+
+def test_unix_sockets_between_processes_still_work(ws: Path, mode: str) -> None:
+    script = """
+import socket, os
+a, b = socket.socketpair()
+if os.fork() == 0:
+    b.send(b"ping from child")
+    os._exit(0)
+print(a.recv(100).decode())
+os.wait()
+try:
+    socket.socket(socket.AF_UNIX).bind("srv.sock")
+except OSError as exc:
+    print("bind:", exc)
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+except OSError as exc:
+    print("udp:", exc)
+"""
+    result = run([PY, "-c", script], ws, mode)
+    assert "ping from child" in result.output
+    # Naming an address is how a sandboxed process would reach daemons outside it.
+    assert "bind: [Errno 1] Operation not permitted" in result.output
+    assert "udp: [Errno 1] Operation not permitted" in result.output
+
+
+def test_network_policy_on_allows_tcp(ws: Path, server: tuple[int, list[bytes]]) -> None:
+    port, received = server
+    result = run([PY, "-c", CONNECT, str(port)], ws, policy=WorkspaceWrite(network_access=True))
+    assert result.code == 0, result.output
+    assert received == [b"x"]
+
+
+def test_full_access_runs_unwrapped(ws: Path, server: tuple[int, list[bytes]]) -> None:
+    port, received = server
+    argv, env = wrap_command([PY, "-c", CONNECT, str(port)], DangerFullAccess(), ws, os.environ)
+    assert argv[0] == PY and "--policy" not in argv
+    assert subprocess.run(argv, env=env, cwd=ws, timeout=60).returncode == 0
+    assert received == [b"x"]
+
+
+def test_ptrace_is_denied_and_x32_syscalls_kill(ws: Path) -> None:
+    ptrace = "import ctypes; print('ptrace', ctypes.CDLL(None).ptrace(0, 0, 0, 0))"
+    assert "ptrace -1" in run([PY, "-c", ptrace], ws).output
+    x32 = "import ctypes; ctypes.CDLL(None).syscall(0x40000000 | 39); print('survived')"
+    result = run([PY, "-c", x32], ws)
+    assert "survived" not in result.output
+    assert is_likely_sandbox_denied(result.code, result.output)
+
+
+# --- allowed work still works ------------------------------------------------------------
+
+
+def test_ordinary_work_still_works(ws: Path, mode: str) -> None:
+    (ws / "src" / "hello.c").write_text(
+        '#include <stdio.h>\nint main(void) { puts("hello from c"); return 0; }\n'
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="sandbox-scratch-", dir="/tmp"))
+    try:
+        result = run(
+            "set -e; cc -o src/hello src/hello.c; ./src/hello; head -1 /etc/passwd; "
+            f"echo scratch > {scratch}/out.txt; echo created > created.txt 2>/dev/null || true; "
+            'echo "sandbox=$CODEX_SANDBOX net_disabled=$CODEX_SANDBOX_NETWORK_DISABLED"; '
+            "git status --short src | head -1",
+            ws,
+            mode,
+            policy=WorkspaceWrite(),
+        )
+        assert result.code == 0, result.output
+        assert "hello from c" in result.output
+        assert result.output.splitlines()[1].startswith("root:")
+        assert (scratch / "out.txt").read_text() == "scratch\n"
+        assert "sandbox=seccomp net_disabled=1" in result.output
+        assert "?? src/" in result.output
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_writes_to_tmp_follow_the_policy(ws: Path) -> None:
+    name = f"/tmp/sandbox-test-{os.getpid()}-{id(ws)}"
+    try:
+        allowed = run(f"echo ok > {name}", ws, policy=WorkspaceWrite())
+        assert allowed.code == 0, allowed.output
+        assert Path(name).read_text() == "ok\n"
+        Path(name).unlink()
+        refused = run(f"echo ok > {name}", ws, policy=ISOLATED)
+        assert refused.denied(), refused.output
+        assert not Path(name).exists()
+    finally:
+        Path(name).unlink(missing_ok=True)
