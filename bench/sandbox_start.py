@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from codex_lsp.protocol.policy import ReadOnly, WorkspaceWrite  # noqa: E402
-from codex_lsp.sandbox import wrap_command  # noqa: E402
+from codex_lsp.protocol.policy import ReadOnly, WorkspaceWrite
+from codex_lsp.sandbox import wrap_command
 
 BUDGET_MS = 30.0
 
@@ -40,7 +40,9 @@ def median_ms(argv: list[str], env: dict[str, str], cwd: str, runs: int) -> floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--policy", choices=("workspace-write", "read-only"), default="workspace-write")
+    parser.add_argument(
+        "--policy", choices=("workspace-write", "read-only"), default="workspace-write"
+    )
     args = parser.parse_args()
 
     workspace = tempfile.mkdtemp(prefix="sandbox-bench-")

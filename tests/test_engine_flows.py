@@ -172,3 +172,34 @@ async def test_ops_before_configure_and_unknown_ops_get_errors(scripted_model, t
         )
         configured = await engine.configure(cwd=str(tmp_path))
         assert configured.msg.type == "session_configured"
+
+
+async def test_a_command_printing_100_mb_reaches_the_model_truncated(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url, sandbox_mode="danger-full-access")
+    command = "head -c 100000000 /dev/zero | tr '\\0' a; echo; echo THE-END"
+    scripted_model.enqueue(function_call_response("shell_command", {"command": command}))
+    scripted_model.enqueue(text_response("that was a lot"))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        events = await engine.run_turn("print a lot")
+    end = engine.of_type("exec_command_end", events)[0]
+    assert end.exit_code == 0
+    sent = _outputs(scripted_model.requests[1].body, "function_call_output")[0]
+    assert sent.startswith("Exit code: 0\n") and "truncated" in sent and "THE-END" in sent
+    assert len(sent.encode()) < 64_000
+
+
+async def test_a_command_hanging_past_its_timeout_is_killed(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url, sandbox_mode="danger-full-access")
+    scripted_model.enqueue(
+        function_call_response("shell_command", {"command": "sleep 30", "timeout_ms": 300})
+    )
+    scripted_model.enqueue(text_response("it hung"))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        events = await engine.run_turn("hang")
+    assert engine.of_type("exec_command_end", events)[0].exit_code == 124
+    sent = _outputs(scripted_model.requests[1].body, "function_call_output")[0]
+    assert "Exit code: 124" in sent and "command timed out after 300 milliseconds" in sent

@@ -275,7 +275,9 @@ def test_launcher_rejects_bad_arguments() -> None:
 
 
 def test_launcher_reports_a_missing_command_like_a_shell(tmp_path: Path) -> None:
-    result = launcher("--policy", '{"type":"read-only"}', "--cwd", str(tmp_path), "--", "no-such-cmd")
+    result = launcher(
+        "--policy", '{"type":"read-only"}', "--cwd", str(tmp_path), "--", "no-such-cmd"
+    )
     assert result.returncode == 127
     assert "no-such-cmd: command not found" in result.stderr
 
@@ -283,8 +285,11 @@ def test_launcher_reports_a_missing_command_like_a_shell(tmp_path: Path) -> None
 def test_python_m_entry_point_works(tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parent.parent
     result = subprocess.run(
-        [sys.executable, "-m", "codex_lsp.sandbox", "--policy", '{"type":"read-only"}', "--", "sh"]
-        + ["-c", 'echo "$CODEX_SANDBOX"; touch x'],
+        [
+            *(sys.executable, "-m", "codex_lsp.sandbox"),
+            *("--policy", '{"type":"read-only"}', "--"),
+            *("sh", "-c", 'echo "$CODEX_SANDBOX"; touch x'),
+        ],
         capture_output=True,
         text=True,
         cwd=tmp_path,

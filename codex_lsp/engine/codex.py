@@ -102,6 +102,10 @@ class Codex:
         except anyio.ClosedResourceError:
             log.debug("event after the event queue closed: %s", event.msg.type)
 
+    def event_backlog(self) -> int:
+        """Events sent but not yet read: how far the UI lags behind."""
+        return self._eq_recv.statistics().current_buffer_used
+
     def end_events(self) -> None:
         """Close the event queue: readers finish once they have drained it."""
         self._eq_send.close()

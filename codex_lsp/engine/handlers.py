@@ -105,6 +105,7 @@ async def configure_session(
         history=history,
         rollout=rollout,
         persist_filter=should_persist_event,
+        backlog=codex.event_backlog,
     )
     initial_messages = None
     if resumed_state is not None:

@@ -75,6 +75,7 @@ class Session:
         history: ConversationHistory | None = None,
         rollout: RolloutSink | None = None,
         persist_filter: Callable[[str], bool] | None = None,
+        backlog: Callable[[], int] | None = None,
     ) -> None:
         self.thread_id = thread_id
         self.ctx = ctx
@@ -96,6 +97,7 @@ class Session:
         self._rollout = rollout
         self._persist = persist_filter or (lambda _kind: False)
         self._task: RunningTask | None = None
+        self.event_backlog = backlog or (lambda: 0)
         self._warned: set[str] = set()
 
     # Events and persistence -------------------------------------------------------------

@@ -49,7 +49,18 @@ _EXPORTS = {
     "writable_roots": ".policy",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "SandboxSupport",
+    "SandboxUnavailable",
+    "WritableRoot",
+    "is_likely_sandbox_denied",
+    "is_path_writable",
+    "paths_outside_writable_roots",
+    "sandbox_support",
+    "sandbox_unavailable_warning",
+    "wrap_command",
+    "writable_roots",
+]
 
 
 def __getattr__(name: str) -> object:

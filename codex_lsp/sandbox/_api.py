@@ -60,9 +60,7 @@ def _probe_kernel() -> SandboxSupport:
     from . import _landlock, _seccomp
 
     abi = _landlock.abi_version()
-    return SandboxSupport(
-        landlock=abi >= 1, seccomp=_seccomp.supported(), landlock_abi=abi or None
-    )
+    return SandboxSupport(landlock=abi >= 1, seccomp=_seccomp.supported(), landlock_abi=abi or None)
 
 
 def sandbox_support() -> SandboxSupport:

@@ -54,8 +54,7 @@ def writable_roots(policy: Policy, cwd: Path | str) -> list[WritableRoot]:
     `danger-full-access` (everything is, so roots do not apply).
     """
     return [
-        WritableRoot(Path(root), tuple(Path(p) for p in subs))
-        for root, subs in _specs(policy, cwd)
+        WritableRoot(Path(root), tuple(Path(p) for p in subs)) for root, subs in _specs(policy, cwd)
     ]
 
 

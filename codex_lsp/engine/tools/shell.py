@@ -34,6 +34,9 @@ from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied, wrap
 
 DEFAULT_TIMEOUT_MS = 10_000
 REJECTED_BY_USER = "exec command rejected by user"
+# Live output is dropped while the UI is this many events behind, so a command printing
+# hundreds of megabytes cannot pile them up in memory; the end event has the whole output.
+MAX_EVENT_BACKLOG = 256
 RETRY_WITHOUT_SANDBOX = "command failed; retry without sandbox?"
 
 # Variables that look like credentials never reach commands the model runs.
@@ -189,8 +192,17 @@ async def _run(
     }
     session.emit(call.sub_id, ExecCommandBeginEvent(**begin))
 
+    skipped = 0
+
     # run_exec stops calling back after Codex's cap of deltas per call.
     def on_output(stream: str, chunk: bytes) -> None:
+        nonlocal skipped
+        if session.event_backlog() > MAX_EVENT_BACKLOG:
+            skipped += len(chunk)
+            return
+        if skipped:
+            chunk = f"\n[… {skipped} bytes of output not shown …]\n".encode() + chunk
+            skipped = 0
         session.emit(
             call.sub_id,
             ExecCommandOutputDeltaEvent(

@@ -1,0 +1,74 @@
+"""The JSON-RPC protocol of `codex-lsp serve`: pygls's LSP protocol with the gaps filled.
+
+pygls answers unknown methods itself, but it routes no `codex/*` method it was not told about,
+silently drops requests that arrive after `shutdown` (the client would wait forever), and has no
+way to answer a message it could not parse. This subclass adds those three things; the rest of
+the server only ever sees pygls's normal handler interface.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.protocol import LanguageServerProtocol
+
+logger = logging.getLogger(__name__)
+
+CODEX_PREFIX = "codex/"
+INVALID_REQUEST = -32600
+
+# A handler for `codex/<method>`: receives the v2 method name (without the prefix) and params.
+CodexHandler = Callable[[str, Any], Any]
+
+
+class CodexProtocol(LanguageServerProtocol):
+    """LSP protocol that forwards `codex/*` requests and can answer unparseable messages."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.codex_handler: CodexHandler | None = None
+
+    def _get_handler(self, feature_name: str) -> Any:
+        try:
+            return super()._get_handler(feature_name)
+        except JsonRpcMethodNotFound:
+            # Every v2 method is served under `codex/`; the API itself decides which exist, so
+            # a method added there needs no change here.
+            handler = self.codex_handler
+            if handler is None or not feature_name.startswith(CODEX_PREFIX):
+                raise
+            method = feature_name[len(CODEX_PREFIX) :]
+
+            async def forward(params: Any) -> Any:
+                return await handler(method, params)
+
+            return forward
+
+    def handle_message(self, message: Any) -> None:
+        # After `shutdown` pygls ignores everything but `exit`; the LSP spec wants requests
+        # answered with InvalidRequest so a client never waits on a reply that will not come.
+        if (
+            self._shutdown
+            and getattr(message, "method", types.EXIT) != types.EXIT
+            and getattr(message, "id", None) is not None
+        ):
+            self.send_error(message.id, INVALID_REQUEST, "the server is shutting down")
+            return
+        super().handle_message(message)
+
+    def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
+        """Answer a request (or, with `msg_id=None`, an unidentifiable message) with an error."""
+        self._send_data(
+            {"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}}
+        )
+
+    def send_notification(self, method: str, params: Any) -> None:
+        """Send a notification whose params are already plain JSON values.
+
+        Streaming deltas go through here: a dict needs no cattrs round trip, only json.dumps.
+        """
+        self._send_data({"jsonrpc": self.VERSION, "method": method, "params": params})
