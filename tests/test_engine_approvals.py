@@ -41,7 +41,7 @@ def _shell(command: str, call_id: str = "c1", **extra) -> list:
 
 
 async def test_untrusted_asks_for_unknown_commands_and_every_patch(scripted_model, tmp_path):
-    engine, events, ws = await _turn(
+    _engine, events, ws = await _turn(
         scripted_model,
         tmp_path,
         "untrusted",
@@ -58,7 +58,7 @@ async def test_untrusted_asks_for_unknown_commands_and_every_patch(scripted_mode
 
 
 async def test_never_forbids_dangerous_commands_and_tells_the_model(scripted_model, tmp_path):
-    engine, events, ws = await _turn(
+    engine, events, _ws = await _turn(
         scripted_model, tmp_path, "never", [_shell("rm -rf build")], []
     )
     assert not engine.of_type("exec_approval_request", events)
@@ -71,7 +71,7 @@ async def test_never_refuses_a_patch_outside_the_workspace_naming_the_path(
 ):
     outside = tmp_path / "elsewhere" / "x.txt"
     patch = f"*** Begin Patch\n*** Add File: {outside}\n+no\n*** End Patch"
-    engine, events, ws = await _turn(
+    _engine, _events, _ws = await _turn(
         scripted_model,
         tmp_path,
         "never",
@@ -99,7 +99,7 @@ async def test_denied_goes_on_and_approved_for_session_is_remembered(scripted_mo
 
 
 async def test_abort_ends_the_turn(scripted_model, tmp_path):
-    engine, events, ws = await _turn(
+    _engine, events, ws = await _turn(
         scripted_model, tmp_path, "untrusted", [_shell("touch a.txt")], ["abort"]
     )
     assert events[-1].msg.type == "turn_aborted" and events[-1].msg.reason == "interrupted"
