@@ -12,6 +12,8 @@ import pytest
 from codex_lsp.protocol.ops import Interrupt
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import (
+    chat_text_response,
+    chat_tool_call_response,
     custom_tool_call_response,
     function_call_response,
     text_response,
@@ -203,3 +205,52 @@ async def test_a_command_hanging_past_its_timeout_is_killed(scripted_model, tmp_
     assert engine.of_type("exec_command_end", events)[0].exit_code == 124
     sent = _outputs(scripted_model.requests[1].body, "function_call_output")[0]
     assert "Exit code: 124" in sent and "command timed out after 300 milliseconds" in sent
+
+
+async def test_a_stream_dropped_mid_answer_is_retried_and_the_user_is_told(
+    scripted_model, tmp_path
+):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    broken = text_response("partial answ", response_id="r_broken")[:3] + [{"disconnect": True}]
+    scripted_model.enqueue(broken)
+    scripted_model.enqueue(text_response("the whole answer", response_id="r_ok"))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        events = await engine.run_turn("hello")
+    assert [m.message for m in engine.of_type("stream_error", events)] == ["Reconnecting... 1/2"]
+    done = engine.of_type("task_complete", events)[0]
+    assert done.last_agent_message == "the whole answer" and done.response_id == "r_ok"
+    assert not engine.of_type("error", events)
+
+
+async def test_spent_retries_end_the_task_with_one_clear_error(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    for _ in range(3):
+        scripted_model.enqueue(text_response("never finished")[:2] + [{"disconnect": True}])
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        events = await engine.run_turn("hello")
+    errors = engine.of_type("error", events)
+    assert len(errors) == 1 and "stream" in errors[0].message
+    assert len(engine.of_type("stream_error", events)) == 2
+    assert events[-1].msg.type == "task_complete"
+
+
+async def test_the_chat_wire_runs_tools_and_answers(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url, wire_api="chat", model="qwen2.5-coder")
+    scripted_model.enqueue(
+        chat_tool_call_response("shell_command", {"command": "echo from-chat"}, call_id="t1")
+    )
+    scripted_model.enqueue(chat_text_response("chat says done"))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        events = await engine.run_turn("use the chat server")
+    assert engine.of_type("task_complete", events)[0].last_agent_message == "chat says done"
+    first, second = (r.body for r in scripted_model.requests)
+    assert scripted_model.requests[0].path.endswith("/chat/completions")
+    assert {t["function"]["name"] for t in first["tools"]} >= {"shell_command", "apply_patch"}
+    tool_messages = [m for m in second["messages"] if m["role"] == "tool"]
+    assert "from-chat" in tool_messages[0]["content"]

@@ -222,8 +222,10 @@ def test_exec_output_is_truncated_in_the_rollout(tmp_path: Path) -> None:
         "exit_code": 0,
     }
     assert recorder.record_event(event)
+    recorder.record("event_msg", event)  # the plain path trims too
     recorder.close()
-    stored = read_rollout(recorder.path).lines[-1].payload
+    first, stored = (line.payload for line in read_rollout(recorder.path).lines[-2:])
+    assert first == stored
     assert len(stored["aggregated_output"].encode()) <= MAX_PERSISTED_EXEC_OUTPUT_BYTES
     assert stored["aggregated_output"] == big[: len(stored["aggregated_output"])]
     assert stored["stdout"] == stored["stderr"] == stored["formatted_output"] == ""

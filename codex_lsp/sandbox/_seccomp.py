@@ -10,8 +10,8 @@ are denied for every family, as in Codex: an AF_UNIX `connect` reaches daemons o
 the sandbox (a container engine, the init system), which is an escape, not IPC.
 `socketpair` IPC keeps working, including `send()`, which glibc issues as `sendto`
 without an address; a `sendto` that names an address is denied. `recvfrom`,
-`sendmsg`/`recvmsg` and socket options stay allowed because they can only act on
-sockets the process already has.
+`sendmsg`/`recvmsg`, `shutdown`, socket names and options stay allowed because
+they can only act on sockets the process already has.
 """
 
 from __future__ import annotations
@@ -52,10 +52,6 @@ _X86_64 = {
     "accept4": 288,
     "recvmmsg": 299,
     "sendmmsg": 307,
-    "io_uring_setup": 425,
-    "io_uring_enter": 426,
-    "io_uring_register": 427,
-    "mount_setattr": 442,
     "seccomp": 317,
 }
 _AARCH64 = {
@@ -71,24 +67,42 @@ _AARCH64 = {
     "accept4": 242,
     "recvmmsg": 243,
     "sendmmsg": 269,
+    "seccomp": 277,
+}
+# Calls added after 2019 share one number on every architecture.
+_COMMON = {
     "io_uring_setup": 425,
     "io_uring_enter": 426,
     "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
     "mount_setattr": 442,
-    "seccomp": 277,
 }
+_X86_64.update(_COMMON)
+_AARCH64.update(_COMMON)
 # x32 system calls on x86_64 carry this bit; they would bypass every number above.
 _X32_BIT = 0x40000000
 
 # Denied whenever the filter is installed: ptrace reaches into unsandboxed
 # processes, io_uring performs socket and file operations without the syscalls
-# this filter sees, and mount_setattr could clear the read-only flag of the
-# protective bind mounts (Landlock mediates mount(2), not this newer call).
+# this filter sees, and the new mount API could clone a tree without the
+# read-only `.git` mount or clear its read-only flag (Landlock mediates mount(2),
+# not these; dropping CAP_SYS_ADMIN already stops them, this is a second lock).
 ALWAYS_DENIED = (
     "ptrace",
     "io_uring_setup",
     "io_uring_enter",
     "io_uring_register",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
     "mount_setattr",
 )
 NETWORK_DENIED = ("connect", "bind", "listen", "accept", "accept4", "sendmmsg", "recvmmsg")

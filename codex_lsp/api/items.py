@@ -1,0 +1,153 @@
+"""`ThreadItem`s built from core events: one builder per item kind.
+
+Live turns (`events_map`) and turns replayed from a rollout (`replay`) build items the same way,
+so a thread reads back exactly as it streamed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codex_lsp.api.convert import command_actions, command_string, duration_ms, file_changes
+from codex_lsp.protocol.events import (
+    ExecApprovalRequestEvent,
+    ExecCommandBeginEvent,
+    ExecCommandEndEvent,
+)
+from codex_lsp.protocol.v2_items import (
+    AgentMessageThreadItem,
+    CommandExecutionThreadItem,
+    ContextCompactionThreadItem,
+    EnteredReviewModeThreadItem,
+    ExitedReviewModeThreadItem,
+    FileChangeThreadItem,
+    McpToolCallError,
+    McpToolCallResult,
+    McpToolCallThreadItem,
+    ReasoningThreadItem,
+    SearchWebSearchAction,
+    UserMessageThreadItem,
+    WebSearchThreadItem,
+)
+
+_EXEC_SOURCE = {"agent": "agent", "user_shell": "userShell"}
+
+
+def user_message(item_id: str, content: list[Any], at_ms: int | None = None) -> UserMessageThreadItem:
+    return UserMessageThreadItem(id=item_id, content=content, started_at_ms=at_ms, completed_at_ms=at_ms)
+
+
+def agent_message(item_id: str, text: str, phase: str | None = None) -> AgentMessageThreadItem:
+    return AgentMessageThreadItem(id=item_id, text=text, phase=phase)
+
+
+def reasoning(item_id: str, summary: list[str], content: list[str]) -> ReasoningThreadItem:
+    return ReasoningThreadItem(id=item_id, summary=summary, content=content)
+
+
+def command_pending(
+    event: ExecCommandBeginEvent | ExecApprovalRequestEvent, started_at_ms: int | None = None
+) -> CommandExecutionThreadItem:
+    """The in-progress command item, from its begin event or from the approval asked first."""
+    source = getattr(event, "source", "agent")
+    return CommandExecutionThreadItem(
+        id=event.call_id,
+        command=command_string(event.command),
+        cwd=event.cwd,
+        status="inProgress",
+        command_actions=command_actions(event.parsed_cmd),
+        source=_EXEC_SOURCE.get(source, "agent"),
+        started_at_ms=started_at_ms,
+    )
+
+
+def command_finished(
+    event: ExecCommandEndEvent, started_at_ms: int | None = None, completed_at_ms: int | None = None
+) -> CommandExecutionThreadItem:
+    declined = event.status == "declined"
+    return CommandExecutionThreadItem(
+        id=event.call_id,
+        command=command_string(event.command),
+        cwd=event.cwd,
+        status=event.status,
+        command_actions=command_actions(event.parsed_cmd),
+        source=_EXEC_SOURCE.get(event.source, "agent"),
+        # A declined command never ran: it has no output, exit code or duration.
+        aggregated_output=None if declined else event.aggregated_output,
+        exit_code=None if declined else event.exit_code,
+        duration_ms=None if declined else duration_ms(event.duration),
+        started_at_ms=started_at_ms,
+        completed_at_ms=completed_at_ms,
+    )
+
+
+def file_change(
+    call_id: str,
+    changes: dict[str, dict[str, Any]],
+    status: str,
+    started_at_ms: int | None = None,
+    completed_at_ms: int | None = None,
+) -> FileChangeThreadItem:
+    return FileChangeThreadItem(
+        id=call_id,
+        changes=file_changes(changes),
+        status=status,
+        started_at_ms=started_at_ms,
+        completed_at_ms=completed_at_ms,
+    )
+
+
+def web_search(call_id: str, query: str) -> WebSearchThreadItem:
+    action = SearchWebSearchAction(query=query) if query else None
+    return WebSearchThreadItem(id=call_id, query=query, action=action)
+
+
+def mcp_tool_call(call_id: str, invocation: dict[str, Any], **end: Any) -> McpToolCallThreadItem:
+    """An MCP call; pass `result`, `error` and `duration` (from the end event) once it ended."""
+    result, error, duration = end.get("result"), end.get("error"), end.get("duration")
+    status = "inProgress" if not end else ("failed" if error or _is_error(result) else "completed")
+    return McpToolCallThreadItem(
+        id=call_id,
+        server=str(invocation.get("server") or ""),
+        tool=str(invocation.get("tool") or ""),
+        status=status,
+        arguments=invocation.get("arguments"),
+        result=McpToolCallResult(
+            content=list(result.get("content") or []),
+            structured_content=result.get("structuredContent", result.get("structured_content")),
+        )
+        if isinstance(result, dict)
+        else None,
+        error=McpToolCallError(message=error) if error else None,
+        duration_ms=duration_ms(duration) if duration is not None else None,
+    )
+
+
+def _is_error(result: Any) -> bool:
+    return isinstance(result, dict) and bool(result.get("isError", result.get("is_error")))
+
+
+def entered_review(item_id: str, hint: str) -> EnteredReviewModeThreadItem:
+    return EnteredReviewModeThreadItem(id=item_id, review=hint)
+
+
+def exited_review(item_id: str, output: Any) -> ExitedReviewModeThreadItem:
+    return ExitedReviewModeThreadItem(id=item_id, review=render_review(output))
+
+
+def context_compaction(item_id: str) -> ContextCompactionThreadItem:
+    return ContextCompactionThreadItem(id=item_id)
+
+
+def render_review(output: Any) -> str:
+    """The review as text: the overall verdict, then one paragraph per finding."""
+    if output is None:
+        return ""
+    data = output if isinstance(output, dict) else output.model_dump(mode="json")
+    parts = [str(data.get("overall_explanation") or "").strip()]
+    for finding in data.get("findings") or []:
+        where = finding.get("code_location") or {}
+        lines = where.get("line_range") or {}
+        place = f"{where.get('absolute_file_path', '')}:{lines.get('start', '')}-{lines.get('end', '')}"
+        parts.append(f"- {finding.get('title', '')} — {place}\n  {finding.get('body', '')}")
+    return "\n\n".join(part for part in parts if part)
