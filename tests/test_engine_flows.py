@@ -212,7 +212,7 @@ async def test_a_stream_dropped_mid_answer_is_retried_and_the_user_is_told(
 ):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
     write_config(home, scripted_model.base_url)
-    broken = text_response("partial answ", response_id="r_broken")[:3] + [{"disconnect": True}]
+    broken = [*text_response("partial answ", response_id="r_broken")[:3], {"disconnect": True}]
     scripted_model.enqueue(broken)
     scripted_model.enqueue(text_response("the whole answer", response_id="r_ok"))
     async with running_engine(home) as engine:
@@ -228,7 +228,7 @@ async def test_spent_retries_end_the_task_with_one_clear_error(scripted_model, t
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
     write_config(home, scripted_model.base_url)
     for _ in range(3):
-        scripted_model.enqueue(text_response("never finished")[:2] + [{"disconnect": True}])
+        scripted_model.enqueue([*text_response("never finished")[:2], {"disconnect": True}])
     async with running_engine(home) as engine:
         await engine.configure(cwd=str(ws))
         events = await engine.run_turn("hello")

@@ -4,9 +4,10 @@ Usage: `python -m codex_lsp.sandbox --policy '<SandboxPolicy JSON>' --cwd DIR --
 
 Order matters. The mount namespace comes first, because Landlock forbids mounting
 once it is enforced and the mounts need the capabilities dropped next; then
-Landlock; then seccomp, last, so the filter does not have to allow the set-up calls. Everything is inherited by every
-process the command starts. If any layer cannot be applied the command is not run:
-a sandbox that silently runs unsandboxed is worse than none.
+Landlock; then seccomp, last, so the filter does not have to allow the set-up calls.
+Everything is inherited by every process the command starts. If any layer cannot
+be applied the command is not run: a sandbox that silently runs unsandboxed is
+worse than none.
 """
 
 from __future__ import annotations
@@ -157,18 +158,20 @@ def protect_with_mounts(plan: Plan) -> list[str] | None:
             try:
                 _mounts.remount(mnt, read_only=True)
             except OSError:
-                pass
+                # Landlock still refuses writes there; only metadata changes
+                # (chmod, utime) on that one filesystem stay possible.
+                continue
     # After the loop above, which would otherwise turn it read-only by its path.
     try:
         _mounts.mount_tmpfs(SHM)
         plan.private_shm = True
     except OSError:
-        pass
+        plan.private_shm = False
     try:
         # Our cwd still points into the mount that is now underneath the binds.
         os.chdir(os.getcwd())
     except OSError:
-        pass
+        return carve  # writes relative to the old cwd then fail, they do not leak
     return carve
 
 
