@@ -157,3 +157,24 @@ async def test_compaction_when_history_nears_a_small_window_and_resume_from_summ
     resumed_text = json.dumps(scripted_model.requests[-1].body["input"])
     assert "SUMMARY: user likes teal" in resumed_text and "a long first answer" not in resumed_text
     assert "answer after compaction" in resumed_text
+
+
+async def test_fork_from_a_response_id_keeps_history_up_to_that_response(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    scripted_model.enqueue(text_response("answer one", response_id="r1"))
+    scripted_model.enqueue(text_response("answer two", response_id="r2"))
+    scripted_model.enqueue(text_response("forked answer", response_id="r3"))
+    async with running_engine(home) as engine:
+        configured = await engine.configure(cwd=str(ws))
+        await engine.run_turn("question one")
+        await engine.run_turn("question two")
+    async with running_engine(home) as engine:
+        forked = await engine.configure(
+            fork_path=configured.msg.rollout_path, fork_up_to_response_id="r1"
+        )
+        assert forked.msg.forked_from_id == configured.msg.session_id
+        await engine.run_turn("after the fork")
+    sent = _input_text(scripted_model.requests[-1])
+    assert "question one" in sent and "answer one" in sent
+    assert "question two" not in sent and "answer two" not in sent

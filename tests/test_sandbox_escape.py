@@ -376,6 +376,14 @@ def test_ptrace_is_denied_and_x32_syscalls_kill(ws: Path) -> None:
     assert is_likely_sandbox_denied(result.code, result.output)
 
 
+def test_command_runs_in_its_own_session(ws: Path) -> None:
+    # Without a controlling terminal it cannot inject input into the engine's one.
+    script = (
+        "import os; print('own session', os.getsid(0) == os.getpid() != os.getsid(os.getppid()))"
+    )
+    assert "own session True" in run([PY, "-c", script], ws).output
+
+
 # --- allowed work still works ------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import (
     SandboxUnavailable,
     WritableRoot,
+    _seccomp,
     is_likely_sandbox_denied,
     is_path_writable,
     paths_outside_writable_roots,
@@ -322,3 +324,21 @@ def test_json_reader_matches_the_wire_format() -> None:
 def test_json_reader_rejects_malformed_input(text: str) -> None:
     with pytest.raises(ValueError, match="invalid JSON"):
         loads(text)
+
+
+# --- the seccomp program ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table", [_seccomp._X86_64, _seccomp._AARCH64], ids=["x86_64", "aarch64"])
+@pytest.mark.parametrize("deny_network", [True, False])
+def test_seccomp_filter_assembles_for_both_architectures(
+    table: dict[str, int], deny_network: bool
+) -> None:
+    program = _seccomp.build_filter(table, deny_network=deny_network)
+    assert len(program) % 8 == 0
+    # The kernel refuses programs over 4096 instructions; ours is tiny.
+    assert 10 < len(program) // 8 < 64
+    # First instruction loads the architecture, and it is checked before anything else.
+    code, _, _, k = struct.unpack_from("=HBBI", program, 0)
+    assert (code, k) == (0x20, 4)
+    assert struct.unpack_from("=HBBI", program, 8)[3] == table["arch"]

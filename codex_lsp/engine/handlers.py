@@ -44,7 +44,6 @@ from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.persist import should_persist_event
 from codex_lsp.store.rollout import RolloutRecorder, read_rollout
-from codex_lsp.store.thread_index import append_thread_name
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
@@ -190,7 +189,6 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
             codex.event(sub_id, ErrorEvent(message="thread name cannot be empty"))
             return
         session.thread_name = name
-        append_thread_name(codex.services.codex_home, session.thread_id, name)
         session.emit(sub_id, ThreadNameUpdatedEvent(thread_id=session.thread_id, thread_name=name))
     elif isinstance(op, Compact):
         await session.start_task(sub_id, "compact", _compact_task)

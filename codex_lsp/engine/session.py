@@ -43,6 +43,8 @@ class RolloutSink(Protocol):
 
     def record(self, kind: str, payload: dict[str, Any]) -> None: ...
 
+    def record_event(self, event: dict[str, Any]) -> bool: ...
+
     def sync(self) -> None: ...
 
     def close(self) -> None: ...
@@ -104,8 +106,9 @@ class Session:
 
     def emit(self, sub_id: str, msg: EventMsg) -> None:
         self._emit(Event(id=sub_id, msg=msg))
+        # The cheap type check first: most events (deltas) are never persisted.
         if self._rollout is not None and self._persist(msg.type):
-            self._rollout.record("event_msg", msg.model_dump(mode="json", exclude_none=True))
+            self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
 
     def warn_once(self, sub_id: str, message: str) -> None:
         """A non-fatal problem, said once per session."""

@@ -178,7 +178,9 @@ def _pump(fd: int, loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader
 async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out: BinaryIO) -> None:
     reader = asyncio.StreamReader(limit=_HEADER_LIMIT)
     loop = asyncio.get_running_loop()
-    threading.Thread(target=_pump, args=(in_fd, loop, reader), name="lsp-stdin", daemon=True).start()
+    threading.Thread(
+        target=_pump, args=(in_fd, loop, reader), name="lsp-stdin", daemon=True
+    ).start()
     server.protocol.set_writer(StdoutWriter(out))
     try:
         await serve_stream(server, reader)

@@ -243,6 +243,20 @@ def apply_sandbox(policy: dict[str, object], cwd: str, disabled: set[str]) -> No
         _seccomp.install(_seccomp.build_filter(table, deny_network=True))
 
 
+def detach_from_terminal() -> None:
+    """Start a new session, so the command has no controlling terminal to abuse.
+
+    With one it could push keystrokes into the terminal the engine runs in
+    (TIOCSTI) and have them executed outside the sandbox.
+    """
+    try:
+        os.setsid()
+    except OSError:
+        # Already a session or group leader, e.g. started on a pty of its own:
+        # that terminal belongs to the command anyway.
+        return
+
+
 def _die(message: str, code: int) -> NoReturn:
     sys.stderr.write(f"{PROG}: {message}\n")
     sys.stderr.flush()
@@ -270,6 +284,7 @@ def main(args: list[str] | None = None) -> NoReturn:
             apply_sandbox(policy, cwd, disabled)
         except OSError as exc:
             _die(f"sandbox could not be applied, command not run: {exc}", 1)
+        detach_from_terminal()
     sys.stdout.flush()
     try:
         os.execvp(command[0], command)

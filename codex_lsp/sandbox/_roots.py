@@ -26,7 +26,7 @@ RootSpec = tuple[str, tuple[str, ...]]  # (root, read-only subpaths)
 
 def absolute(path: str, cwd: str) -> str:
     """`path` made absolute against `cwd` with `..` and `.` folded lexically."""
-    joined = os.path.join(cwd, os.path.expanduser(path))
+    joined = os.path.join(cwd, path)
     normal = os.path.normpath(joined)
     # POSIX keeps a leading `//` as implementation-defined; Linux treats it as `/`.
     if normal.startswith("//"):

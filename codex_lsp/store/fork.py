@@ -78,11 +78,7 @@ def fork_lines(
                 seen += 1
     if up_to_response_id is not None:
         for index, line in enumerate(lines[:cut]):
-            if (
-                line.type == RESPONSE_ITEM
-                and isinstance(line.payload, dict)
-                and line.payload.get("id") == up_to_response_id
-            ):
+            if _marks_response(line, up_to_response_id):
                 cut = index + 1
                 break
         else:
@@ -99,6 +95,16 @@ def fork_lines(
             marker["turn_id"] = open_turn
         kept.append(RolloutLine(utc_timestamp(), EVENT_MSG, marker))
     return kept
+
+
+def _marks_response(line: RolloutLine, response_id: str) -> bool:
+    """A response item with that id, or the end of a turn whose last response it was."""
+    payload = line.payload
+    if not isinstance(payload, dict):
+        return False
+    if line.type == RESPONSE_ITEM:
+        return payload.get("id") == response_id
+    return _event_type(line) in _TURN_END_EVENTS and payload.get("response_id") == response_id
 
 
 def _open_turn_id(lines: list[RolloutLine]) -> str | bool | None:

@@ -1,0 +1,213 @@
+"""Approvals and questions from a running turn, put to the editor.
+
+Every editor can answer `window/showMessageRequest`, so that is the default: the message says
+what the agent wants (the command, where, why; or the files and a short diff) and the actions
+are Approve / Approve for session / Deny / Abort turn. A dismissed prompt is a Deny. A client
+that renders approvals itself says so in `initialize`
+(`capabilities.experimental.codex.richApprovals`) and gets the v2 request as
+`codex/<method>` with the v2 params, its result going back unchanged.
+
+A prompt only ever blocks the turn that asked; if that turn is interrupted first, the editor
+is told to drop the prompt with `$/cancelRequest`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+
+logger = logging.getLogger(__name__)
+
+COMMAND_APPROVAL = "item/commandExecution/requestApproval"
+FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval"
+USER_INPUT = "item/tool/requestUserInput"
+
+APPROVE = "Approve"
+APPROVE_FOR_SESSION = "Approve for session"
+DENY = "Deny"
+ABORT_TURN = "Abort turn"
+DECISIONS = {
+    APPROVE: "accept",
+    APPROVE_FOR_SESSION: "acceptForSession",
+    DENY: "decline",
+    ABORT_TURN: "cancel",
+}
+DISMISSED_DECISION = "decline"
+
+# A prompt is a popup; past this it is a wall of text no one reads.
+DIFF_PREVIEW_LINES = 20
+KIND_LETTERS = {"add": "A", "delete": "D", "update": "M"}
+
+
+class ClientRequestError(Exception):
+    """The editor answered a forwarded request with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def _relative(path: str, cwd: Path | None) -> str:
+    if cwd is None:
+        return path
+    try:
+        rel = os.path.relpath(path, cwd)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def command_message(params: dict[str, Any]) -> str:
+    """The prompt text for `item/commandExecution/requestApproval`."""
+    lines = ["Codex wants to run a command:", f"$ {params.get('command') or '(unknown command)'}"]
+    if params.get("cwd"):
+        lines.append(f"in {params['cwd']}")
+    network = params.get("networkApprovalContext")
+    if isinstance(network, dict) and network.get("host"):
+        lines.append(f"It needs network access to {network['host']} ({network.get('protocol')}).")
+    if params.get("reason"):
+        lines.append(f"Reason: {params['reason']}")
+    return "\n".join(lines)
+
+
+def file_change_message(
+    params: dict[str, Any], changes: list[dict[str, Any]] | None, cwd: Path | None
+) -> str:
+    """The prompt text for `item/fileChange/requestApproval`: files, reason, a short diff."""
+    changes = changes or []
+    count = len(changes)
+    if count:
+        noun = "file" if count == 1 else "files"
+        lines = [f"Codex wants to change {count} {noun}:"]
+    else:
+        lines = ["Codex wants to apply a patch."]
+    for change in changes:
+        kind = change.get("kind") or {}
+        kind_type = kind.get("type") if isinstance(kind, dict) else str(kind)
+        shown = _relative(str(change.get("path", "")), cwd)
+        move = kind.get("movePath") if isinstance(kind, dict) else None
+        if move:
+            shown += f" -> {_relative(str(move), cwd)}"
+        lines.append(f"  {KIND_LETTERS.get(str(kind_type), '?')} {shown}")
+    if params.get("reason"):
+        lines.append(f"Reason: {params['reason']}")
+    if params.get("grantRoot"):
+        lines.append(f"It also asks to write anywhere under {params['grantRoot']}.")
+    diff_lines = [
+        line for change in changes for line in str(change.get("diff") or "").splitlines()
+    ]
+    if diff_lines:
+        lines.append("")
+        lines.extend(diff_lines[:DIFF_PREVIEW_LINES])
+        hidden = len(diff_lines) - DIFF_PREVIEW_LINES
+        if hidden > 0:
+            lines.append(f"... {hidden} more diff lines")
+    return "\n".join(lines)
+
+
+def decision_for(choice: types.MessageActionItem | None) -> str:
+    """The v2 decision for the action the user picked; a dismissed prompt declines."""
+    if choice is None:
+        return DISMISSED_DECISION
+    return DECISIONS.get(choice.title, DISMISSED_DECISION)
+
+
+class ApprovalBroker:
+    """Answers the API's server requests by asking the editor.
+
+    `rich` reports whether the client asked for the v2 requests; `thread_cwd` (when known)
+    shortens paths in prompts; `file_changes` returns the pending `fileChange` item's changes
+    for an approval whose params do not carry them.
+    """
+
+    def __init__(
+        self,
+        server: LanguageServer,
+        *,
+        rich: Callable[[], bool],
+        thread_cwd: Callable[[str], Path | None] = lambda _thread: None,
+        file_changes: Callable[[str], list[dict[str, Any]] | None] = lambda _item: None,
+    ) -> None:
+        self._server = server
+        self._rich = rich
+        self._thread_cwd = thread_cwd
+        self._file_changes = file_changes
+
+    async def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self._rich() or method not in (COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INPUT):
+            return await self._forward(method, params)
+        if method == USER_INPUT:
+            return await self._ask_questions(params)
+        if method == COMMAND_APPROVAL:
+            message = command_message(params)
+        else:
+            changes = params.get("changes")
+            if changes is None:
+                changes = self._file_changes(str(params.get("itemId")))
+            cwd = self._thread_cwd(str(params.get("threadId")))
+            message = file_change_message(params, changes, cwd)
+        choice = await self._prompt(message, list(DECISIONS), types.MessageType.Warning)
+        return {"decision": decision_for(choice)}
+
+    async def _ask_questions(self, params: dict[str, Any]) -> dict[str, Any]:
+        """One prompt per question, its options as the actions; free-text questions are skipped
+        (a message prompt cannot take text) and a dismissal skips the rest."""
+        answers: dict[str, dict[str, list[str]]] = {}
+        for question in params.get("questions") or []:
+            options = [o.get("label") for o in question.get("options") or [] if o.get("label")]
+            if not options:
+                continue
+            lines = [str(question.get("header") or ""), str(question.get("question") or "")]
+            descriptions = [
+                f"{o['label']}: {o['description']}"
+                for o in question.get("options") or []
+                if o.get("label") and o.get("description")
+            ]
+            message = "\n".join([line for line in lines if line] + descriptions)
+            choice = await self._prompt(message, options, types.MessageType.Info)
+            if choice is None:
+                break
+            answers[str(question.get("id"))] = {"answers": [choice.title]}
+        return {"answers": answers}
+
+    async def _prompt(
+        self, message: str, actions: list[str], kind: types.MessageType
+    ) -> types.MessageActionItem | None:
+        params = types.ShowMessageRequestParams(
+            type=kind,
+            message=message,
+            actions=[types.MessageActionItem(title=title) for title in actions],
+        )
+        return await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+
+    async def _forward(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        result = await self._request(f"codex/{method}", params)
+        if not isinstance(result, dict):
+            raise ClientRequestError(-32603, f"the editor answered codex/{method} with {result!r}")
+        return result
+
+    async def _request(self, method: str, params: Any) -> Any:
+        msg_id = f"codex-{uuid.uuid4().hex}"
+        protocol = self._server.protocol
+        try:
+            return await protocol.send_request_async(method, params, msg_id=msg_id)
+        except asyncio.CancelledError:
+            # The turn went away (interrupt, shutdown): take the prompt off the editor's screen.
+            try:
+                protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            except Exception:
+                logger.debug("could not cancel %s on the client", method, exc_info=True)
+            raise
+        except JsonRpcException as err:
+            raise ClientRequestError(err.code, err.message, err.data) from None

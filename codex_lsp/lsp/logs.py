@@ -1,0 +1,97 @@
+"""Server logs: stderr for the process, `window/logMessage` for the editor's output panel.
+
+Only warnings and errors reach the editor. Secrets never do: anything shaped like an API key
+or a bearer token is masked before a record is written anywhere, since a failing
+`account/login/start` request carries the key in its params and pygls logs those.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable
+
+from pygls.exceptions import JsonRpcException
+
+_SECRET_PATTERNS = (
+    # "apiKey": "..." / api_key=... in JSON, reprs and query strings
+    re.compile(
+        r"""(?i)((?:api[_-]?key|access[_-]?token|authorization)['"]?\s*[:=]\s*['"]?)[^'",}\s]+"""
+    ),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
+    re.compile(r"()\bsk-[A-Za-z0-9_-]{8,}"),
+)
+MASK = "***"
+INTERNAL_ERROR = -32603
+
+# Messages pygls logs for conditions this server already answers on the wire.
+_ANSWERED = ("Unable to deserialize message", "Failed to handle request %r, unknown method")
+
+
+def redact(text: str) -> str:
+    """`text` with anything that looks like a credential replaced by `***`."""
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + MASK, text)
+    return text
+
+
+class RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+class _ExpectedErrors(logging.Filter):
+    """Drop pygls's tracebacks for errors that were sent to the client as JSON-RPC errors.
+
+    An `ApiError` (unknown thread, invalid params) is the client's mistake, already answered;
+    writing it to the editor's log as a traceback would only bury real problems.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("pygls"):
+            return True
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcException):
+            return error.code == INTERNAL_ERROR
+        return not str(record.msg).startswith(_ANSWERED)
+
+
+class EditorLogHandler(logging.Handler):
+    """Forward records to the editor through `send(level, message)`.
+
+    Sending may itself log (pygls logs a failed write); the per-thread guard keeps that from
+    looping back here.
+    """
+
+    def __init__(self, send: Callable[[int, str], None], level: int = logging.WARNING) -> None:
+        super().__init__(level)
+        self._send = send
+        self._busy = threading.local()
+        self.setFormatter(RedactingFormatter("%(name)s: %(message)s"))
+        self.addFilter(_ExpectedErrors())
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if getattr(self._busy, "active", False):
+            return
+        self._busy.active = True
+        try:
+            self._send(record.levelno, self.format(record))
+        except Exception:
+            pass  # the editor connection is gone; stderr still has the record
+        finally:
+            self._busy.active = False
+
+
+def configure_process_logging() -> None:
+    """stderr logging for the server process; `CODEX_LSP_LOG=debug` (or info) for more."""
+    level_name = os.environ.get("CODEX_LSP_LOG", "warning").upper()
+    level = getattr(logging, level_name, logging.WARNING)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_ExpectedErrors())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)

@@ -1,0 +1,179 @@
+"""A running turn as an LSP work-done progress with a cancel button.
+
+`turn/started` creates a progress token (`window/workDoneProgress/create`) and begins it,
+each `item/started` reports what the agent is doing, `turn/completed` ends it. The editor's
+cancel button (`window/workDoneProgress/cancel`) interrupts the turn through the API, exactly
+as a `turn/interrupt` request would. Clients without `window.workDoneProgress` get none of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+logger = logging.getLogger(__name__)
+
+TITLE = "Codex"
+Interrupt = Callable[[str, str], Awaitable[Any]]
+
+
+def describe_item(item: dict[str, Any]) -> str | None:
+    """A few words on what a started item means, for the progress message."""
+    kind = item.get("type")
+    if kind == "commandExecution":
+        return f"Running {item.get('command') or 'a command'}"
+    if kind == "fileChange":
+        paths = [str(c.get("path", "")).rsplit("/", 1)[-1] for c in item.get("changes") or []]
+        return f"Editing {', '.join(paths)}" if paths else "Editing files"
+    if kind == "reasoning":
+        return "Thinking"
+    if kind == "agentMessage":
+        return "Writing the answer"
+    if kind == "mcpToolCall":
+        return f"Calling {item.get('server')}/{item.get('tool')}"
+    if kind == "webSearch":
+        return "Searching the web"
+    return None
+
+
+def _token(thread_id: str, turn_id: str) -> str:
+    return f"codex/turn/{thread_id}/{turn_id}"
+
+
+class _TurnProgress:
+    """One turn's progress. Messages wait until the client has accepted the token."""
+
+    def __init__(self, server: LanguageServer, token: str) -> None:
+        self._server = server
+        self.token = token
+        self._ready = False
+        self._dead = False
+        self._report: str | None = None
+        self._end: str | None = None
+        self._task = asyncio.ensure_future(self._create())
+
+    async def _create(self) -> None:
+        progress = self._server.work_done_progress
+        try:
+            await progress.create_async(self.token)
+        except Exception as err:
+            # The client refused the token; the turn runs on without a progress indicator.
+            logger.debug("progress token %s refused: %s", self.token, err)
+            self._dead = True
+            return
+        progress.begin(
+            self.token,
+            types.WorkDoneProgressBegin(title=TITLE, message="Working", cancellable=True),
+        )
+        self._ready = True
+        if self._report is not None:
+            self.report(self._report)
+        if self._end is not None:
+            self.end(self._end)
+
+    def report(self, message: str) -> None:
+        if self._dead:
+            return
+        if not self._ready:
+            self._report = message  # only the latest matters once the token exists
+            return
+        self._server.work_done_progress.report(
+            self.token, types.WorkDoneProgressReport(message=message, cancellable=True)
+        )
+
+    def end(self, message: str) -> None:
+        if self._dead:
+            return
+        if not self._ready:
+            self._end = message
+            return
+        self._dead = True
+        self._server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+        # pygls keeps a future per token forever; this one is finished.
+        self._server.work_done_progress.tokens.pop(self.token, None)
+
+    def abandon(self) -> None:
+        self._task.cancel()
+        self._dead = True
+
+
+class TurnProgressTracker:
+    """Watches turn notifications and mirrors them as progress; routes cancel to `interrupt`."""
+
+    def __init__(self, server: LanguageServer, interrupt: Interrupt) -> None:
+        self._server = server
+        self._interrupt = interrupt
+        self._turns: dict[str, _TurnProgress] = {}
+        self._by_token: dict[str, tuple[str, str]] = {}
+        # thread id -> id of its running turn, for `codex.interrupt`
+        self.running: dict[str, str] = {}
+
+    def register(self, server: LanguageServer) -> None:
+        server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)(self.on_cancel)
+
+    def _enabled(self) -> bool:
+        try:
+            window = self._server.client_capabilities.window
+        except AttributeError:
+            return False
+        return bool(window and window.work_done_progress)
+
+    def observe(self, method: str, params: dict[str, Any]) -> None:
+        """Called with every v2 notification the API sends."""
+        if method == "turn/started":
+            thread_id, turn_id = str(params.get("threadId")), str((params.get("turn") or {}).get("id"))
+            self.running[thread_id] = turn_id
+            if self._enabled():
+                token = _token(thread_id, turn_id)
+                self._turns[token] = _TurnProgress(self._server, token)
+                self._by_token[token] = (thread_id, turn_id)
+        elif method == "item/started":
+            item = params.get("item") or {}
+            progress = self._turns.get(_token(str(params.get("threadId")), str(params.get("turnId"))))
+            message = describe_item(item) if isinstance(item, dict) else None
+            if progress is not None and message:
+                progress.report(message)
+        elif method == "turn/completed":
+            thread_id, turn = str(params.get("threadId")), params.get("turn") or {}
+            turn_id = str(turn.get("id"))
+            if self.running.get(thread_id) == turn_id:
+                del self.running[thread_id]
+            token = _token(thread_id, turn_id)
+            progress = self._turns.pop(token, None)
+            self._by_token.pop(token, None)
+            if progress is not None:
+                progress.end(_ended(turn))
+
+    async def on_cancel(self, params: types.WorkDoneProgressCancelParams) -> None:
+        target = self._by_token.get(str(params.token))
+        if target is None:
+            return
+        thread_id, turn_id = target
+        progress = self._turns.get(str(params.token))
+        if progress is not None:
+            progress.report("Interrupting")
+        try:
+            await self._interrupt(thread_id, turn_id)
+        except Exception as err:
+            logger.warning("could not interrupt turn %s of thread %s: %s", turn_id, thread_id, err)
+
+    def close(self) -> None:
+        for progress in self._turns.values():
+            progress.abandon()
+        self._turns.clear()
+        self._by_token.clear()
+
+
+def _ended(turn: dict[str, Any]) -> str:
+    status = turn.get("status")
+    if status == "failed":
+        error = turn.get("error") or {}
+        return f"Failed: {error.get('message', 'unknown error')}"
+    if status == "interrupted":
+        return "Interrupted"
+    return "Done"
