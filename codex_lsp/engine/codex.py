@@ -171,7 +171,17 @@ class Codex:
         session, self.session = self.session, None
         if session is not None:
             await session.abort_task(reason)
-            session.close()
+            await close_session(self.services, session)
+
+
+async def close_session(services: EngineServices, session: Session) -> None:
+    """End a session: its extensions first (they may still write), then its rollout."""
+    for extension in services.extensions:
+        try:
+            await extension.session_closed(session)
+        except Exception:
+            log.exception("%s failed to close", extension.name)
+    session.close()
 
 
 def _first_error(err: ValidationError) -> str:

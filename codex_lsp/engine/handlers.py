@@ -106,6 +106,11 @@ async def configure_session(
         persist_filter=should_persist_event,
         backlog=codex.event_backlog,
     )
+    for extension in services.extensions:
+        try:
+            await extension.session_started(session, sub_id)
+        except Exception as err:  # A feature that cannot start must not stop the session.
+            session.warn_once(sub_id, f"{extension.name} is unavailable: {err}")
     initial_messages = None
     if resumed_state is not None:
         # The model already saw its context in the restored history.
@@ -193,8 +198,10 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
     elif isinstance(op, Compact):
         await session.start_task(sub_id, "compact", _compact_task)
     elif isinstance(op, Shutdown):
+        from codex_lsp.engine.codex import close_session
+
         await session.abort_task("interrupted")
-        session.close()
+        await close_session(codex.services, session)
         codex.event(sub_id, ShutdownCompleteEvent())
     else:
         await codex.services.handle_extra_op(codex, session, sub_id, op)

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from codex_lsp.engine.extensions import Extension
 from codex_lsp.engine.tools.router import ToolRouter
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelClient
@@ -20,8 +21,19 @@ class EngineServices:
     auth: Any = None
     http: httpx.AsyncClient | None = None
     router: ToolRouter = field(default_factory=ToolRouter)
-    extra_tool_specs: list[dict[str, Any]] = field(default_factory=list)
-    extra_op_handlers: dict[str, Any] = field(default_factory=dict)
+    extensions: list[Extension] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for extension in self.extensions:
+            for name, handler in extension.tool_handlers().items():
+                self.router.register(name, handler)
+            self.router.add_resolver(extension.handles_tool)
+
+    def tool_specs(self, session: Any, ctx: TurnContext) -> list[dict[str, Any]]:
+        return [spec for ext in self.extensions for spec in ext.tool_specs(session, ctx)]
+
+    def instruction_sections(self, session: Any, ctx: TurnContext) -> list[str]:
+        return [text for ext in self.extensions for text in ext.instructions(session, ctx)]
 
     def model_client(self, ctx: TurnContext, thread_id: str) -> ModelClient:
         auth = self.auth
@@ -35,8 +47,11 @@ class EngineServices:
         return ModelClient(provider, api_key=api_key, http=self.http, session_id=thread_id)
 
     async def handle_extra_op(self, codex: Any, session: Any, sub_id: str, op: Any) -> None:
-        """Ops served by optional parts (review, skills); without them, a clear error."""
-        handler = self.extra_op_handlers.get(op.type)
+        """Ops served by extensions (review, skills); without one, a clear error."""
+        handler = next(
+            (ext.op_handlers()[op.type] for ext in self.extensions if op.type in ext.op_handlers()),
+            None,
+        )
         if handler is None:
             from codex_lsp.protocol.events import ErrorEvent
 

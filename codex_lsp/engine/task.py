@@ -91,7 +91,10 @@ def record_turn_context(session: Session, ctx: TurnContext, turn_id: str) -> Non
     """Give the model its context on the first turn, and what changed on later ones."""
     previous = session.context_seen
     if previous is None:
-        session.record_items([developer_message(ctx), contextual_user_message(ctx)])
+        sections = session.services.instruction_sections(session, ctx)
+        session.record_items(
+            [developer_message(ctx, extra_sections=sections), contextual_user_message(ctx)]
+        )
     else:
         update = context_update_message(previous, ctx)
         if update is not None:
@@ -109,7 +112,10 @@ def build_prompt(session: Session, ctx: TurnContext, *, tools: bool = True) -> P
             del reasoning["summary"]
     specs: list[dict[str, Any]] = []
     if tools:
-        specs = base_tools(wire_api=ctx.provider.wire_api) + session.services.extra_tool_specs
+        specs = [
+            *base_tools(wire_api=ctx.provider.wire_api),
+            *session.services.tool_specs(session, ctx),
+        ]
     return Prompt(
         model=ctx.model,
         instructions=ctx.base_instructions or BASE_INSTRUCTIONS,

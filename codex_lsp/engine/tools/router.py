@@ -24,16 +24,27 @@ BUILT_IN_HANDLERS: dict[str, Handler] = {
 
 
 class ToolRouter:
-    """Handlers by tool name; extra tools (MCP, subagents, questions) register here."""
+    """Handlers by tool name; extensions (MCP, subagents, questions) add theirs."""
 
     def __init__(self, extra: dict[str, Handler] | None = None) -> None:
         self._handlers = {**BUILT_IN_HANDLERS, **(extra or {})}
+        self._resolvers: list[Callable[[str], Handler | None]] = []
 
     def register(self, name: str, handler: Handler) -> None:
         self._handlers[name] = handler
 
+    def add_resolver(self, resolver: Callable[[str], Handler | None]) -> None:
+        """Look up tools whose names are only known at run time (MCP servers' tools)."""
+        self._resolvers.append(resolver)
+
+    def _handler(self, name: str) -> Handler | None:
+        handler = self._handlers.get(name)
+        if handler is not None:
+            return handler
+        return next((h for r in self._resolvers if (h := r(name)) is not None), None)
+
     async def dispatch(self, call: ToolCall) -> ToolOutput:
-        handler = self._handlers.get(call.name)
+        handler = self._handler(call.name)
         if handler is None:
             return ToolOutput(f"unsupported call: {call.name}", success=False)
         try:

@@ -178,7 +178,8 @@ async def _run(
     run_argv = argv
     if sandboxed and not isinstance(ctx.sandbox_policy, DangerFullAccess):
         try:
-            run_argv, env = wrap_command(argv, ctx.sandbox_policy, cwd, env)
+            # The policy's roots come from the session's cwd, not the command's workdir.
+            run_argv, env = wrap_command(argv, ctx.sandbox_policy, ctx.cwd, env)
         except SandboxUnavailable as err:
             session.warn_once(call.sub_id, str(err))
             return None
