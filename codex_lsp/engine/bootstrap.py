@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 
+from codex_lsp.engine.extensions import Extension
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.store.auth import AuthStore
 from codex_lsp.store.config import Config, load_config
@@ -29,6 +30,17 @@ def load_services(
     return services_for(config, home)
 
 
+def default_extensions(config: Config) -> list[Extension]:
+    """The features every session gets; each decides from `config` what it offers."""
+    return []
+
+
 def services_for(config: Config, home: Path) -> EngineServices:
     http = httpx.AsyncClient(timeout=HTTP_TIMEOUT)
-    return EngineServices(codex_home=home, config=config, auth=AuthStore(home), http=http)
+    return EngineServices(
+        codex_home=home,
+        config=config,
+        auth=AuthStore(home),
+        http=http,
+        extensions=default_extensions(config),
+    )
