@@ -16,12 +16,18 @@ from typing import Any, Protocol
 import anyio
 from anyio.abc import TaskGroup
 
-from codex_lsp.engine.approvals import AnswerWaiters, ApprovalCache, ApprovalWaiters
+from codex_lsp.engine.approvals import (
+    AnswerWaiters,
+    ApprovalCache,
+    ApprovalWaiters,
+    TurnAbortRequested,
+)
 from codex_lsp.engine.history import ConversationHistory, user_message
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.turn_diff import TurnDiffTracker
 from codex_lsp.engine.workspace import Workspace
 from codex_lsp.protocol.events import (
+    ErrorEvent,
     Event,
     EventMsg,
     TokenCountEvent,
@@ -189,11 +195,11 @@ class Session:
         try:
             with task.scope:
                 await body(self, task)
+        except TurnAbortRequested:
+            task.abort_reason = task.abort_reason or "interrupted"
         except Exception:
             # A crashed task fails only itself; the session and its queue go on.
             log.exception("task %s crashed", task.sub_id)
-            from codex_lsp.protocol.events import ErrorEvent
-
             self.emit(task.sub_id, ErrorEvent(message="internal error: the turn crashed"))
         finally:
             if task.abort_reason is not None:
@@ -210,11 +216,6 @@ class Session:
             task.sub_id,
             TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason),  # type: ignore[arg-type]
         )
-
-    def request_abort(self, task: RunningTask, reason: str = "interrupted") -> None:
-        """Abort from inside the task (an `abort` approval decision)."""
-        task.abort_reason = task.abort_reason or reason
-        task.scope.cancel()
 
     @staticmethod
     def now() -> int:

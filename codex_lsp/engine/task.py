@@ -12,9 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import anyio
-
-from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.compact import maybe_compact
 from codex_lsp.engine.instructions import (
     BASE_INSTRUCTIONS,
@@ -208,10 +205,6 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
                     else item.get("arguments") or ""
                 ),
             )
-            try:
-                output = await session.services.router.dispatch(call)
-            except TurnAbortRequested:
-                session.request_abort(task)
-                await anyio.lowlevel.checkpoint()
-                raise AssertionError("unreachable: the task scope was cancelled") from None
+            # An `abort` answer raises TurnAbortRequested: the session ends the turn.
+            output = await session.services.router.dispatch(call)
             session.record_items([output_item(item, output)])
