@@ -74,6 +74,10 @@ class ThreadEventMap(ToolEventsMixin):
         """The client's own input for a turn about to start, shown as its `userMessage`."""
         self._inputs[turn_id] = content
 
+    def is_expected(self, turn_id: str) -> bool:
+        """Whether `turn_id` was submitted and has not begun yet."""
+        return turn_id in self._inputs and turn_id != self.active_turn_id
+
     def status(self) -> ActiveThreadStatus | IdleThreadStatus:
         kind, flags = self._status
         return IdleThreadStatus() if kind == "idle" else ActiveThreadStatus(active_flags=list(flags))

@@ -104,9 +104,7 @@ def file_change_message(
         lines.append(f"Reason: {params['reason']}")
     if params.get("grantRoot"):
         lines.append(f"It also asks to write anywhere under {params['grantRoot']}.")
-    diff_lines = [
-        line for change in changes for line in str(change.get("diff") or "").splitlines()
-    ]
+    diff_lines = [line for change in changes for line in str(change.get("diff") or "").splitlines()]
     if diff_lines:
         lines.append("")
         lines.extend(diff_lines[:DIFF_PREVIEW_LINES])

@@ -124,7 +124,9 @@ class EditorWorkspace:
         try:
             result = await self._server.workspace_apply_edit_async(params)
         except JsonRpcException as err:
-            raise WorkspaceEditError(f"the editor failed to apply the edit: {err.message}") from None
+            raise WorkspaceEditError(
+                f"the editor failed to apply the edit: {err.message}"
+            ) from None
         if result is None or not result.applied:
             reason = (result.failure_reason if result is not None else None) or "no reason given"
             raise WorkspaceEditError(f"the editor refused the edit: {reason}")

@@ -25,7 +25,6 @@ _SECRET_PATTERNS = (
     re.compile(r"()\bsk-[A-Za-z0-9_-]{8,}"),
 )
 MASK = "***"
-INTERNAL_ERROR = -32603
 
 # Messages pygls logs for conditions this server already answers on the wire.
 _ANSWERED = ("Unable to deserialize message", "Failed to handle request %r, unknown method")
@@ -47,7 +46,8 @@ class _ExpectedErrors(logging.Filter):
     """Drop pygls's tracebacks for errors that were sent to the client as JSON-RPC errors.
 
     An `ApiError` (unknown thread, invalid params) is the client's mistake, already answered;
-    writing it to the editor's log as a traceback would only bury real problems.
+    writing it to the editor's log as a traceback would only bury real problems. Unexpected
+    exceptions reach pygls as themselves, not as `JsonRpcException`, and are kept.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -55,7 +55,7 @@ class _ExpectedErrors(logging.Filter):
             return True
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, JsonRpcException):
-            return error.code == INTERNAL_ERROR
+            return False  # raised on purpose, with a message meant for the client
         return not str(record.msg).startswith(_ANSWERED)
 
 

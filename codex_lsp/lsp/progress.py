@@ -16,6 +16,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from codex_lsp.lsp.protocol import plain_handler
+
 logger = logging.getLogger(__name__)
 
 TITLE = "Codex"
@@ -114,7 +116,7 @@ class TurnProgressTracker:
         self.running: dict[str, str] = {}
 
     def register(self, server: LanguageServer) -> None:
-        server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)(self.on_cancel)
+        server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)(plain_handler(self.on_cancel))
 
     def _enabled(self) -> bool:
         try:
@@ -126,7 +128,10 @@ class TurnProgressTracker:
     def observe(self, method: str, params: dict[str, Any]) -> None:
         """Called with every v2 notification the API sends."""
         if method == "turn/started":
-            thread_id, turn_id = str(params.get("threadId")), str((params.get("turn") or {}).get("id"))
+            thread_id, turn_id = (
+                str(params.get("threadId")),
+                str((params.get("turn") or {}).get("id")),
+            )
             self.running[thread_id] = turn_id
             if self._enabled():
                 token = _token(thread_id, turn_id)
@@ -134,7 +139,9 @@ class TurnProgressTracker:
                 self._by_token[token] = (thread_id, turn_id)
         elif method == "item/started":
             item = params.get("item") or {}
-            progress = self._turns.get(_token(str(params.get("threadId")), str(params.get("turnId"))))
+            progress = self._turns.get(
+                _token(str(params.get("threadId")), str(params.get("turnId")))
+            )
             message = describe_item(item) if isinstance(item, dict) else None
             if progress is not None and message:
                 progress.report(message)

@@ -8,6 +8,7 @@ the server only ever sees pygls's normal handler interface.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -72,3 +73,23 @@ class CodexProtocol(LanguageServerProtocol):
         Streaming deltas go through here: a dict needs no cattrs round trip, only json.dumps.
         """
         self._send_data({"jsonrpc": self.VERSION, "method": method, "params": params})
+
+
+def plain_handler(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A plain function calling `method`, which pygls can register as a feature or command.
+
+    pygls tags the functions it registers with attributes, which a bound method cannot carry.
+    The arguments stay unannotated on purpose: pygls passes the server as the first argument
+    to any handler whose first parameter is annotated with a type the server is an instance of.
+    """
+    if inspect.iscoroutinefunction(method):
+
+        async def call_async(*arguments):  # type: ignore[no-untyped-def]
+            return await method(*arguments)
+
+        return call_async
+
+    def call(*arguments):  # type: ignore[no-untyped-def]
+        return method(*arguments)
+
+    return call

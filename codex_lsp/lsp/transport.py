@@ -110,6 +110,9 @@ def dispatch(protocol: CodexProtocol, body: bytes) -> None:
     if method is None and "result" not in data and "error" not in data:
         protocol.send_error(msg_id, INVALID_REQUEST, "Invalid Request: no method, result or error")
         return
+    if method is not None:
+        # JSON-RPC lets a request omit params; pygls's generic message types require the key.
+        data.setdefault("params", None)
     try:
         message = protocol.structure_message(data)
     except JsonRpcException as err:
