@@ -66,7 +66,9 @@ def user_input_to_core(items: Sequence[Any]) -> list[core_inputs.UserInput]:
         elif isinstance(item, ImageUserInput):
             if item.url is None:
                 # Uploaded file ids live on OpenAI's side; this engine only sends URLs.
-                raise invalid(f"input[{index}].fileId", "images by file id are not supported; send a url")
+                raise invalid(
+                    f"input[{index}].fileId", "images by file id are not supported; send a url"
+                )
             converted.append(core_inputs.ImageInput(image_url=item.url))
         elif isinstance(item, LocalImageUserInput):
             converted.append(core_inputs.LocalImageInput(path=item.path))
@@ -99,8 +101,14 @@ def approval_to_core(value: Any, field: str = "approvalPolicy") -> policy.AskFor
     if value is None:
         return None
     if isinstance(value, GranularAskForApproval):
-        raise invalid(field, "granular approval policies are not supported; use untrusted, on-request or never")
-    return policy.AskForApproval(value)
+        raise invalid(
+            field,
+            "granular approval policies are not supported; use untrusted, on-request or never",
+        )
+    try:
+        return policy.AskForApproval(value)
+    except ValueError:
+        raise invalid(field, f"unknown approval policy {value!r}") from None
 
 
 def sandbox_to_core(value: Any) -> Any:
@@ -111,7 +119,9 @@ def effort_to_core(value: str | None, field: str = "effort") -> Any:
     if value is None:
         return None
     if value not in CORE_EFFORTS:
-        raise invalid(field, f"unknown reasoning effort {value!r}; expected one of {', '.join(CORE_EFFORTS)}")
+        raise invalid(
+            field, f"unknown reasoning effort {value!r}; expected one of {', '.join(CORE_EFFORTS)}"
+        )
     return value
 
 
@@ -129,11 +139,15 @@ def command_actions(parsed: Sequence[dict[str, Any]]) -> list[Any]:
         kind, cmd = entry.get("type"), str(entry.get("cmd") or "")
         if kind == "read" and entry.get("path"):
             path = str(entry["path"])
-            actions.append(ReadCommandAction(command=cmd, name=str(entry.get("name") or path), path=path))
+            actions.append(
+                ReadCommandAction(command=cmd, name=str(entry.get("name") or path), path=path)
+            )
         elif kind == "list_files":
             actions.append(ListFilesCommandAction(command=cmd, path=entry.get("path")))
         elif kind == "search":
-            actions.append(SearchCommandAction(command=cmd, query=entry.get("query"), path=entry.get("path")))
+            actions.append(
+                SearchCommandAction(command=cmd, query=entry.get("query"), path=entry.get("path"))
+            )
         else:
             actions.append(UnknownCommandAction(command=cmd))
     return actions
@@ -153,9 +167,17 @@ def file_changes(changes: dict[str, dict[str, Any]]) -> list[FileUpdateChange]:
     for path, change in changes.items():
         kind = change.get("type")
         if kind == "add":
-            out.append(FileUpdateChange(path=path, kind=AddPatchChangeKind(), diff=str(change.get("content") or "")))
+            out.append(
+                FileUpdateChange(
+                    path=path, kind=AddPatchChangeKind(), diff=str(change.get("content") or "")
+                )
+            )
         elif kind == "delete":
-            out.append(FileUpdateChange(path=path, kind=DeletePatchChangeKind(), diff=str(change.get("content") or "")))
+            out.append(
+                FileUpdateChange(
+                    path=path, kind=DeletePatchChangeKind(), diff=str(change.get("content") or "")
+                )
+            )
         else:
             move = change.get("move_path")
             out.append(

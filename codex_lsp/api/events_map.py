@@ -80,7 +80,9 @@ class ThreadEventMap(ToolEventsMixin):
 
     def status(self) -> ActiveThreadStatus | IdleThreadStatus:
         kind, flags = self._status
-        return IdleThreadStatus() if kind == "idle" else ActiveThreadStatus(active_flags=list(flags))
+        return (
+            IdleThreadStatus() if kind == "idle" else ActiveThreadStatus(active_flags=list(flags))
+        )
 
     def waiting(self, flag: str, delta: int) -> None:
         """An approval or question started (+1) or stopped (-1) waiting on the client."""
@@ -116,7 +118,12 @@ class ThreadEventMap(ToolEventsMixin):
         item.started_at_ms = at
         self._notify(
             "item/started",
-            {"item": dump(item), "threadId": self.thread_id, "turnId": self._turn_id(), "startedAtMs": at},
+            {
+                "item": dump(item),
+                "threadId": self.thread_id,
+                "turnId": self._turn_id(),
+                "startedAtMs": at,
+            },
         )
 
     def _completed(self, item: Any) -> None:
@@ -124,7 +131,12 @@ class ThreadEventMap(ToolEventsMixin):
         item.completed_at_ms = at
         self._notify(
             "item/completed",
-            {"item": dump(item), "threadId": self.thread_id, "turnId": self._turn_id(), "completedAtMs": at},
+            {
+                "item": dump(item),
+                "threadId": self.thread_id,
+                "turnId": self._turn_id(),
+                "completedAtMs": at,
+            },
         )
 
     def _instant(self, item: Any) -> None:
@@ -140,7 +152,9 @@ class ThreadEventMap(ToolEventsMixin):
             status = ("active", tuple(sorted(flag for flag, n in self._waiting.items() if n > 0)))
         if status != self._status:
             self._status = status
-            self._notify("thread/status/changed", {"threadId": self.thread_id, "status": dump(self.status())})
+            self._notify(
+                "thread/status/changed", {"threadId": self.thread_id, "status": dump(self.status())}
+            )
 
     def _close_reasoning(self) -> None:
         turn = self._turn
@@ -167,7 +181,9 @@ class ThreadEventMap(ToolEventsMixin):
         self._turn = TurnState(id=msg.turn_id, started_at=started_at, started_mono=time.monotonic())
         self._last_turn_id = msg.turn_id
         self._update_status()
-        turn = Turn(id=msg.turn_id, status="inProgress", started_at=started_at, items_view="notLoaded")
+        turn = Turn(
+            id=msg.turn_id, status="inProgress", started_at=started_at, items_view="notLoaded"
+        )
         self._notify("turn/started", {"threadId": self.thread_id, "turn": dump(turn)})
 
     def _finish(self, status: str, msg: Any) -> None:
@@ -227,7 +243,12 @@ class ThreadEventMap(ToolEventsMixin):
         stream.parts.append(msg.delta)
         self._notify(
             "item/agentMessage/delta",
-            {"threadId": self.thread_id, "turnId": turn.id, "itemId": stream.id, "delta": msg.delta},
+            {
+                "threadId": self.thread_id,
+                "turnId": turn.id,
+                "itemId": stream.id,
+                "delta": msg.delta,
+            },
         )
 
     def _agent_message(self, event: ev.Event) -> None:

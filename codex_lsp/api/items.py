@@ -33,8 +33,12 @@ from codex_lsp.protocol.v2_items import (
 _EXEC_SOURCE = {"agent": "agent", "user_shell": "userShell"}
 
 
-def user_message(item_id: str, content: list[Any], at_ms: int | None = None) -> UserMessageThreadItem:
-    return UserMessageThreadItem(id=item_id, content=content, started_at_ms=at_ms, completed_at_ms=at_ms)
+def user_message(
+    item_id: str, content: list[Any], at_ms: int | None = None
+) -> UserMessageThreadItem:
+    return UserMessageThreadItem(
+        id=item_id, content=content, started_at_ms=at_ms, completed_at_ms=at_ms
+    )
 
 
 def agent_message(item_id: str, text: str, phase: str | None = None) -> AgentMessageThreadItem:
@@ -148,6 +152,8 @@ def render_review(output: Any) -> str:
     for finding in data.get("findings") or []:
         where = finding.get("code_location") or {}
         lines = where.get("line_range") or {}
-        place = f"{where.get('absolute_file_path', '')}:{lines.get('start', '')}-{lines.get('end', '')}"
+        place = (
+            f"{where.get('absolute_file_path', '')}:{lines.get('start', '')}-{lines.get('end', '')}"
+        )
         parts.append(f"- {finding.get('title', '')} — {place}\n  {finding.get('body', '')}")
     return "\n\n".join(part for part in parts if part)

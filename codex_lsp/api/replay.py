@@ -30,6 +30,9 @@ class _TurnBuilder:
     completed_at: int | None = None
     duration_ms: int | None = None
     reasoning: list[str] | None = None  # the summary parts of the reasoning item being read
+    # Opened by a user message in a rollout without turn markers; such a turn ends where the
+    # next user message begins, and is complete (those rollouts predate interrupt markers).
+    implicit: bool = False
 
     def add(self, item: Any) -> None:
         self.reasoning = None
@@ -39,7 +42,9 @@ class _TurnBuilder:
         return f"{prefix}-{self.id}-{len(self.items)}"
 
     def build(self, unfinished_status: str) -> Turn:
-        status = self.status if self.status != "inProgress" else unfinished_status
+        status = self.status
+        if status == "inProgress":
+            status = "completed" if self.implicit else unfinished_status
         if self.error is not None and status == "completed":
             status = "failed"
         return Turn(
@@ -83,10 +88,14 @@ def replay_turns(events: list[dict[str, Any]], *, running_turn: str | None = Non
                 del turns[-drop:]
             current = None
             continue
+        if kind == "user_message" and current is not None and current.implicit:
+            current.status = "completed"
+            current = None
         if current is None:
             if kind != "user_message":
                 continue  # bookkeeping between turns (token counts, names)
             current = open_turn(None)
+            current.implicit = True
         _apply(current, kind, event)
     return [
         turn.build("inProgress" if turn.id == running_turn else "interrupted") for turn in turns
@@ -111,9 +120,15 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
     elif kind == "patch_apply_end":
         changes = event.get("changes") if isinstance(event.get("changes"), dict) else {}
         status = event.get("status") or ("completed" if event.get("success") else "failed")
-        turn.add(items.file_change(str(event.get("call_id") or turn.next_id("patch")), changes, status))
+        turn.add(
+            items.file_change(str(event.get("call_id") or turn.next_id("patch")), changes, status)
+        )
     elif kind == "web_search_end":
-        turn.add(items.web_search(str(event.get("call_id") or turn.next_id("ws")), str(event.get("query") or "")))
+        turn.add(
+            items.web_search(
+                str(event.get("call_id") or turn.next_id("ws")), str(event.get("query") or "")
+            )
+        )
     elif kind == "mcp_tool_call_end":
         invocation = event.get("invocation") if isinstance(event.get("invocation"), dict) else {}
         turn.add(
@@ -128,7 +143,9 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
     elif kind == "context_compacted":
         turn.add(items.context_compaction(turn.next_id("compaction")))
     elif kind == "entered_review_mode":
-        turn.add(items.entered_review(turn.next_id("review"), str(event.get("user_facing_hint") or "")))
+        turn.add(
+            items.entered_review(turn.next_id("review"), str(event.get("user_facing_hint") or ""))
+        )
     elif kind == "exited_review_mode":
         turn.add(items.exited_review(turn.next_id("review"), event.get("review_output")))
     elif kind == "error":

@@ -7,7 +7,13 @@ from pathlib import Path
 import httpx
 
 from codex_lsp.engine.extensions import Extension
+from codex_lsp.engine.mcp import McpExtension
+from codex_lsp.engine.questions import QuestionsExtension
+from codex_lsp.engine.review import ReviewExtension
 from codex_lsp.engine.services import EngineServices
+from codex_lsp.engine.skills import SkillsExtension
+from codex_lsp.engine.subagents import SubagentsExtension
+from codex_lsp.engine.web_search import WebSearchExtension
 from codex_lsp.store.auth import AuthStore
 from codex_lsp.store.config import Config, load_config
 from codex_lsp.store.home import codex_home as default_codex_home
@@ -32,7 +38,14 @@ def load_services(
 
 def default_extensions(config: Config) -> list[Extension]:
     """The features every session gets; each decides from `config` what it offers."""
-    return []
+    return [
+        QuestionsExtension(),
+        SkillsExtension(enabled=config.feature_enabled("skills", True)),
+        WebSearchExtension(),
+        McpExtension(config.mcp_servers),
+        ReviewExtension.from_config(config),
+        SubagentsExtension(max_active=config.max_active_subagents),
+    ]
 
 
 def services_for(config: Config, home: Path) -> EngineServices:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.tools.base import ToolCall, ToolOutput
     from codex_lsp.engine.turn_context import TurnContext
+    from codex_lsp.protocol.inputs import UserInput
 
 ToolHandler = Callable[["ToolCall"], Awaitable["ToolOutput"]]
 OpHandler = Callable[["Codex", "Session", str, Any], Awaitable[None]]
@@ -40,6 +41,12 @@ class Extension:
 
     def instructions(self, session: Session, ctx: TurnContext) -> list[str]:
         """Sections for the developer message at the start of a thread."""
+        return []
+
+    async def extra_user_items(
+        self, session: Session, ctx: TurnContext, sub_id: str, items: list[UserInput]
+    ) -> list[dict[str, Any]]:
+        """History items recorded right after a user message (e.g. the skills it names)."""
         return []
 
     def op_handlers(self) -> dict[str, OpHandler]:

@@ -30,6 +30,7 @@ from codex_lsp.protocol.events import (
     ErrorEvent,
     Event,
     EventMsg,
+    TaskCompleteEvent,
     TokenCountEvent,
     TurnAbortedEvent,
     WarningEvent,
@@ -175,6 +176,11 @@ class Session:
     def running_task(self) -> RunningTask | None:
         return self._task
 
+    @property
+    def task_group(self) -> TaskGroup:
+        """Where this session's tasks run; extensions start work that outlives a turn here."""
+        return self._task_group
+
     async def start_task(self, sub_id: str, kind: str, body: TaskBody) -> None:
         """Run `body` as the session's task, replacing any running one."""
         await self.abort_task("replaced")
@@ -201,6 +207,10 @@ class Session:
             # A crashed task fails only itself; the session and its queue go on.
             log.exception("task %s crashed", task.sub_id)
             self.emit(task.sub_id, ErrorEvent(message="internal error: the turn crashed"))
+            if task.abort_reason is None:
+                # The turn is over: say so, or a UI keeps waiting for its end.
+                done = TaskCompleteEvent(turn_id=task.sub_id, completed_at=self.now())
+                self.emit(task.sub_id, done)
         finally:
             if task.abort_reason is not None:
                 self._finish_aborted(task)
@@ -210,7 +220,8 @@ class Session:
             task.done.set()
 
     def _finish_aborted(self, task: RunningTask) -> None:
-        if task.abort_reason == "interrupted":
+        # A review runs outside the thread's conversation: the model need not hear of it.
+        if task.abort_reason == "interrupted" and task.kind != "review":
             self.record_items([user_message(TURN_ABORTED_MARKER)])
         self.emit(
             task.sub_id,

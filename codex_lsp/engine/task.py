@@ -155,6 +155,8 @@ async def run_regular_task(
     user_item, user_event = build_user_item(items, ctx.cwd)
     session.record_items([user_item])
     session.emit(sub_id, user_event)
+    for extension in session.services.extensions:
+        session.record_items(await extension.extra_user_items(session, ctx, sub_id, items))
     last_message = await run_turns(session, task, ctx)
     session.emit(
         sub_id,

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from pygls.exceptions import JsonRpcException
 
 _SECRET_PATTERNS = (
-    # "apiKey": "..." / api_key=... in JSON, reprs and query strings
+    # "apiKey": "..." / api_key=... / Authorization: Bearer ... in JSON, reprs, headers
     re.compile(
-        r"""(?i)((?:api[_-]?key|access[_-]?token|authorization)['"]?\s*[:=]\s*['"]?)[^'",}\s]+"""
+        r"(?i)((?:api[_-]?key|access[_-]?token|authorization)['\"]?\s*[:=]\s*['\"]?"
+        r"(?:bearer\s+)?)[^'\",}\s]+"
     ),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
     re.compile(r"()\bsk-[A-Za-z0-9_-]{8,}"),

@@ -13,9 +13,15 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from lsprotocol import types
+import cattrs
+from lsprotocol import converters, types
 from pygls.exceptions import JsonRpcMethodNotFound
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    LanguageServerProtocol,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +30,18 @@ INVALID_REQUEST = -32600
 
 # A handler for `codex/<method>`: receives the v2 method name (without the prefix) and params.
 CodexHandler = Callable[[str, Any], Any]
+
+
+def json_converter() -> cattrs.Converter:
+    """lsprotocol's converter, leaving the params and results of untyped methods plain JSON.
+
+    pygls's default turns such dicts into namedtuples; the v2 API and the clients' answers to
+    `codex/*` requests are dicts and must stay dicts.
+    """
+    converter = converters.get_converter()
+    for message_type in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
+        converter.register_structure_hook(message_type, lambda data, cls: cls(**data))
+    return converter
 
 
 class CodexProtocol(LanguageServerProtocol):
@@ -66,6 +84,15 @@ class CodexProtocol(LanguageServerProtocol):
         self._send_data(
             {"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}}
         )
+
+    def fail_request(self, msg_id: int | str, error: Exception) -> None:
+        """Fail our pending request `msg_id`: the client's answer to it was unusable.
+
+        Without this the coroutine awaiting the answer (an approval, an edit) would wait forever.
+        """
+        future = self._request_futures.pop(msg_id, None)
+        if future is not None and not future.done():
+            future.set_exception(error)
 
     def send_notification(self, method: str, params: Any) -> None:
         """Send a notification whose params are already plain JSON values.

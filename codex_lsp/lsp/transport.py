@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import sys
 import threading
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -80,14 +81,24 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
+def _camel_path(problem: str) -> str:
+    """`... @ $.params.text_document` -> `... @ params.textDocument`: the names as sent."""
+    text, at, path = problem.rpartition(" @ ")
+    if not at:
+        return problem
+    path = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), path.removeprefix("$."))
+    return f"{text} @ {path}"
+
+
 def _params_problem(error: JsonRpcException) -> str:
     cause = error.__cause__
     if cause is None:
         return error.message
     try:
-        return "; ".join(transform_error(cause, path="params"))  # type: ignore[arg-type]
+        problems = transform_error(cause, path="$")  # type: ignore[arg-type]
     except Exception:
         return str(cause)
+    return "; ".join(_camel_path(problem) for problem in problems)
 
 
 def dispatch(protocol: CodexProtocol, body: bytes) -> None:
@@ -116,11 +127,14 @@ def dispatch(protocol: CodexProtocol, body: bytes) -> None:
     try:
         message = protocol.structure_message(data)
     except JsonRpcException as err:
+        problem = _params_problem(err)
         if method is not None and msg_id is not None:
-            problem = _params_problem(err)
             protocol.send_error(msg_id, INVALID_PARAMS, f"Invalid params for {method}: {problem}")
+        elif method is None and msg_id is not None:
+            logger.warning("the client's answer to request %s is malformed: %s", msg_id, problem)
+            protocol.fail_request(msg_id, err)
         else:
-            logger.warning("dropped a malformed %s message", method or "response")
+            logger.warning("dropped a malformed %s notification: %s", method, problem)
         return
     protocol.handle_message(message)
 

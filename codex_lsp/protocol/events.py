@@ -289,16 +289,40 @@ class ThreadNameUpdatedEvent(WireModel):
     thread_name: str | None = None
 
 
-class SubagentLifecycleEvent(WireModel):
-    type: Literal["subagent_lifecycle"] = "subagent_lifecycle"
-    agents: list[dict[str, Any]]
-    change: Literal["created", "status", "removed"]
+SubagentStatus = Literal["running", "completed", "interrupted", "failed", "canceled"]
+
+
+class SubagentSummary(WireModel):
+    """One child session as UIs see it; agent 0 is the root thread."""
+
     agent_id: int
+    parent_agent_id: int
+    session_id: str
+    # The parent's thread id: tells a fork of the root apart from the thread it came from.
+    parent_session_id: str | None = None
+    label: str | None = None
+    status: SubagentStatus
+    reasoning_header: str | None = None
+    pending_regular: int = 0
+    pending_interrupt: int = 0
+    rollout_path: str | None = None
+
+
+class SubagentLifecycleEvent(WireModel):
+    """A child was attached (`spawned`/`forked`), changed, or detached (`canceled`/`pruned`)."""
+
+    type: Literal["subagent_lifecycle"] = "subagent_lifecycle"
+    change: Literal["spawned", "forked", "status", "reasoning", "canceled", "pruned"]
+    agent_id: int
+    # The child that changed, and every child still attached after the change.
+    agent: SubagentSummary
+    agents: list[SubagentSummary]
 
 
 class AgentInboxEvent(WireModel):
     type: Literal["agent_inbox"] = "agent_inbox"
     agent_id: int
+    session_id: str
     pending_regular: int
     pending_interrupt: int
 

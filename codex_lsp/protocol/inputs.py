@@ -162,3 +162,5 @@ ReviewTarget = Annotated[
 class ReviewRequest(WireModel):
     target: ReviewTarget
     user_facing_hint: str | None = None
+    # Whether the finished review is added to the thread's history for later turns to see.
+    append_to_original_thread: bool = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, model_validator
 
 from codex_lsp.protocol.inputs import (
     Personality,
@@ -97,14 +97,36 @@ class PatchApproval(WireModel):
 
 
 class UserInputAnswerEntry(WireModel):
+    """One question's answer: chosen option values, plus free text typed as "other"."""
+
     selected: list[str] = Field(default_factory=list)
     other: str | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _from_codex(cls, data: Any) -> Any:
+        # Codex clients send `{answers: [...]}`: chosen labels or typed text, mixed.
+        if isinstance(data, dict) and "selected" not in data and "answers" in data:
+            return {"selected": data["answers"], "other": data.get("other")}
+        return data
+
 
 class UserInputAnswer(WireModel):
+    """Answers to the questions a turn asked; `id` is the turn id."""
+
     type: Literal["user_input_answer"] = "user_input_answer"
     id: str
     answers: dict[str, UserInputAnswerEntry] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_codex(cls, data: Any) -> Any:
+        # Codex wraps the answers: `{id, response: {answers: {...}}}`.
+        if isinstance(data, dict) and "answers" not in data:
+            response = data.get("response")
+            if isinstance(response, dict):
+                return {**data, "answers": response.get("answers") or {}}
+        return data
 
 
 class ListSkills(WireModel):

@@ -45,6 +45,15 @@ class SandboxWorkspaceWrite(_Table):
     exclude_slash_tmp: bool = False
 
 
+McpApprovalMode = Literal["auto", "prompt", "approve"]
+
+
+class McpToolConfig(_Table):
+    """`[mcp_servers.<name>.tools.<tool>]`: settings for one of the server's tools."""
+
+    approval_mode: McpApprovalMode | None = None
+
+
 class McpServerConfig(_Table):
     """`[mcp_servers.<name>]`: a stdio server (`command`) or a streamable HTTP one (`url`)."""
 
@@ -57,6 +66,10 @@ class McpServerConfig(_Table):
     enabled: bool = True
     startup_timeout_sec: float | None = Field(default=None, gt=0)
     tool_timeout_sec: float | None = Field(default=None, gt=0)
+    # Codex's keys: `auto` follows the session's approval policy, `prompt` always asks,
+    # `approve` never asks; a tool's own `approval_mode` wins over the server default.
+    default_tools_approval_mode: McpApprovalMode = "auto"
+    tools: dict[str, McpToolConfig] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _has_transport(self) -> McpServerConfig:

@@ -1,0 +1,223 @@
+"""Approvals and questions: engine requests out to the client, its answers back as ops.
+
+Each request waits in its own task, so a client that never answers holds up only the turn that
+asked; other threads, and other requests, go on. When the turn ends first (interrupted, replaced)
+its waiting requests are cancelled: the door then tells the client the request was resolved.
+
+A client error, a malformed answer or a closed connection counts as `decline`: the turn goes on
+without the command or patch, which is the safe reading of "no answer", and it is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ValidationError
+
+from codex_lsp.api.convert import command_actions, command_string, now_ms
+from codex_lsp.api.port import ClientPort
+from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.ops import (
+    ExecApproval,
+    Op,
+    PatchApproval,
+    UserInputAnswer,
+    UserInputAnswerEntry,
+)
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_items import FileUpdateChange
+from codex_lsp.protocol.v2_requests import (
+    AcceptWithExecpolicyAmendmentDecision,
+    ApplyNetworkPolicyAmendmentDecision,
+    CommandExecutionRequestApprovalParams,
+    CommandExecutionRequestApprovalResponse,
+    FileChangeRequestApprovalParams,
+    FileChangeRequestApprovalResponse,
+    ToolRequestUserInputOption,
+    ToolRequestUserInputParams,
+    ToolRequestUserInputQuestion,
+    ToolRequestUserInputResponse,
+)
+
+log = logging.getLogger(__name__)
+
+DECISIONS = {
+    "accept": "approved",
+    "acceptForSession": "approved_for_session",
+    "decline": "denied",
+    "cancel": "abort",
+}
+"""v2 decision -> core `ReviewDecision`. `cancel` aborts the turn; `decline` lets it go on."""
+
+APPROVAL_FLAG = "waitingOnApproval"
+INPUT_FLAG = "waitingOnUserInput"
+
+
+def core_decision(decision: Any) -> str:
+    if isinstance(decision, str):
+        return DECISIONS[decision]
+    if isinstance(decision, AcceptWithExecpolicyAmendmentDecision):
+        # Allowing "commands like this one from now on" is, here, allowing it for the session.
+        return "approved_for_session"
+    if isinstance(decision, ApplyNetworkPolicyAmendmentDecision):
+        action = decision.apply_network_policy_amendment.network_policy_amendment.action
+        return "approved" if action == "allow" else "denied"
+    raise ValueError(f"unknown decision {decision!r}")
+
+
+class ApprovalRouter:
+    """The `ApprovalHooks` of one thread."""
+
+    def __init__(
+        self,
+        thread_id: str,
+        client: ClientPort,
+        submit: Callable[[Op], Awaitable[Any]],
+        spawn: Callable[[Callable[[], Awaitable[None]]], None],
+        waiting: Callable[[str, int], None],
+    ) -> None:
+        self._thread_id = thread_id
+        self._client = client
+        self._submit = submit
+        self._spawn = spawn
+        self._waiting = waiting
+        self._scopes: dict[str, set[anyio.CancelScope]] = {}
+
+    # -- ApprovalHooks ----------------------------------------------------------------------
+
+    def ask_exec(self, turn_id: str, event: ev.ExecApprovalRequestEvent) -> None:
+        params = CommandExecutionRequestApprovalParams(
+            thread_id=self._thread_id,
+            turn_id=turn_id,
+            item_id=event.call_id,
+            started_at_ms=now_ms(),
+            approval_id=event.approval_id,
+            reason=event.reason,
+            command=command_string(event.command),
+            cwd=event.cwd,
+            command_actions=command_actions(event.parsed_cmd),
+        )
+
+        def answer(result: dict[str, Any] | None) -> Op:
+            decision = self._decision(
+                CommandExecutionRequestApprovalResponse, result, event.call_id
+            )
+            return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
+
+        self._ask(
+            turn_id, APPROVAL_FLAG, "item/commandExecution/requestApproval", dump(params), answer
+        )
+
+    def ask_patch(
+        self, turn_id: str, event: ev.ApplyPatchApprovalRequestEvent, diffs: list[FileUpdateChange]
+    ) -> None:
+        params = FileChangeRequestApprovalParams(
+            thread_id=self._thread_id,
+            turn_id=turn_id,
+            item_id=event.call_id,
+            started_at_ms=now_ms(),
+            reason=event.reason,
+            grant_root=event.grant_root,
+            changes=diffs,
+        )
+
+        def answer(result: dict[str, Any] | None) -> Op:
+            decision = self._decision(FileChangeRequestApprovalResponse, result, event.call_id)
+            return PatchApproval(id=event.call_id, decision=decision)
+
+        self._ask(turn_id, APPROVAL_FLAG, "item/fileChange/requestApproval", dump(params), answer)
+
+    def ask_user_input(self, turn_id: str, event: ev.RequestUserInputEvent) -> None:
+        params = ToolRequestUserInputParams(
+            thread_id=self._thread_id,
+            turn_id=turn_id,
+            item_id=event.call_id,
+            questions=[_question(raw) for raw in event.questions],
+        )
+
+        def answer(result: dict[str, Any] | None) -> Op:
+            answers: dict[str, UserInputAnswerEntry] = {}
+            try:
+                parsed = ToolRequestUserInputResponse.model_validate(result or {})
+            except ValidationError as err:
+                log.warning("malformed answer to question %s: %s", event.call_id, err)
+            else:
+                for question_id, entry in parsed.answers.items():
+                    answers[question_id] = UserInputAnswerEntry(selected=list(entry.answers))
+            # The engine waits for the answers of a turn under the turn's id.
+            return UserInputAnswer(id=turn_id, answers=answers)
+
+        self._ask(turn_id, INPUT_FLAG, "item/tool/requestUserInput", dump(params), answer)
+
+    def turn_ended(self, turn_id: str) -> None:
+        for scope in self._scopes.pop(turn_id, set()):
+            scope.cancel()
+
+    def cancel_all(self) -> None:
+        for turn_id in list(self._scopes):
+            self.turn_ended(turn_id)
+
+    # -- one request ------------------------------------------------------------------------
+
+    def _ask(
+        self,
+        turn_id: str,
+        flag: str,
+        method: str,
+        params: dict[str, Any],
+        answer: Callable[[dict[str, Any] | None], Op],
+    ) -> None:
+        scope = anyio.CancelScope()
+        self._scopes.setdefault(turn_id, set()).add(scope)
+
+        async def run() -> None:
+            with scope:
+                self._waiting(flag, +1)
+                try:
+                    result = await self._client.request(method, params)
+                except Exception as err:  # an error answer or a dead connection: decline
+                    log.warning(
+                        "%s for %s failed (%s); declining", method, params.get("itemId"), err
+                    )
+                    result = None
+                finally:
+                    self._waiting(flag, -1)
+                    scopes = self._scopes.get(turn_id)
+                    if scopes is not None:
+                        scopes.discard(scope)
+                await self._submit(answer(result))
+
+        self._spawn(run)
+
+    @staticmethod
+    def _decision(model: type[BaseModel], result: dict[str, Any] | None, call_id: str) -> str:
+        if result is None:
+            return "denied"
+        try:
+            return core_decision(model.model_validate(result).decision)  # type: ignore[attr-defined]
+        except (ValidationError, ValueError) as err:
+            log.warning("malformed approval answer for %s (%s); declining", call_id, err)
+            return "denied"
+
+
+def _question(raw: dict[str, Any]) -> ToolRequestUserInputQuestion:
+    options = raw.get("options")
+    return ToolRequestUserInputQuestion(
+        id=str(raw.get("id") or ""),
+        header=str(raw.get("header") or ""),
+        question=str(raw.get("question") or ""),
+        is_other=bool(raw.get("is_other", raw.get("isOther", False))),
+        is_secret=bool(raw.get("is_secret", raw.get("isSecret", False))),
+        options=[
+            ToolRequestUserInputOption(
+                label=str(o.get("label") or ""), description=str(o.get("description") or "")
+            )
+            for o in options
+            if isinstance(o, dict)
+        ]
+        if isinstance(options, list)
+        else None,
+    )

@@ -1,0 +1,340 @@
+"""The tool half of a thread's event map: commands, patches, searches, MCP calls, plans, usage,
+errors and the requests that need the user.
+
+A command or patch that needs approval is announced as a pending item when the engine asks,
+then the request goes out; the engine's begin event later does not announce it twice. Command
+output arrives base64-encoded from the engine and leaves as text, decoded incrementally so a
+character split across chunks survives.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from codex_lsp.api import items
+from codex_lsp.api.convert import file_change_diffs, now_ms, rate_limits, token_usage, turn_error
+from codex_lsp.api.streams import MessageStream, ReasoningStream
+from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_items import FileUpdateChange
+from codex_lsp.protocol.v2_turns import TurnError
+
+log = logging.getLogger(__name__)
+
+_PLAN_STATUS = {"pending": "pending", "in_progress": "inProgress", "completed": "completed"}
+
+
+class ApprovalHooks(Protocol):
+    """Where the map sends what needs an answer from the user."""
+
+    def ask_exec(self, turn_id: str, event: ev.ExecApprovalRequestEvent) -> None: ...
+
+    def ask_patch(
+        self, turn_id: str, event: ev.ApplyPatchApprovalRequestEvent, diffs: list[FileUpdateChange]
+    ) -> None: ...
+
+    def ask_user_input(self, turn_id: str, event: ev.RequestUserInputEvent) -> None: ...
+
+    def turn_ended(self, turn_id: str) -> None:
+        """The turn is over: requests still waiting for the client are moot."""
+
+
+def _utf8_decoder() -> Any:
+    return codecs.getincrementaldecoder("utf-8")("replace")
+
+
+@dataclass
+class _Running:
+    """A command or patch item between `item/started` and `item/completed`."""
+
+    item: Any
+    decoder: Any = field(default_factory=_utf8_decoder)
+
+
+@dataclass
+class TurnState:
+    id: str
+    started_at: int
+    started_mono: float
+    error: TurnError | None = None
+    message: MessageStream | None = None
+    reasoning: ReasoningStream | None = None
+    running: dict[str, _Running] = field(default_factory=dict)
+    last_message: Any = None
+
+
+class ToolEventsMixin:
+    """Handlers `ThreadEventMap` mixes in; they rely on its plumbing methods."""
+
+    thread_id: str
+    _turn: TurnState | None
+    _notify: Callable[[str, dict[str, Any]], None]
+    _hooks: ApprovalHooks
+    _on_rate_limits: Callable[[Any], None] | None
+    _started: Callable[..., None]
+    _completed: Callable[[Any], None]
+    _instant: Callable[[Any], None]
+    _close_streams: Callable[[], None]
+    _new_id: Callable[..., str]
+    _turn_id: Callable[[], str]
+
+    def tool_handlers(self) -> dict[str, Callable[[ev.Event], None]]:
+        return {
+            "exec_approval_request": self._exec_approval,
+            "exec_command_begin": self._exec_begin,
+            "exec_command_output_delta": self._exec_output,
+            "exec_command_end": self._exec_end,
+            "apply_patch_approval_request": self._patch_approval,
+            "patch_apply_begin": self._patch_begin,
+            "patch_apply_end": self._patch_end,
+            "web_search_begin": self._web_search_begin,
+            "web_search_end": self._web_search_end,
+            "mcp_tool_call_begin": self._mcp_begin,
+            "mcp_tool_call_end": self._mcp_end,
+            "context_compacted": self._compacted,
+            "entered_review_mode": self._entered_review,
+            "exited_review_mode": self._exited_review,
+            "turn_diff": self._turn_diff,
+            "plan_update": self._plan_update,
+            "token_count": self._token_count,
+            "error": self._error,
+            "stream_error": self._stream_error,
+            "warning": self._warning,
+            "request_user_input": self._request_user_input,
+            "thread_name_updated": self._name_updated,
+        }
+
+    def _start_running(self, call_id: str, item: Any) -> None:
+        """Announce a tool item unless it is already running (announced with its approval)."""
+        assert self._turn is not None
+        if call_id in self._turn.running:
+            return
+        self._close_streams()
+        self._turn.running[call_id] = _Running(item)
+        self._started(item)
+
+    def _end_running(self, call_id: str, item: Any) -> None:
+        assert self._turn is not None
+        running = self._turn.running.pop(call_id, None)
+        if running is None:
+            self._close_streams()
+        item.started_at_ms = running.item.started_at_ms if running is not None else now_ms()
+        self._completed(item)
+
+    def _close_tools(self) -> None:
+        """Whatever is still running when the turn ends did not finish."""
+        assert self._turn is not None
+        for call_id in list(self._turn.running):
+            running = self._turn.running.pop(call_id)
+            running.item.status = "failed"
+            self._completed(running.item)
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def _exec_approval(self, event: ev.Event) -> None:
+        msg: ev.ExecApprovalRequestEvent = event.msg  # type: ignore[assignment]
+        if self._turn is None:
+            return
+        self._start_running(msg.call_id, items.command_pending(msg))
+        self._hooks.ask_exec(self._turn.id, msg)
+
+    def _exec_begin(self, event: ev.Event) -> None:
+        msg: ev.ExecCommandBeginEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._start_running(msg.call_id, items.command_pending(msg))
+
+    def _exec_output(self, event: ev.Event) -> None:
+        msg: ev.ExecCommandOutputDeltaEvent = event.msg  # type: ignore[assignment]
+        turn = self._turn
+        running = turn.running.get(msg.call_id) if turn is not None else None
+        if turn is None or running is None:
+            return
+        text = running.decoder.decode(base64.b64decode(msg.chunk))
+        if text:
+            self._notify(
+                "item/commandExecution/outputDelta",
+                {
+                    "threadId": self.thread_id,
+                    "turnId": turn.id,
+                    "itemId": msg.call_id,
+                    "delta": text,
+                },
+            )
+
+    def _exec_end(self, event: ev.Event) -> None:
+        msg: ev.ExecCommandEndEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._end_running(msg.call_id, items.command_finished(msg))
+
+    # -- patches ----------------------------------------------------------------------------
+
+    def _patch_approval(self, event: ev.Event) -> None:
+        msg: ev.ApplyPatchApprovalRequestEvent = event.msg  # type: ignore[assignment]
+        if self._turn is None:
+            return
+        self._start_running(msg.call_id, items.file_change(msg.call_id, msg.changes, "inProgress"))
+        self._hooks.ask_patch(self._turn.id, msg, file_change_diffs(msg.changes))
+
+    def _patch_begin(self, event: ev.Event) -> None:
+        msg: ev.PatchApplyBeginEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._start_running(
+                msg.call_id, items.file_change(msg.call_id, msg.changes, "inProgress")
+            )
+
+    def _patch_end(self, event: ev.Event) -> None:
+        msg: ev.PatchApplyEndEvent = event.msg  # type: ignore[assignment]
+        if self._turn is None:
+            return
+        running = self._turn.running.get(msg.call_id)
+        # A declined patch reports no changes of its own; keep the ones the user was shown.
+        changes = msg.changes or {}
+        item = items.file_change(msg.call_id, changes, msg.status)
+        if not changes and running is not None:
+            item.changes = running.item.changes
+        if msg.stdout:
+            self._notify(
+                "item/fileChange/outputDelta",
+                {
+                    "threadId": self.thread_id,
+                    "turnId": self._turn.id,
+                    "itemId": msg.call_id,
+                    "delta": msg.stdout,
+                },
+            )
+        self._end_running(msg.call_id, item)
+
+    # -- other items ------------------------------------------------------------------------
+
+    def _web_search_begin(self, event: ev.Event) -> None:
+        msg: ev.WebSearchBeginEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._start_running(msg.call_id, items.web_search(msg.call_id, ""))
+
+    def _web_search_end(self, event: ev.Event) -> None:
+        msg: ev.WebSearchEndEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._end_running(msg.call_id, items.web_search(msg.call_id, msg.query))
+
+    def _mcp_begin(self, event: ev.Event) -> None:
+        msg: ev.McpToolCallBeginEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._start_running(msg.call_id, items.mcp_tool_call(msg.call_id, msg.invocation))
+
+    def _mcp_end(self, event: ev.Event) -> None:
+        msg: ev.McpToolCallEndEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            item = items.mcp_tool_call(
+                msg.call_id,
+                msg.invocation,
+                result=msg.result,
+                error=msg.error,
+                duration=msg.duration,
+            )
+            self._end_running(msg.call_id, item)
+
+    def _compacted(self, event: ev.Event) -> None:
+        if self._turn is not None:
+            self._instant(items.context_compaction(self._new_id("compaction")))
+
+    def _entered_review(self, event: ev.Event) -> None:
+        msg: ev.EnteredReviewModeEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._instant(items.entered_review(self._new_id("review"), msg.user_facing_hint or ""))
+
+    def _exited_review(self, event: ev.Event) -> None:
+        msg: ev.ExitedReviewModeEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._instant(items.exited_review(self._new_id("review"), msg.review_output))
+
+    # -- turn-level notifications -----------------------------------------------------------
+
+    def _turn_diff(self, event: ev.Event) -> None:
+        msg: ev.TurnDiffEvent = event.msg  # type: ignore[assignment]
+        self._notify(
+            "turn/diff/updated",
+            {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": msg.unified_diff},
+        )
+
+    def _plan_update(self, event: ev.Event) -> None:
+        msg: ev.PlanUpdateEvent = event.msg  # type: ignore[assignment]
+        params: dict[str, Any] = {
+            "threadId": self.thread_id,
+            "turnId": self._turn_id(),
+            "plan": [{"step": p.step, "status": _PLAN_STATUS[p.status]} for p in msg.plan],
+        }
+        if msg.explanation is not None:
+            params["explanation"] = msg.explanation
+        self._notify("turn/plan/updated", params)
+
+    def _token_count(self, event: ev.Event) -> None:
+        msg: ev.TokenCountEvent = event.msg  # type: ignore[assignment]
+        turn_id = self._turn_id()
+        if msg.info is not None and turn_id:
+            self._notify(
+                "thread/tokenUsage/updated",
+                {
+                    "threadId": self.thread_id,
+                    "turnId": turn_id,
+                    "tokenUsage": dump(token_usage(msg.info)),
+                },
+            )
+        if msg.rate_limits is not None:
+            snapshot = rate_limits(msg.rate_limits)
+            if self._on_rate_limits is not None:
+                self._on_rate_limits(snapshot)
+            self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+
+    def _error(self, event: ev.Event) -> None:
+        msg: ev.ErrorEvent = event.msg  # type: ignore[assignment]
+        turn = self._turn
+        if turn is None or event.id != turn.id:
+            # An op that failed outside a turn (a stale approval, an empty name): not fatal.
+            log.info("thread %s: %s", self.thread_id, msg.message)
+            self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
+            return
+        turn.error = turn_error(msg.message, msg.codex_error_info)
+        self._notify(
+            "error",
+            {
+                "error": dump(turn.error),
+                "willRetry": False,
+                "threadId": self.thread_id,
+                "turnId": turn.id,
+            },
+        )
+
+    def _stream_error(self, event: ev.Event) -> None:
+        msg: ev.StreamErrorEvent = event.msg  # type: ignore[assignment]
+        error = turn_error(msg.message, msg.codex_error_info, msg.additional_details)
+        self._notify(
+            "error",
+            {
+                "error": dump(error),
+                "willRetry": True,
+                "threadId": self.thread_id,
+                "turnId": self._turn_id(),
+            },
+        )
+
+    def _warning(self, event: ev.Event) -> None:
+        msg: ev.WarningEvent = event.msg  # type: ignore[assignment]
+        self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
+
+    def _request_user_input(self, event: ev.Event) -> None:
+        msg: ev.RequestUserInputEvent = event.msg  # type: ignore[assignment]
+        if self._turn is not None:
+            self._close_streams()
+            self._hooks.ask_user_input(self._turn.id, msg)
+
+    def _name_updated(self, event: ev.Event) -> None:
+        msg: ev.ThreadNameUpdatedEvent = event.msg  # type: ignore[assignment]
+        params: dict[str, Any] = {"threadId": self.thread_id}
+        if msg.thread_name is not None:
+            params["threadName"] = msg.thread_name
+        self._notify("thread/name/updated", params)

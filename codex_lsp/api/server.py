@@ -1,0 +1,267 @@
+"""`ApiServer`: the transport-agnostic v2 API behind every front door.
+
+A door hands each client request to `handle(method, params)` and writes back the dict it returns
+or the `ApiError` it raises; everything the API says unprompted goes through the door's
+`ClientPort`. Params are validated with the v2 models (a bad field is a -32602 naming it) and
+results are dumped with them, so shapes match the schema.
+
+Loaded threads run as tasks of a task group the server hosts in a background task of its own,
+started on first use: a door may call `handle` from any task and need not lend one. `aclose()`
+shuts every thread down (their turns aborted, rollouts flushed) and stops that task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+from pydantic import BaseModel, ValidationError
+
+from codex_lsp.api import thread_store
+from codex_lsp.api.account import Accounts
+from codex_lsp.api.catalog import list_models
+from codex_lsp.api.config_read import read_config
+from codex_lsp.api.port import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    ApiError,
+    ClientPort,
+)
+from codex_lsp.api.threads import ThreadManager
+from codex_lsp.api.turns import interrupt_turn, start_turn
+from codex_lsp.api.validation import validation_message
+from codex_lsp.engine.services import EngineServices
+from codex_lsp.protocol import v2
+from codex_lsp.protocol.ops import SetThreadName
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_threads import ThreadSetNameParams
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Any, dict[str, Any]], Awaitable[BaseModel | None]]
+
+# Methods the v2 protocol has that this server does not serve (yet): a clear -32601.
+NOT_SERVED = frozenset({"skills/list", "review/start", "initialize"})
+
+
+class ApiServer:
+    def __init__(self, services_factory: Callable[[], EngineServices], client: ClientPort) -> None:
+        self._services_factory = services_factory
+        self._client = client
+        self._base: EngineServices | None = None
+        self._host_group: TaskGroup | None = None
+        self._host_task: asyncio.Task[None] | None = None
+        self._host_lock = anyio.Lock()
+        self._stop = anyio.Event()
+        self._closed = False
+        self.threads = ThreadManager(services_factory, client, self._host, self._note_limits)
+        self._accounts: Accounts | None = None
+        self._handlers: dict[str, Handler] = {
+            "thread/start": self._thread_start,
+            "thread/resume": lambda p, raw: self.threads.resume(p, _path(raw)),
+            "thread/fork": self._thread_fork,
+            "thread/list": self._thread_list,
+            "thread/read": self._thread_read,
+            "thread/archive": self._thread_archive,
+            "thread/unarchive": self._thread_unarchive,
+            "thread/name/set": self._thread_name_set,
+            "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
+            "turn/interrupt": self._turn_interrupt,
+            "model/list": self._model_list,
+            "config/read": self._config_read,
+            "account/read": self._account_read,
+            "account/login/start": self._login_start,
+            "account/login/cancel": self._login_cancel,
+            "account/logout": self._logout,
+            "account/rateLimits/read": self._rate_limits,
+        }
+
+    # -- the seam ---------------------------------------------------------------------------
+
+    async def handle(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        handler = self._handlers.get(method)
+        if handler is None:
+            detail = " (not served by codex-lsp yet)" if method in NOT_SERVED else ""
+            raise ApiError(METHOD_NOT_FOUND, f"Method not found: {method}{detail}")
+        if self._closed:
+            raise ApiError(INVALID_REQUEST, "the server is shutting down")
+        if params is not None and not isinstance(params, dict):
+            raise ApiError(INVALID_PARAMS, "Invalid params: params must be an object")
+        try:
+            parsed = v2.parse_params(method, params)
+        except ValidationError as err:
+            raise ApiError(INVALID_PARAMS, validation_message(err)) from None
+        result = await handler(parsed, params or {})
+        if result is None:
+            return {}
+        return dump(result)
+
+    def thread_cwd(self, thread_id: str) -> Path | None:
+        """The working directory a loaded thread's turns run in, or None if it is not loaded."""
+        thread = self.threads.loaded.get(thread_id)
+        return thread.cwd if thread is not None else None
+
+    async def aclose(self) -> None:
+        """Shut down every loaded thread and the background task hosting them."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._accounts is not None:
+            self._accounts.close()
+        await self.threads.close_all()
+        self._stop.set()
+        if self._host_task is not None:
+            await self._host_task
+        if self._base is not None and self._base.http is not None:
+            await self._base.http.aclose()
+
+    # -- hosting ----------------------------------------------------------------------------
+
+    async def _host(self) -> TaskGroup:
+        async with self._host_lock:
+            if self._host_group is None:
+                ready = anyio.Event()
+                self._host_task = asyncio.get_running_loop().create_task(self._run_host(ready))
+                await ready.wait()
+            assert self._host_group is not None
+            return self._host_group
+
+    async def _run_host(self, ready: anyio.Event) -> None:
+        async with anyio.create_task_group() as group:
+            self._host_group = group
+            ready.set()
+            await self._stop.wait()
+            group.cancel_scope.cancel()
+
+    def _after_response(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification once the current request's response is out: the door writes
+        the response as soon as `handle` returns, before the loop runs this callback."""
+        asyncio.get_running_loop().call_soon(self._client.notify, method, params)
+
+    def _services(self) -> EngineServices:
+        if self._base is None:
+            self._base = self.threads.load_services()
+        return self._base
+
+    @property
+    def accounts(self) -> Accounts:
+        if self._accounts is None:
+            home = self._services().codex_home
+            self._accounts = Accounts(home, self._client.notify, lambda: self._services().config)
+        return self._accounts
+
+    def _note_limits(self, snapshot: Any) -> None:
+        self.accounts.note_limits(snapshot)
+
+    # -- threads ----------------------------------------------------------------------------
+
+    async def _thread_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        response = await self.threads.start(params)
+        self._after_response("thread/started", {"thread": dump(response.thread)})
+        return response
+
+    async def _thread_fork(self, params: Any, raw: dict[str, Any]) -> BaseModel:
+        response = await self.threads.fork(params, _path(raw))
+        # The new thread is announced without its copied turns, as on thread/start.
+        self._after_response(
+            "thread/started", {"thread": dump(response.thread.model_copy(update={"turns": []}))}
+        )
+        return response
+
+    async def _thread_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return await thread_store.list_page(
+            self._services().codex_home, params, self.threads.statuses()
+        )
+
+    async def _thread_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        loaded = self.threads.loaded.get(params.thread_id)
+        if loaded is not None and loaded.rollout_path is None:
+            # An ephemeral thread has no rollout: it is what the engine holds.
+            return v2.result_model("thread/read")(thread=self.threads.thread_object(loaded))
+        status = loaded.map.status() if loaded is not None and loaded.map is not None else None
+        running = (
+            loaded.map.active_turn_id if loaded is not None and loaded.map is not None else None
+        )
+        thread = await thread_store.read_thread(
+            self._services().codex_home,
+            params.thread_id,
+            include_turns=params.include_turns,
+            status=status,
+            running_turn=running,
+        )
+        return v2.result_model("thread/read")(thread=thread)
+
+    async def _thread_archive(self, params: Any, _raw: dict[str, Any]) -> None:
+        # A thread that is running is stopped first: its rollout must not move under it.
+        if await self.threads.unload(params.thread_id):
+            self._client.notify(
+                "thread/status/changed",
+                {"threadId": params.thread_id, "status": {"type": "notLoaded"}},
+            )
+        await thread_store.archive(self._services().codex_home, params.thread_id)
+        self._after_response("thread/archived", {"threadId": params.thread_id})
+
+    async def _thread_unarchive(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        thread = await thread_store.unarchive(self._services().codex_home, params.thread_id)
+        self._after_response("thread/unarchived", {"threadId": params.thread_id})
+        return v2.result_model("thread/unarchive")(thread=thread)
+
+    async def _thread_name_set(self, params: ThreadSetNameParams, _raw: dict[str, Any]) -> None:
+        name = params.name.strip()
+        if not name:
+            raise ApiError(INVALID_PARAMS, "Invalid params: name: a thread name cannot be empty")
+        loaded = self.threads.loaded.get(params.thread_id)
+        if loaded is not None and loaded.codex.session is not None:
+            # The engine records the name and reports it; its event becomes thread/name/updated.
+            await loaded.submit(SetThreadName(name=name))
+            return
+        await thread_store.name_stored_thread(self._services().codex_home, params.thread_id, name)
+        self._after_response(
+            "thread/name/updated", {"threadId": params.thread_id, "threadName": name}
+        )
+
+    async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
+        await interrupt_turn(self.threads.get(params.thread_id), params)
+
+    # -- catalogue, config, account ---------------------------------------------------------
+
+    async def _model_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return list_models(params, self._services().config.model)
+
+    async def _config_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        # Read afresh: the user may have edited config.toml since the server started.
+        services = self.threads.load_services()
+        try:
+            return read_config(params, services.config)
+        finally:
+            if services.http is not None:
+                await services.http.aclose()
+
+    async def _account_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return self.accounts.read()
+
+    async def _login_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return await self.accounts.login(params)
+
+    async def _login_cancel(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return self.accounts.cancel(params)
+
+    async def _logout(self, params: Any, _raw: dict[str, Any]) -> None:
+        self.accounts.logout()
+
+    async def _rate_limits(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return self.accounts.rate_limits()
+
+
+def _path(raw: dict[str, Any]) -> str | None:
+    """The optional rollout `path` of resume and fork (not in our params models)."""
+    path = raw.get("path")
+    if path is not None and not isinstance(path, str):
+        raise ApiError(INVALID_PARAMS, "Invalid params: path: expected a string")
+    return path

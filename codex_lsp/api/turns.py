@@ -1,0 +1,80 @@
+"""`turn/start` and `turn/interrupt` on a loaded thread.
+
+A turn's id is chosen here and used as the engine's submission id, so every event the turn
+causes carries it. `turn/start` sends a `user_turn` op with the thread's current settings and
+the request's overrides; the engine keeps them for later turns, which is what v2 promises.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from codex_lsp.api.convert import (
+    approval_to_core,
+    effort_to_core,
+    invalid,
+    sandbox_to_core,
+    user_input_to_core,
+)
+from codex_lsp.api.loaded import LoadedThread
+from codex_lsp.protocol.ops import Interrupt, UserTurn
+from codex_lsp.protocol.v2_turns import (
+    Turn,
+    TurnInterruptParams,
+    TurnStartParams,
+    TurnStartResponse,
+)
+from codex_lsp.store.home import new_thread_id
+
+log = logging.getLogger(__name__)
+
+
+async def start_turn(thread: LoadedThread, params: TurnStartParams) -> TurnStartResponse:
+    session = thread.codex.session
+    if session is None or thread.map is None:
+        raise invalid("threadId", f"thread {params.thread_id} has no running session")
+    if not params.input:
+        raise invalid("input", "a turn needs at least one input item")
+    items = user_input_to_core(params.input)
+    ctx = session.ctx
+    cwd = ctx.cwd
+    if params.cwd is not None:
+        cwd = Path(params.cwd)
+        if not cwd.is_absolute() or not cwd.is_dir():
+            raise invalid("cwd", f"must be an existing absolute directory, got {params.cwd!r}")
+    op = UserTurn(
+        items=items,
+        cwd=str(cwd),
+        approval_policy=approval_to_core(params.approval_policy) or ctx.approval_policy,
+        sandbox_policy=sandbox_to_core(params.sandbox_policy) or ctx.sandbox_policy,
+        model=params.model or ctx.model,
+        effort=effort_to_core(params.effort) or ctx.effort,
+        summary=params.summary or ctx.summary,
+        personality=params.personality or ctx.personality,
+        final_output_json_schema=params.output_schema
+        if isinstance(params.output_schema, dict)
+        else None,
+    )
+    # A UUIDv7, like thread ids: unique, and ordered by when the turn began.
+    turn_id = new_thread_id()
+    thread.map.expect_turn(turn_id, list(params.input))
+    await thread.submit(op, sub_id=turn_id)
+    # Returning without another await keeps this response ahead of `turn/started` on the wire.
+    return TurnStartResponse(turn=Turn(id=turn_id, status="inProgress", items_view="notLoaded"))
+
+
+async def interrupt_turn(thread: LoadedThread, params: TurnInterruptParams) -> None:
+    assert thread.map is not None
+    if thread.map.is_expected(params.turn_id):
+        # Started but not yet begun: the engine takes ops in order, so this stops it.
+        await thread.submit(Interrupt())
+        return
+    active = thread.map.active_turn_id
+    if active is None:
+        # The turn may have ended while the request was on its way: nothing left to stop.
+        log.info("turn/interrupt for %s: no turn is running", params.turn_id)
+        return
+    if active != params.turn_id:
+        raise invalid("turnId", f"turn {params.turn_id} is not the running turn ({active})")
+    await thread.submit(Interrupt())

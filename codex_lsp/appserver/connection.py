@@ -1,0 +1,109 @@
+"""One JSON-RPC connection of the app-server, and the `ClientPort` the API talks through.
+
+Messages are JSON objects, one per line, without the `jsonrpc` member (the reference server
+leaves it out; one a client sends is accepted and ignored). Server-to-client requests get ids of
+their own, counting from 0, and the connection awaits the client's answer to each.
+
+When a request is settled (answered, or dropped because the API gave up on it when its turn
+ended) the client is told with `serverRequest/resolved`: only this door knows the wire id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from codex_lsp.api.port import INTERNAL_ERROR, ApiError
+from codex_lsp.appserver.stdio import LineWriter
+from codex_lsp.engine.workspace import DiskWorkspace, Workspace
+
+log = logging.getLogger(__name__)
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class ConnectionClosed(ApiError):
+    def __init__(self) -> None:
+        super().__init__(INTERNAL_ERROR, "the client connection is closed")
+
+
+class Connection:
+    """Implements `ClientPort` over a `LineWriter`; the serve loop feeds it client responses."""
+
+    def __init__(self, writer: LineWriter) -> None:
+        self._writer = writer
+        self._ids = itertools.count()
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._workspace = DiskWorkspace()
+        self.opted_out: frozenset[str] = frozenset()
+        self.closed = False
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        self._writer.write((_encode(message) + "\n").encode("utf-8"))
+
+    def send_result(self, request_id: Any, result: Any) -> None:
+        self.send({"id": request_id, "result": result})
+
+    def send_error(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
+        error: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        self.send({"id": request_id, "error": error})
+
+    # -- ClientPort -------------------------------------------------------------------------
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        if method not in self.opted_out:
+            self.send({"method": method, "params": params})
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.closed:
+            raise ConnectionClosed()
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self.send({"id": request_id, "method": method, "params": params})
+        try:
+            answer = await future
+        finally:
+            self._pending.pop(request_id, None)
+            thread_id = params.get("threadId")
+            if isinstance(thread_id, str) and not self.closed:
+                self.notify(
+                    "serverRequest/resolved", {"threadId": thread_id, "requestId": request_id}
+                )
+        error = answer.get("error")
+        if error is not None:
+            code = error.get("code") if isinstance(error, dict) else None
+            message = error.get("message") if isinstance(error, dict) else None
+            raise ApiError(code if isinstance(code, int) else INTERNAL_ERROR, str(message or error))
+        result = answer.get("result")
+        return result if isinstance(result, dict) else {}
+
+    def workspace_for(self, cwd: Path) -> Workspace:
+        # The app-server's clients have no buffers to share: files live on disk.
+        return self._workspace
+
+    # -- the client's answers ---------------------------------------------------------------
+
+    def resolve(self, message: dict[str, Any]) -> None:
+        """Hand a client response to the request it answers."""
+        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        if future is None:
+            log.warning("response to unknown request id %r", message.get("id"))
+            return
+        if not future.done():
+            future.set_result(message)
+
+    def close(self) -> None:
+        """No more answers will come: fail what is still waiting."""
+        self.closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionClosed())

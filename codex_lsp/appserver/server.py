@@ -1,0 +1,205 @@
+"""The app-server: the v2 API as JSON-RPC 2.0 over stdio, one JSON object per line.
+
+The read loop only parses and routes, so it stays responsive: each client request runs in its
+own task, and client responses go straight to the server request they answer. Until the client
+sends `initialize`, every request is refused with "Not initialized"; a second `initialize` gets
+"Already initialized". Malformed input is answered with the JSON-RPC error for it and the
+server reads on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import logging
+import platform
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import anyio
+from pydantic import ValidationError
+
+from codex_lsp import __version__
+from codex_lsp.api.port import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ApiError,
+)
+from codex_lsp.api.validation import validation_message
+from codex_lsp.appserver.connection import Connection
+from codex_lsp.appserver.stdio import LineReader, LineWriter
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
+
+if TYPE_CHECKING:
+    from codex_lsp.api.server import ApiServer
+    from codex_lsp.engine.services import EngineServices
+
+# The API and the engine behind it take a while to import; `initialize` does not need them.
+_API_MODULE = "codex_lsp.api.server"
+
+log = logging.getLogger(__name__)
+
+
+def _is_request_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def initialize_response(params: InitializeParams, codex_home: Path) -> InitializeResponse:
+    client = params.client_info
+    system = platform.system()
+    os_name = {"Darwin": "macos"}.get(system, system.lower())
+    agent = (
+        f"codex_lsp/{__version__} ({system} {platform.release()}; {platform.machine()}) "
+        f"({client.name}; {client.version})"
+    )
+    return InitializeResponse(
+        user_agent=agent,
+        codex_home=str(codex_home.resolve()),
+        platform_family="windows" if system == "Windows" else "unix",
+        platform_os=os_name,
+    )
+
+
+class AppServer:
+    """Routes one connection's messages; `serve` runs it until the input ends."""
+
+    def __init__(
+        self,
+        services_factory: Callable[[], EngineServices],
+        codex_home: Path,
+        writer: LineWriter,
+    ) -> None:
+        self.connection = Connection(writer)
+        self._services_factory = services_factory
+        self._api: ApiServer | None = None
+        self._codex_home = codex_home
+        self._initialized = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def serve(self, reader: LineReader) -> None:
+        try:
+            while (line := await reader.readline()) is not None:
+                if line.strip():
+                    self.receive(line)
+        finally:
+            self.connection.close()
+            for task in list(self._tasks):
+                task.cancel()
+            if self._api is not None:
+                await self._api.aclose()
+
+    @property
+    def api(self) -> ApiServer:
+        if self._api is None:
+            module = importlib.import_module(_API_MODULE)
+            self._api = module.ApiServer(self._services_factory, self.connection)
+        return self._api
+
+    # -- routing ----------------------------------------------------------------------------
+
+    def receive(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError as err:
+            self.connection.send_error(None, PARSE_ERROR, f"Parse error: {err}")
+            return
+        if not isinstance(message, dict):
+            self.connection.send_error(
+                None, INVALID_REQUEST, "Invalid request: expected a JSON object"
+            )
+            return
+        method, has_id = message.get("method"), "id" in message
+        request_id = message.get("id")
+        if has_id and not _is_request_id(request_id):
+            self.connection.send_error(
+                None, INVALID_REQUEST, "Invalid request: id must be a string or an integer"
+            )
+            return
+        if method is None:
+            if has_id and ("result" in message or "error" in message):
+                self.connection.resolve(message)
+            else:
+                self.connection.send_error(
+                    request_id, INVALID_REQUEST, "Invalid request: no method"
+                )
+            return
+        if not isinstance(method, str):
+            self.connection.send_error(
+                request_id, INVALID_REQUEST, "Invalid request: method must be a string"
+            )
+            return
+        if not has_id:
+            self._notification(method, message.get("params"))
+            return
+        self._request(request_id, method, message.get("params"))
+
+    def _notification(self, method: str, params: Any) -> None:
+        if method == "initialized":
+            return
+        log.info("ignoring client notification %s", method)
+
+    def _request(self, request_id: Any, method: str, params: Any) -> None:
+        if method == "initialize":
+            self._initialize(request_id, params)
+            return
+        if not self._initialized:
+            self.connection.send_error(request_id, INVALID_REQUEST, "Not initialized")
+            return
+        task = asyncio.get_running_loop().create_task(self._run(request_id, method, params))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _initialize(self, request_id: Any, params: Any) -> None:
+        if self._initialized:
+            self.connection.send_error(request_id, INVALID_REQUEST, "Already initialized")
+            return
+        try:
+            parsed = InitializeParams.model_validate(params if params is not None else {})
+        except ValidationError as err:
+            self.connection.send_error(request_id, INVALID_PARAMS, validation_message(err))
+            return
+        capabilities = parsed.capabilities
+        if capabilities is not None and capabilities.opt_out_notification_methods:
+            self.connection.opted_out = frozenset(capabilities.opt_out_notification_methods)
+        self._initialized = True
+        self.connection.send_result(request_id, dump(initialize_response(parsed, self._codex_home)))
+        # Import the API while the client reads the answer, ready for its first real request.
+        threading.Thread(target=importlib.import_module, args=(_API_MODULE,), daemon=True).start()
+
+    async def _run(self, request_id: Any, method: str, params: Any) -> None:
+        try:
+            result = await self.api.handle(method, params)
+        except ApiError as err:
+            self.connection.send_error(request_id, err.code, err.message, err.data)
+        except Exception as err:  # a bug in one request must not take the server down
+            log.exception("%s failed", method)
+            self.connection.send_error(request_id, INTERNAL_ERROR, f"Internal error: {err}")
+        else:
+            self.connection.send_result(request_id, result)
+
+
+def run_stdio(
+    services_factory: Callable[[], EngineServices],
+    codex_home: Path,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+) -> int:
+    """Serve stdin/stdout until stdin ends; the exit status."""
+    writer = LineWriter(stdout or sys.stdout.buffer)
+
+    async def main() -> None:
+        reader = LineReader(stdin or sys.stdin.buffer, asyncio.get_running_loop())
+        await AppServer(services_factory, codex_home, writer).serve(reader)
+
+    try:
+        anyio.run(main)
+    finally:
+        writer.close()
+    return 0

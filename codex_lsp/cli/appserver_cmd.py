@@ -1,0 +1,95 @@
+"""`codex-lsp app-server`: the v2 API as JSON-RPC over stdio, plus schema and TypeScript export.
+
+    codex-lsp app-server [-c key=value] [-p profile]
+    codex-lsp app-server generate-json-schema --out DIR
+    codex-lsp app-server generate-ts --out DIR
+
+Logs go to stderr (level from `CODEX_LSP_LOG`, default warning): stdout carries only protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from codex_lsp.cli.main import add_config_arguments
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.services import EngineServices
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "app-server",
+        help="serve the app-server v2 protocol (JSON-RPC lines) on stdin/stdout",
+        description="Serve the app-server v2 protocol: JSON-RPC over stdio, one message a line.",
+    )
+    add_config_arguments(parser)
+    parser.set_defaults(run=run)
+    tools = parser.add_subparsers(dest="appserver_command", metavar="SUBCOMMAND")
+    schema = tools.add_parser("generate-json-schema", help="write the protocol's JSON Schema files")
+    schema.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    schema.set_defaults(run=run_generate_json_schema)
+    ts = tools.add_parser("generate-ts", help="write the protocol's TypeScript declarations")
+    ts.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    ts.set_defaults(run=run_generate_ts)
+
+
+def _overrides(args: argparse.Namespace) -> list[str]:
+    overrides = list(args.overrides or [])
+    if getattr(args, "model", None):
+        # A JSON string is also a valid TOML basic string.
+        overrides.append(f"model={json.dumps(args.model)}")
+    return overrides
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=os.environ.get("CODEX_LSP_LOG", "warning").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    from codex_lsp.store.config import ConfigError
+    from codex_lsp.store.home import codex_home
+
+    home = codex_home()
+    overrides = _overrides(args)
+
+    def services() -> EngineServices:
+        # Imported on first use: the engine is not needed to answer `initialize`.
+        from codex_lsp.engine.bootstrap import load_services
+
+        return load_services(codex_home=home, profile=args.profile, overrides=overrides)
+
+    try:
+        # Fail at start, where the user sees it, rather than on the first thread.
+        from codex_lsp.store.config import load_config
+
+        load_config(home, profile=args.profile, overrides=overrides)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    from codex_lsp.appserver.server import run_stdio
+
+    return run_stdio(services, home)
+
+
+def run_generate_json_schema(args: argparse.Namespace) -> int:
+    from codex_lsp.appserver.schema_gen import generate_json_schema
+
+    written = generate_json_schema(args.out)
+    print(f"wrote {len(written)} schema files to {args.out}", file=sys.stderr)
+    return 0
+
+
+def run_generate_ts(args: argparse.Namespace) -> int:
+    from codex_lsp.appserver.ts_gen import generate_ts
+
+    written = generate_ts(args.out)
+    print(f"wrote {len(written)} TypeScript files to {args.out}", file=sys.stderr)
+    return 0

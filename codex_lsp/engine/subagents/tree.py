@@ -1,0 +1,368 @@
+"""The subagents of one root thread: ids, the work each child does, and the events UIs see.
+
+Agent 0 is the root thread; every child spawned anywhere in the tree gets the next id, and a
+resumed thread continues after the highest id its rollout recorded. Children run their tasks
+in the root's task group, in parallel with the root and with each other. A message to an idle
+child starts a task at once; a message to a busy child waits in its inbox until the task
+ends, and an interrupt stops the task first.
+
+The root thread receives (and persists) a `subagent_lifecycle` event whenever a child is
+attached, changes status or reasoning header, or is detached, and an `agent_inbox` event
+whenever a child's inbox depth changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import anyio
+
+from codex_lsp.engine.subagents.activity import activity_line, reasoning_header
+from codex_lsp.engine.subagents.agent import ROOT_AGENT_ID, Subagent
+from codex_lsp.engine.subagents.sessions import (
+    close_child_session,
+    create_child_session,
+    start_extensions,
+    wake_child_session,
+)
+from codex_lsp.engine.subagents.specs import child_role
+from codex_lsp.engine.task import run_regular_task
+from codex_lsp.engine.tools.base import ToolError
+from codex_lsp.protocol.events import (
+    AgentInboxEvent,
+    AgentReasoningEvent,
+    ErrorEvent,
+    Event,
+    SubagentLifecycleEvent,
+    SubagentStatus,
+    TaskCompleteEvent,
+)
+from codex_lsp.protocol.inputs import TextInput
+from codex_lsp.store.home import new_thread_id
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.session import RunningTask, Session
+    from codex_lsp.engine.turn_context import TurnContext
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_ACTIVE_SUBAGENTS = 4
+
+# A child's requests for the user travel to the root thread's UI, which answers them.
+FORWARDED_EVENTS = frozenset(
+    {"exec_approval_request", "apply_patch_approval_request", "request_user_input"}
+)
+
+
+class AgentTree:
+    """All subagents under one root Session."""
+
+    def __init__(
+        self, root: Session, owners: dict[Session, tuple[AgentTree, int]], max_active: int
+    ) -> None:
+        self.root = root
+        self.max_active = max_active
+        self.agents: dict[int, Subagent] = {}
+        # Every session of the tree (root included) to its agent id, shared with the extension.
+        self._owners = owners
+        self._next_id = 1
+        self._changed = anyio.Event()
+
+    # Ids and lookups ----------------------------------------------------------------------
+
+    def allocate_id(self) -> int:
+        agent_id = self._next_id
+        self._next_id += 1
+        return agent_id
+
+    def continue_after(self, highest_id: int) -> None:
+        self._next_id = max(self._next_id, highest_id + 1)
+
+    def agent_of(self, session: Session) -> int:
+        return self._owners[session][1]
+
+    def session_of(self, agent_id: int) -> Session | None:
+        if agent_id == ROOT_AGENT_ID:
+            return self.root
+        agent = self.agents.get(agent_id)
+        return agent.session if agent is not None else None
+
+    def children_of(self, agent_id: int) -> list[Subagent]:
+        return sorted(
+            (a for a in self.agents.values() if a.parent_agent_id == agent_id),
+            key=lambda a: a.agent_id,
+        )
+
+    def descendants(self, agent_id: int) -> list[Subagent]:
+        """Every agent below `agent_id`, deepest first, so they can be closed in that order."""
+        found: list[Subagent] = []
+        for child in self.children_of(agent_id):
+            found.extend(self.descendants(child.agent_id))
+            found.append(child)
+        return found
+
+    def child_of(self, caller_id: int, agent_id: int) -> Subagent:
+        agent = self.agents.get(agent_id)
+        if agent is None:
+            raise ToolError(f"no subagent with id {agent_id}; subagent_list shows your children")
+        if agent.parent_agent_id != caller_id:
+            raise ToolError(
+                f"agent {agent_id} belongs to agent {agent.parent_agent_id}, not to you "
+                f"(agent {caller_id}); you can only address your own children"
+            )
+        return agent
+
+    def active_count(self) -> int:
+        return sum(1 for agent in self.agents.values() if agent.busy)
+
+    def check_capacity(self) -> None:
+        active = self.active_count()
+        if active >= self.max_active:
+            raise ToolError(
+                f"{active} subagent(s) already running, the most allowed "
+                f"(max_active_subagents = {self.max_active}); await, interrupt or cancel one "
+                "before starting another"
+            )
+
+    # Events -------------------------------------------------------------------------------
+
+    def _lifecycle(self, agent: Subagent, change: str) -> None:
+        event = SubagentLifecycleEvent(
+            change=change,  # type: ignore[arg-type]
+            agent_id=agent.agent_id,
+            agent=agent.summary(),
+            agents=[self.agents[key].summary() for key in sorted(self.agents)],
+        )
+        self.root.emit(agent.origin_sub_id, event)
+
+    def _inbox_changed(self, agent: Subagent) -> None:
+        event = AgentInboxEvent(
+            agent_id=agent.agent_id,
+            session_id=agent.session_id,
+            pending_regular=len(agent.inbox.regular),
+            pending_interrupt=len(agent.inbox.interrupt),
+        )
+        self.root.emit(agent.origin_sub_id, event)
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    def _set_status(self, agent: Subagent, status: SubagentStatus) -> None:
+        if agent.status != status:
+            agent.status = status
+            if agent.agent_id in self.agents:
+                self._lifecycle(agent, "status")
+        self._notify()
+
+    def observe(self, agent: Subagent, event: Event) -> None:
+        """Every event a child emits: its log, outcome and header; requests go to the UI."""
+        msg = event.msg
+        if msg.type in FORWARDED_EVENTS:
+            self.root.emit(event.id, msg)
+        line = activity_line(msg)
+        if line is not None:
+            agent.activity.append(line)
+        if isinstance(msg, ErrorEvent):
+            agent.task_error = msg.message
+        elif isinstance(msg, TaskCompleteEvent) and msg.last_agent_message:
+            agent.last_message = msg.last_agent_message
+        elif isinstance(msg, AgentReasoningEvent):
+            header = reasoning_header(msg.text)
+            if header and header != agent.reasoning_header and not agent.closing:
+                agent.reasoning_header = header
+                self._lifecycle(agent, "reasoning")
+
+    # Attaching and detaching --------------------------------------------------------------
+
+    async def spawn(
+        self,
+        caller: Session,
+        ctx: TurnContext,
+        sub_id: str,
+        message: str,
+        *,
+        fork: bool = False,
+        label: str | None = None,
+    ) -> Subagent:
+        """Start a child of `caller` working on `message`."""
+        self.check_capacity()
+        caller_id = self.agent_of(caller)
+        parent = self.agents.get(caller_id)
+        agent = Subagent(
+            agent_id=self.allocate_id(),
+            parent_agent_id=caller_id,
+            session_id=new_thread_id(),
+            parent_session_id=caller.thread_id,
+            # A grandchild's events belong with the root turn its ancestor came from.
+            origin_sub_id=parent.origin_sub_id if parent is not None else sub_id,
+            label=label,
+            depth=parent.depth + 1 if parent is not None else 1,
+        )
+        role = child_role(agent.agent_id, caller_id)
+        session = create_child_session(
+            self.root, caller, agent, ctx, self._observer(agent), fork=fork, role_note=role
+        )
+        await self.attach(agent, session, "forked" if fork else "spawned", [message])
+        return agent
+
+    async def attach(
+        self, agent: Subagent, session: Session, change: str, texts: list[str]
+    ) -> None:
+        """Register a new child and start its first task."""
+        agent.session = session
+        self.agents[agent.agent_id] = agent
+        self._owners[session] = (self, agent.agent_id)
+        await start_extensions(session, agent.origin_sub_id)
+        await self._start_task(agent, texts)
+        self._lifecycle(agent, change)
+
+    def attach_dormant(self, agent: Subagent) -> None:
+        """Register a child rebuilt from a rollout; it wakes when it is sent a message."""
+        self.agents[agent.agent_id] = agent
+        if agent.status == "running":
+            # Its task did not survive the process that ran it.
+            self._set_status(agent, "interrupted")
+
+    async def _detach(self, agent: Subagent, change: str) -> None:
+        await self._close(agent)
+        self.agents.pop(agent.agent_id, None)
+        self._lifecycle(agent, change)
+        self._notify()
+
+    async def _close(self, agent: Subagent) -> None:
+        agent.closing = True
+        session, agent.session = agent.session, None
+        if session is not None:
+            self._owners.pop(session, None)
+            await close_child_session(session)
+        agent.task = None
+
+    # Work ---------------------------------------------------------------------------------
+
+    async def _wake(self, agent: Subagent, ctx: TurnContext) -> Session:
+        if agent.session is None:
+            parent = self.session_of(agent.parent_agent_id)
+            parent_id = parent.thread_id if parent is not None else agent.parent_session_id
+            session = await wake_child_session(
+                self.root, parent_id, agent, ctx, self._observer(agent)
+            )
+            agent.session = session
+            self._owners[session] = (self, agent.agent_id)
+            await start_extensions(session, agent.origin_sub_id)
+        return agent.session
+
+    def _observer(self, agent: Subagent) -> Callable[[Event], None]:
+        return lambda event: self.observe(agent, event)
+
+    async def _start_task(self, agent: Subagent, texts: list[str]) -> None:
+        session = agent.session
+        assert session is not None
+        agent.turns += 1
+        agent.task_error = None
+        items = [TextInput(text=text) for text in texts]
+
+        async def body(sess: Session, task: RunningTask) -> None:
+            await run_regular_task(sess, task, sess.ctx, list(items))
+
+        await session.start_task(f"agent-{agent.agent_id}-turn-{agent.turns}", "regular", body)
+        task = session.running_task
+        assert task is not None
+        agent.task = task
+        self._set_status(agent, "running")
+        self.root.task_group.start_soon(self._watch, agent, task)
+
+    async def _watch(self, agent: Subagent, task: RunningTask) -> None:
+        await task.done.wait()
+        await self._settle(agent, task)
+
+    async def _settle(self, agent: Subagent, task: RunningTask) -> None:
+        """After a task ends: start the next one from the inbox, or report how it ended.
+
+        Called by the task's watcher and by an interrupt, whichever comes first; the second
+        call finds nothing to do. Nothing here yields before the next task is started, so an
+        await never sees a child as finished between two of its tasks.
+        """
+        if agent.task is not task or agent.closing:
+            return
+        agent.task = None
+        if task.abort_reason is not None:
+            outcome: SubagentStatus = "interrupted"
+        else:
+            outcome = "failed" if agent.task_error else "completed"
+        if not agent.inbox.empty:
+            texts = agent.inbox.take_next()
+            self._inbox_changed(agent)
+            if texts:
+                await self._start_task(agent, texts)
+                return
+        self._set_status(agent, outcome)
+
+    async def deliver(self, agent: Subagent, text: str, ctx: TurnContext) -> bool:
+        """Hand a message to a child; True if it waits in the inbox of a busy child."""
+        if agent.busy:
+            agent.inbox.regular.append(text)
+            self._inbox_changed(agent)
+            return True
+        self.check_capacity()
+        await self._wake(agent, ctx)
+        await self._start_task(agent, [text])
+        return False
+
+    async def interrupt(self, agent: Subagent, message: str | None, ctx: TurnContext) -> bool:
+        """Stop the child's task (it then handles `message`, if any); True if one was stopped."""
+        task = agent.task
+        if task is None:
+            if message:
+                await self.deliver(agent, message, ctx)
+            return False
+        agent.inbox.interrupt.append(message)
+        self._inbox_changed(agent)
+        assert agent.session is not None
+        await agent.session.abort_task("interrupted")
+        await self._settle(agent, task)
+        return True
+
+    async def cancel(self, agent: Subagent) -> list[Subagent]:
+        """Stop and detach a child and everything below it; the agents removed, deepest first."""
+        removed = [*self.descendants(agent.agent_id), agent]
+        for each in removed:
+            each.status = "canceled"
+            each.inbox.regular.clear()
+            each.inbox.interrupt.clear()
+            await self._detach(each, "canceled")
+        return removed
+
+    async def prune(self, agent: Subagent) -> list[Subagent]:
+        """Detach a finished child and its finished descendants; refuses busy ones."""
+        removed = [*self.descendants(agent.agent_id), agent]
+        busy = [each.agent_id for each in removed if each.busy]
+        if busy:
+            ids = ", ".join(str(agent_id) for agent_id in busy)
+            raise ToolError(
+                f"agent {agent.agent_id} cannot be pruned: agent(s) {ids} still running; "
+                "await them or cancel them first"
+            )
+        for each in removed:
+            await self._detach(each, "pruned")
+        return removed
+
+    async def wait_settled(self, agents: list[Subagent], timeout_s: float) -> bool:
+        """Wait until none of `agents` is busy (a detached one counts as done); False on timeout."""
+        with anyio.move_on_after(timeout_s):
+            while any(a.busy and a.agent_id in self.agents for a in agents):
+                await self._changed.wait()
+            return True
+        return False
+
+    async def shutdown(self) -> None:
+        """The root is closing: stop every child, recording the interrupted ones as such."""
+        for agent in self.descendants(ROOT_AGENT_ID):
+            was_busy = agent.busy
+            await self._close(agent)
+            if was_busy:
+                agent.inbox.regular.clear()
+                agent.inbox.interrupt.clear()
+                self._set_status(agent, "interrupted")

@@ -1,0 +1,196 @@
+"""Owns the v2 `ApiServer` behind the language server and serves `codex/*` through it.
+
+The engine is loaded after the `initialize` answer has gone out (on `initialized`), so an
+editor sees the server come up quickly. A config.toml that cannot be used is reported once as
+a `window/showMessage` error naming the file, line and key; `codex/*` requests then fail
+with the same text, and each later request tries the config again, so fixing the file is
+enough to recover.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+if TYPE_CHECKING:
+    from codex_lsp.api.server import ApiServer
+    from codex_lsp.engine.services import EngineServices
+    from codex_lsp.lsp.client_port import LspClientPort
+    from codex_lsp.lsp.progress import TurnProgressTracker
+    from codex_lsp.lsp.server import CodexLanguageServer
+
+logger = logging.getLogger(__name__)
+
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_NOT_INITIALIZED = -32002
+
+
+@dataclass
+class EngineOptions:
+    """What `codex-lsp serve` was told on its command line about config."""
+
+    profile: str | None = None
+    overrides: list[str] = field(default_factory=list)
+    model: str | None = None
+    codex_home: Path | None = None
+
+    def load_services(self) -> EngineServices:
+        from codex_lsp.engine.bootstrap import load_services
+
+        overrides = list(self.overrides)
+        if self.model:
+            # A JSON string is a valid TOML basic string, whatever the model name holds.
+            import json
+
+            overrides.append(f"model={json.dumps(self.model)}")
+        return load_services(codex_home=self.codex_home, profile=self.profile, overrides=overrides)
+
+
+class EngineHost:
+    def __init__(
+        self, server: CodexLanguageServer, options: EngineOptions, progress: TurnProgressTracker
+    ) -> None:
+        self._server = server
+        self._options = options
+        self._progress = progress
+        self.api: ApiServer | None = None
+        self._port: LspClientPort | None = None
+        self._initialized = False
+        self._error: str | None = None
+
+    def register(self, server: CodexLanguageServer) -> None:
+        server.protocol.codex_handler = self.call
+
+    # -- start-up ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Load config and the engine; on failure, tell the user why (once per distinct error)."""
+        self._initialized = True
+        if self.api is not None:
+            return
+        try:
+            self.api = self._build()
+        except Exception as err:
+            message, expected = _describe_start_failure(err)
+            if message != self._error:
+                self._server.window_show_message(
+                    types.ShowMessageParams(type=types.MessageType.Error, message=message)
+                )
+                logger.error("%s", message, exc_info=None if expected else err)
+            self._error = message
+            return
+        self._error = None
+
+    def _build(self) -> ApiServer:
+        services = self._options.load_services()  # raises ConfigError before anything starts
+        from codex_lsp.api.server import ApiServer
+        from codex_lsp.lsp.approvals import ApprovalBroker
+        from codex_lsp.lsp.client_port import LspClientPort
+        from codex_lsp.lsp.editor_workspace import EditorWorkspace
+
+        preloaded: list[EngineServices] = [services]
+
+        def services_factory() -> EngineServices:
+            # The services validated at start-up serve first; later calls read config afresh.
+            return preloaded.pop() if preloaded else self._options.load_services()
+
+        broker = ApprovalBroker(
+            self._server,
+            rich=lambda: self._server.rich_approvals,
+            thread_cwd=self._thread_cwd,
+            file_changes=lambda item_id: self._port.file_changes(item_id) if self._port else None,
+        )
+        self._port = LspClientPort(
+            self._server.protocol,
+            asyncio.get_running_loop(),
+            broker,
+            self._progress,
+            EditorWorkspace(self._server),
+        )
+        return ApiServer(services_factory, self._port)
+
+    def _thread_cwd(self, thread_id: str) -> Path | None:
+        try:
+            return self.api.thread_cwd(thread_id) if self.api is not None else None
+        except Exception:
+            return None
+
+    # -- requests ----------------------------------------------------------------------------
+
+    async def call(self, method: str, params: Any) -> Any:
+        """Serve the v2 method `method`; errors become JSON-RPC errors with the API's code."""
+        from codex_lsp.api.port import ApiError
+
+        api = self._ready()
+        if params is not None and not isinstance(params, dict):
+            raise JsonRpcException(code=INVALID_PARAMS, message="params must be an object")
+        if method == "initialize":
+            return self._v2_initialize(params)
+        try:
+            return await api.handle(method, params)
+        except ApiError as err:
+            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
+
+    def _v2_initialize(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """`codex/initialize`: the v2 handshake's answer, for clients that speak only v2.
+
+        The LSP `initialize` already did the real handshake, so this may come any number of
+        times and only reports who the server is.
+        """
+        from pydantic import ValidationError
+
+        from codex_lsp.api.validation import validation_message
+        from codex_lsp.appserver.server import initialize_response
+        from codex_lsp.protocol.v2_common import dump
+        from codex_lsp.protocol.v2_initialize import InitializeParams
+        from codex_lsp.store.home import codex_home
+
+        try:
+            parsed = InitializeParams.model_validate(params or {})
+        except ValidationError as err:
+            raise JsonRpcException(code=INVALID_PARAMS, message=validation_message(err)) from None
+        home = self._options.codex_home or codex_home()
+        return dump(initialize_response(parsed, home))
+
+    async def interrupt(self, thread_id: str, turn_id: str) -> Any:
+        return await self.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
+
+    def _ready(self) -> ApiServer:
+        if not self._initialized:
+            raise JsonRpcException(code=SERVER_NOT_INITIALIZED, message="Not initialized")
+        if self.api is None:
+            self.start()
+        if self.api is None:
+            raise JsonRpcException(code=INTERNAL_ERROR, message=self._error or "engine not started")
+        return self.api
+
+    async def aclose(self, *, client_gone: bool = False) -> None:
+        """Stop every running turn; their last notifications reach the client if it is there."""
+        if client_gone and self._port is not None:
+            self._port.closed = True
+        api, self.api = self.api, None
+        if api is not None:
+            try:
+                await api.aclose()
+            except Exception:
+                logger.warning("closing the API failed", exc_info=True)
+        if self._port is not None:
+            self._port.closed = True
+        self._progress.close()
+
+
+def _describe_start_failure(err: Exception) -> tuple[str, bool]:
+    """The message for the user, and whether the failure is one the user can fix (no traceback)."""
+    from codex_lsp.store.config_errors import ConfigError
+
+    if isinstance(err, ConfigError):
+        # ConfigError messages already read "<file>:<line>: <key>: <problem>".
+        return f"codex-lsp: invalid configuration: {err}", True
+    return f"codex-lsp: the engine failed to start: {type(err).__name__}: {err}", False

@@ -1,0 +1,72 @@
+"""`codex-lsp serve`: the language server, with every feature wired in one place.
+
+Each feature is a small object with `register(server)`: the lifecycle, the `codex/*` bridge to
+the v2 API (`EngineHost`), turn progress and the editor commands. pygls runs every handler in
+its own task or guard, so a feature that fails answers its own request with an error and the
+server carries on.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
+from pygls.lsp.server import LanguageServer
+
+from codex_lsp import __version__
+from codex_lsp.lsp.commands import Commands
+from codex_lsp.lsp.engine_host import EngineHost, EngineOptions
+from codex_lsp.lsp.lifecycle import Lifecycle
+from codex_lsp.lsp.progress import TurnProgressTracker
+from codex_lsp.lsp.protocol import CodexProtocol, json_converter
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "codex-lsp"
+
+
+class CodexLanguageServer(LanguageServer):
+    protocol: CodexProtocol
+
+    def __init__(self) -> None:
+        super().__init__(
+            SERVER_NAME,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=CodexProtocol,
+            converter_factory=json_converter,
+        )
+        # Set from the client's initialize: v2 approval requests instead of message prompts.
+        self.rich_approvals = False
+        self.host: EngineHost | None = None
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # A failed request was answered with its error already. For anything else pygls would
+        # pop up a message; the editor's log is the place for it.
+        if source is FeatureRequestError:
+            return
+        logger.error("internal error (%s): %s", getattr(source, "__name__", source), error)
+
+    async def close(self) -> None:
+        """The connection is gone: stop the engine, its turns interrupted, processes ended."""
+        if self.host is not None:
+            await self.host.aclose(client_gone=True)
+
+
+def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
+    server = CodexLanguageServer()
+    progress = TurnProgressTracker(
+        server, interrupt=lambda thread, turn: host.interrupt(thread, turn)
+    )
+    host = EngineHost(server, options or EngineOptions(), progress)
+    server.host = host
+    for feature in (
+        Lifecycle(server, host),
+        host,
+        progress,
+        Commands(server, host, progress),
+    ):
+        feature.register(server)
+    return server

@@ -1,0 +1,79 @@
+"""Models, config and account through `codex-lsp app-server`."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from codex_lsp.engine.models import CATALOGUE
+from tests.support.scripted_builders import rate_limit_headers, text_response
+from tests.test_appserver_harness import app_server, make_home
+
+
+def test_model_list_pages_the_catalogue_and_marks_the_configured_default(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url, model="gpt-5.4")
+    with app_server(home, ws) as client:
+        visible = [info for info in CATALOGUE if not info.hidden]
+        everything = client.result("model/list", {})
+        assert [m["id"] for m in everything["data"]] == [info.slug for info in visible]
+        assert [m["id"] for m in everything["data"] if m["isDefault"]] == ["gpt-5.4"]
+        efforts = everything["data"][0]["supportedReasoningEfforts"]
+        assert {e["reasoningEffort"] for e in efforts} == set(visible[0].efforts)
+        page = client.result("model/list", {"limit": 2})
+        rest = client.result("model/list", {"limit": 10, "cursor": page["nextCursor"]})
+        assert [m["id"] for m in page["data"] + rest["data"]] == [info.slug for info in visible]
+        assert rest.get("nextCursor") is None
+        hidden = client.result("model/list", {"includeHidden": True})
+        assert len(hidden["data"]) == len(CATALOGUE)
+
+
+def test_config_read_reports_values_and_their_origin(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url, approval_policy="untrusted")
+    with app_server(home, ws, args=("-c", 'model_reasoning_effort="high"')) as client:
+        read = client.result("config/read", {"includeLayers": True})
+        config = read["config"]
+        assert config["model"] == "gpt-5.4" and config["model_provider"] == "scripted"
+        assert (
+            config["approval_policy"] == "untrusted" and config["model_reasoning_effort"] == "high"
+        )
+        assert read["origins"]["model"]["name"] == {
+            "type": "user",
+            "file": str(home / "config.toml"),
+        }
+        assert read["origins"]["model_reasoning_effort"]["name"] == {"type": "sessionFlags"}
+        assert read["layers"][0]["config"]["model_providers"]["scripted"]["name"] == "Scripted"
+
+
+def test_api_key_login_logout_and_rate_limits(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(
+        text_response(
+            "hi", headers=rate_limit_headers(42.0, 60, 1_900_000_000, secondary_used_percent=7.0)
+        )
+    )
+    with app_server(home, ws) as client:
+        before = client.result("account/read", {})
+        assert before.get("account") is None and before["requiresOpenaiAuth"] is False
+        assert client.result(
+            "account/login/start", {"type": "apiKey", "apiKey": "sk-test-123"}
+        ) == {"type": "apiKey"}
+        assert client.wait_method("account/login/completed")["params"]["success"] is True
+        assert client.wait_method("account/updated")["params"] == {"authMode": "apikey"}
+        assert client.result("account/read", {})["account"] == {"type": "apiKey"}
+        auth = home / "auth.json"
+        assert json.loads(auth.read_text())["OPENAI_API_KEY"] == "sk-test-123"
+        assert stat.S_IMODE(auth.stat().st_mode) == 0o600
+
+        thread = client.start_thread()
+        client.run_turn(thread["id"], "hello")
+        limits = client.result("account/rateLimits/read")["rateLimits"]
+        assert limits["primary"] == {
+            "usedPercent": 42,
+            "windowDurationMins": 60,
+            "resetsAt": 1_900_000_000,
+        }
+        assert limits["secondary"]["usedPercent"] == 7
+
+        assert client.result("account/logout") == {}
+        assert client.result("account/read", {}).get("account") is None
+    assert not (home / "auth.json").exists()
