@@ -2,25 +2,19 @@
 
 Approvals are asked on the terminal; `--json` prints every event as a JSON line instead of
 the human rendering. The exit status is non-zero when the task ends in an error or abort.
+This module only declares the command, so other commands start without the engine.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
-
-import anyio
 
 from codex_lsp.cli.main import add_config_arguments
-from codex_lsp.protocol.events import Event
-from codex_lsp.protocol.inputs import TextInput
-from codex_lsp.protocol.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
-from codex_lsp.protocol.policy import AskForApproval, sandbox_policy_for_mode
 
-ANSWERS = {"y": "approved", "a": "approved_for_session", "n": "denied", "q": "abort"}
+APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -33,148 +27,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="run sandboxed in the workspace without asking (on-request)",
     )
-    parser.add_argument(
-        "-s", "--sandbox", choices=["read-only", "workspace-write", "danger-full-access"]
-    )
-    parser.add_argument("-a", "--ask-for-approval", choices=[p.value for p in AskForApproval])
+    parser.add_argument("-s", "--sandbox", choices=SANDBOX_MODES)
+    parser.add_argument("-a", "--ask-for-approval", choices=APPROVAL_POLICIES)
     parser.add_argument("-C", "--cd", type=Path, help="working directory for the task")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from codex_lsp.cli.exec_session import run_task
+    from codex_lsp.engine.bootstrap import load_services
     from codex_lsp.store.config import ConfigError
 
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     try:
-        from codex_lsp.engine.bootstrap import load_services
-
         services = load_services(profile=args.profile, overrides=args.overrides, cwd=args.cd)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    return anyio.run(_run, args, services, prompt)
-
-
-def _configure_op(args: argparse.Namespace) -> ConfigureSession:
-    approval = args.ask_for_approval
-    sandbox = args.sandbox
-    if args.full_auto:
-        approval, sandbox = approval or "on-request", sandbox or "workspace-write"
-    cwd = (args.cd or Path.cwd()).resolve()
-    policy = sandbox_policy_for_mode(sandbox) if sandbox else None
-    return ConfigureSession(
-        model=args.model,
-        approval_policy=AskForApproval(approval) if approval else None,
-        sandbox_policy=policy,
-        cwd=str(cwd),
-        source="exec",
-    )
-
-
-async def _run(args: argparse.Namespace, services: Any, prompt: str) -> int:
-    from codex_lsp.engine.codex import Codex
-
-    renderer = JsonRenderer(sys.stdout) if args.json else TerminalRenderer(sys.stdout, sys.stderr)
-    async with Codex(services) as codex:
-        await codex.submit(_configure_op(args))
-        first = await codex.next_event()
-        renderer.show(first)
-        if first.msg.type != "session_configured":
-            return 1
-        turn = await codex.submit(UserInputOp(items=[TextInput(text=prompt)]))
-        failed = False
-        while True:
-            event = await codex.next_event()
-            renderer.show(event)
-            kind = event.msg.type
-            if kind == "error":
-                failed = True
-            elif kind == "exec_approval_request":
-                decision = await _ask(renderer, "Run this command?")
-                await codex.submit(ExecApproval(id=event.msg.call_id, decision=decision))
-            elif kind == "apply_patch_approval_request":
-                decision = await _ask(renderer, "Apply this patch?")
-                await codex.submit(PatchApproval(id=event.msg.call_id, decision=decision))
-            elif kind == "turn_aborted" and event.id == turn:
-                return 1
-            elif kind == "task_complete" and event.id == turn:
-                return 1 if failed else 0
-
-
-async def _ask(renderer: Any, question: str) -> str:
-    renderer.prompt(f"{question} [y]es / [a]lways this session / [n]o / [q]uit turn: ")
-    line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-    # No terminal to ask (stdin closed) means no approval.
-    return ANSWERS.get(line.strip().lower()[:1], "denied")
-
-
-class JsonRenderer:
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
-
-    def show(self, event: Event) -> None:
-        self._out.write(json.dumps(event.to_wire(), separators=(",", ":")) + "\n")
-        self._out.flush()
-
-    def prompt(self, text: str) -> None:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-
-
-class TerminalRenderer:
-    """Answer text on stdout; commands, patches and problems on stderr."""
-
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        self._out, self._err = out, err
-        self._streamed = False
-
-    def prompt(self, text: str) -> None:
-        self._err.write(text)
-        self._err.flush()
-
-    def show(self, event: Event) -> None:
-        msg = event.msg
-        kind = msg.type
-        if kind == "agent_message_delta":
-            self._out.write(msg.delta)
-            self._out.flush()
-            self._streamed = True
-        elif kind == "agent_message":
-            if not self._streamed:
-                self._out.write(msg.message)
-            self._out.write("\n")
-            self._out.flush()
-            self._streamed = False
-        elif kind == "exec_command_begin":
-            self._note(f"$ {_command_text(msg.command)}   (in {msg.cwd})")
-        elif kind == "exec_command_end":
-            seconds = msg.duration.secs + msg.duration.nanos / 1e9
-            self._note(f"  exit {msg.exit_code} in {seconds:.1f}s")
-        elif kind == "exec_approval_request":
-            reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-            self._note(
-                f"The agent wants to run: {_command_text(msg.command)}\n  in: {msg.cwd}{reason}"
-            )
-        elif kind == "apply_patch_approval_request":
-            files = "\n".join(f"  {change['type']}: {path}" for path, change in msg.changes.items())
-            self._note(f"The agent wants to change files:\n{files}")
-        elif kind == "patch_apply_end":
-            self._note(msg.stdout.rstrip() if msg.success else f"patch failed: {msg.stderr}")
-        elif kind == "plan_update":
-            steps = "\n".join(f"  [{item.status}] {item.step}" for item in msg.plan)
-            self._note(f"plan:\n{steps}")
-        elif kind in ("error", "stream_error", "warning"):
-            self._note(f"{kind.replace('_', ' ')}: {msg.message}")
-        elif kind == "turn_aborted":
-            self._note(f"turn aborted ({msg.reason})")
-
-    def _note(self, text: str) -> None:
-        self._err.write(text + "\n")
-        self._err.flush()
-
-
-def _command_text(argv: list[str]) -> str:
-    # `bash -lc SCRIPT` reads better as just the script.
-    if len(argv) == 3 and argv[1] in ("-lc", "-c"):
-        return argv[2]
-    return " ".join(argv)
+    return anyio.run(run_task, args, services, prompt)

@@ -12,10 +12,7 @@ import json
 import sys
 from typing import Any
 
-import anyio
-
 from codex_lsp.cli.main import add_config_arguments
-from codex_lsp.protocol.events import ErrorEvent, Event
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -25,6 +22,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
     from codex_lsp.engine.bootstrap import load_services
     from codex_lsp.store.config import ConfigError
 
@@ -38,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(services: Any) -> None:
+    import anyio
+
     from codex_lsp.engine.codex import Codex
+    from codex_lsp.protocol.events import ErrorEvent, Event
 
     async with Codex(services) as codex, anyio.create_task_group() as tg:
         tg.start_soon(_write_events, codex)
