@@ -51,7 +51,7 @@ class Subagent:
     agent_id: int
     parent_agent_id: int
     session_id: str
-    parent_session_id: str
+    parent_session_id: str | None
     # The event id its lifecycle events carry: the root turn (or configure op) it came from.
     origin_sub_id: str
     label: str | None = None
@@ -116,7 +116,7 @@ class Subagent:
             agent_id=summary.agent_id,
             parent_agent_id=summary.parent_agent_id,
             session_id=summary.session_id,
-            parent_session_id=summary.parent_session_id or "",
+            parent_session_id=summary.parent_session_id,
             origin_sub_id=origin_sub_id,
             label=summary.label,
             status=summary.status,

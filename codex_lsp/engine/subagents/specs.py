@@ -121,7 +121,8 @@ def root_section(max_active: int) -> str:
     return (
         "## Subagents\n"
         "You can hand self-contained parts of a task to child agents that work in parallel "
-        f"with you (`{SPAWN}`); you are agent 0 and each child gets a numeric agent id. At "
+        f"with you (`{SPAWN}`); each child gets a numeric agent id (the user's thread is agent "
+        "0). At "
         f"most {max_active} can be working at once. Check on them with `{LOGS}` (read-only) or "
         f"`{LIST}`, steer them with `{SEND}` and `{INTERRUPT}`, and collect their answers "
         f"with `{AWAIT}`. Await in steps of {AWAIT_MIN_S}-{AWAIT_MAX_S} seconds with backoff "

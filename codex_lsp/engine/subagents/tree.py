@@ -83,12 +83,6 @@ class AgentTree:
     def agent_of(self, session: Session) -> int:
         return self._owners[session][1]
 
-    def session_of(self, agent_id: int) -> Session | None:
-        if agent_id == ROOT_AGENT_ID:
-            return self.root
-        agent = self.agents.get(agent_id)
-        return agent.session if agent is not None else None
-
     def children_of(self, agent_id: int) -> list[Subagent]:
         return sorted(
             (a for a in self.agents.values() if a.parent_agent_id == agent_id),
@@ -244,8 +238,9 @@ class AgentTree:
 
     async def _wake(self, agent: Subagent, ctx: TurnContext) -> Session:
         if agent.session is None:
-            parent = self.session_of(agent.parent_agent_id)
-            parent_id = parent.thread_id if parent is not None else agent.parent_session_id
+            parent = self.agents.get(agent.parent_agent_id)
+            # A dormant parent still knows its thread id; the root's is the session's own.
+            parent_id = parent.session_id if parent is not None else self.root.thread_id
             session = await wake_child_session(
                 self.root, parent_id, agent, ctx, self._observer(agent)
             )
