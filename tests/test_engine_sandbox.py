@@ -14,6 +14,11 @@ from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response
 
 NO_TMP = "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
+# Allowed work: build and run a program in the workspace, read a system file, write a file.
+BUILD_AND_RUN = (
+    "cc -x c - -o hello <<'EOF'\n#include <stdio.h>\nint main(){puts(\"built\");}\nEOF\n"
+    "./hello && head -1 /etc/passwd && echo ok > allowed.txt"
+)
 DENIED = ("permission denied", "read-only file system", "operation not permitted")
 
 
@@ -63,9 +68,7 @@ async def test_escapes_are_denied_and_the_model_reads_why(scripted_model, tmp_pa
     scripted_model.enqueue(
         function_call_response(
             "shell_command",
-            {
-                "command": "cc -x c - -o hello <<'EOF'\n#include <stdio.h>\nint main(){puts(\"built\");}\nEOF\n./hello && head -1 /etc/passwd && echo ok > allowed.txt"
-            },
+            {"command": BUILD_AND_RUN},
             call_id="allowed",
         )
     )

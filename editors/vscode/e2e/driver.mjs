@@ -1,0 +1,316 @@
+// End-to-end driver: real VS Code (code-server) in headless Chromium, with the extension's
+// test suite running inside the real extension host.
+//
+//   node e2e/driver.mjs CONFIG.json
+//
+// The suite (out/test/suite.js) runs the scenarios with the VS Code API and asks this driver,
+// over a small HTTP endpoint on 127.0.0.1, for what only a user can do: type into the chat
+// panel, click its buttons, look at the Problems panel, take screenshots. When the suite
+// reports its results the driver shuts everything down and exits 0 only if every test passed.
+//
+// CONFIG: { harnessDir, extensionDir, suitePath, workspace, runDir, artifactsDir,
+//           settings: {...}, env: {...}, context: {...}, timeoutMs }
+// `context` is handed to the suite as is (GET /config).
+
+import { spawn } from 'node:child_process';
+import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { createServer as createNetServer } from 'node:net';
+import { dirname, join } from 'node:path';
+
+const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const require = createRequire(join(config.harnessDir, 'package.json'));
+const { chromium } = require('playwright-core');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const started = Date.now();
+const say = (text) => console.log(`[driver +${((Date.now() - started) / 1000).toFixed(1)}s] ${text}`);
+
+mkdirSync(config.artifactsDir, { recursive: true });
+mkdirSync(config.runDir, { recursive: true });
+
+// -- settings and dirs ----------------------------------------------------------------------
+const userData = join(config.runDir, 'ud');
+mkdirSync(join(userData, 'User'), { recursive: true });
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// -- the suite's endpoint -------------------------------------------------------------------
+let page;
+let browser;
+let resolveDone;
+const done = new Promise((r) => (resolveDone = r));
+const suiteLog = createWriteStream(join(config.artifactsDir, 'suite.log'));
+
+async function chatFrame(timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      try {
+        const isChat = await frame.evaluate(
+          () => !!document.getElementById('log') && !!document.getElementById('input') && !!document.getElementById('toolbar'),
+        );
+        if (isChat) return frame;
+      } catch {
+        // a frame that went away while we looked
+      }
+    }
+    await sleep(200);
+  }
+  throw new Error('the Codex chat webview did not show up');
+}
+
+/** Wait in `frame` until `selector` exists and (if given) the page text holds `text`. */
+async function waitIn(frame, { selector, text, absent, timeoutMs = 60000 }) {
+  await frame.waitForFunction(
+    ({ selector, text, absent }) => {
+      const root = selector ? document.querySelector(selector) : document.body;
+      if (absent) return !document.querySelector(absent);
+      if (!root) return false;
+      return text === undefined || (root.textContent ?? '').includes(text);
+    },
+    { selector, text, absent },
+    { timeout: timeoutMs, polling: 100 },
+  );
+}
+
+const ops = {
+  async 'chat.waitFor'(args) {
+    await waitIn(await chatFrame(), args);
+    return true;
+  },
+  async 'chat.click'({ selector }) {
+    const frame = await chatFrame();
+    await frame.locator(selector).first().click({ timeout: 30000 });
+    return true;
+  },
+  async 'chat.send'({ text }) {
+    const frame = await chatFrame();
+    await frame.waitForFunction(() => !document.getElementById('send').disabled, null, { timeout: 60000, polling: 100 });
+    await frame.fill('#input', text);
+    await frame.press('#input', 'Enter');
+    return true;
+  },
+  async 'chat.query'({ selector }) {
+    const frame = await chatFrame();
+    return frame.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((el) => el.textContent ?? ''), selector);
+  },
+  async 'chat.html'() {
+    const frame = await chatFrame();
+    return frame.evaluate(() => document.getElementById('log').innerHTML);
+  },
+  async 'chat.csp'() {
+    const frame = await chatFrame();
+    return frame.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '');
+  },
+  async 'page.waitFor'(args) {
+    await waitIn(page.mainFrame(), args);
+    return true;
+  },
+  async 'page.click'({ selector }) {
+    await page.locator(selector).first().click({ timeout: 30000 });
+    return true;
+  },
+  async 'page.press'({ key }) {
+    await page.keyboard.press(key);
+    return true;
+  },
+  async screenshot({ name, selector }) {
+    const path = join(config.artifactsDir, `${name}.png`);
+    if (selector) await page.locator(selector).first().screenshot({ path });
+    else await page.screenshot({ path });
+    say(`screenshot ${path}`);
+    return path;
+  },
+  async log({ text }) {
+    suiteLog.write(`${text}\n`);
+    console.log(`[suite] ${text}`);
+    return true;
+  },
+};
+
+const rpc = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', async () => {
+    const reply = (status, payload) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    try {
+      if (req.method === 'GET' && req.url === '/config') return reply(200, config.context ?? {});
+      const message = body ? JSON.parse(body) : {};
+      if (req.url === '/done') {
+        resolveDone(message);
+        return reply(200, { ok: true });
+      }
+      const op = ops[message.op];
+      if (!op) return reply(400, { error: `unknown op ${message.op}` });
+      const result = await op(message.args ?? {});
+      reply(200, { result });
+    } catch (err) {
+      reply(200, { error: String(err?.message ?? err) });
+    }
+  });
+});
+await new Promise((r) => rpc.listen(0, '127.0.0.1', r));
+const rpcUrl = `http://127.0.0.1:${rpc.address().port}`;
+
+const settings = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'security.workspace.trust.enabled': false,
+  'files.hotExit': 'off',
+  'window.restoreWindows': 'none',
+  'chat.disableAIFeatures': true,
+  ...config.settings,
+  'codexE2E.driverUrl': rpcUrl,
+};
+// Machine-scoped settings (the server command) are read from the remote's Machine settings.
+for (const scope of ['User', 'Machine']) {
+  mkdirSync(join(userData, scope), { recursive: true });
+  writeFileSync(join(userData, scope, 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+// -- code-server ----------------------------------------------------------------------------
+const port = await freePort();
+const codeServerLog = createWriteStream(join(config.artifactsDir, 'code-server.log'));
+const entry = join(config.harnessDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const env = {
+  ...process.env,
+  ...config.env,
+  CODEX_E2E_DRIVER: rpcUrl,
+  XDG_CONFIG_HOME: join(config.runDir, 'xdg-config'),
+  XDG_DATA_HOME: join(config.runDir, 'xdg-data'),
+  XDG_CACHE_HOME: join(config.runDir, 'xdg-cache'),
+  // code-server's helpers start `node`: make it this Node 24.
+  PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+};
+const codeServer = spawn(
+  process.execPath,
+  [
+    entry,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--user-data-dir', userData,
+    '--extensions-dir', join(config.runDir, 'ext'),
+    '--vscode-option', 'enable-smoke-test-driver',
+    config.workspace,
+  ],
+  { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+);
+codeServer.stdout.pipe(codeServerLog);
+codeServer.stderr.pipe(codeServerLog);
+let codeServerExited = false;
+codeServer.on('exit', () => (codeServerExited = true));
+
+async function stopCodeServer() {
+  if (codeServerExited) return;
+  try {
+    process.kill(-codeServer.pid, 'SIGTERM');
+  } catch {}
+  // Its children (extension host, our language server) linger a little: wait, then insist.
+  for (let i = 0; i < 50 && !codeServerExited; i++) await sleep(100);
+  try {
+    process.kill(-codeServer.pid, 'SIGKILL');
+  } catch {}
+}
+
+let exitCode = 1;
+let results;
+try {
+  const base = `http://127.0.0.1:${port}`;
+  say(`code-server on ${base}, suite endpoint ${rpcUrl}`);
+  const healthy = Date.now() + 60000;
+  for (;;) {
+    if (codeServerExited) throw new Error('code-server exited while starting; see code-server.log');
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {}
+    if (Date.now() > healthy) throw new Error('code-server did not answer /healthz within 60 s');
+    await sleep(200);
+  }
+  say('code-server is up');
+
+  browser = await chromium.launch({
+    executablePath: config.chromium ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  page = await context.newPage();
+  const consoleLog = createWriteStream(join(config.artifactsDir, 'browser-console.log'));
+  page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
+  page.on('pageerror', (e) => consoleLog.write(`[pageerror] ${e.message}\n`));
+
+  const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(config.extensionDir)],
+    ['extensionTestsPath', remote(config.suitePath)],
+  ];
+  const url = `${base}/?folder=${encodeURIComponent(config.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  say('opening the workbench');
+  const closed = new Promise((r) => page.once('close', () => r({ closed: true })));
+  await page.goto(url);
+
+  const timeout = sleep(config.timeoutMs ?? 600000).then(() => ({ timedOut: true }));
+  const outcome = await Promise.race([done, closed, timeout]);
+  if (outcome.closed) {
+    // The page closes when the suite's run() returns; its report normally comes first.
+    results = await Promise.race([done, sleep(5000).then(() => undefined)]);
+    if (!results) throw new Error('the workbench closed without the suite reporting results');
+  } else if (outcome.timedOut) {
+    await ops.screenshot({ name: 'timeout' }).catch(() => {});
+    throw new Error(`the suite did not finish within ${config.timeoutMs} ms`);
+  } else {
+    results = outcome;
+  }
+  const failed = results.tests.filter((t) => !t.ok);
+  for (const t of results.tests) {
+    say(`${t.ok ? 'PASS' : 'FAIL'} ${t.name} (${(t.ms / 1000).toFixed(1)} s)${t.ok ? '' : `\n${t.error}`}`);
+  }
+  console.log(`vscode e2e: ${results.tests.length - failed.length} passed, ${failed.length} failed`);
+  exitCode = failed.length || !results.tests.length ? 1 : 0;
+} catch (err) {
+  console.error(`[driver] ${err?.stack ?? err}`);
+  exitCode = 1;
+} finally {
+  writeFileSync(join(config.artifactsDir, 'results.json'), JSON.stringify(results ?? null, null, 2));
+  await browser?.close().catch(() => {});
+  await stopCodeServer();
+  // VS Code's own logs (extension host, the Codex output channel) go with the artifacts.
+  const logs = join(userData, 'logs');
+  if (existsSync(logs)) cpSync(logs, join(config.artifactsDir, 'vscode-logs'), { recursive: true });
+  rpc.close();
+  suiteLog.end();
+  say(`done, exit ${exitCode}`);
+  process.exit(exitCode);
+}

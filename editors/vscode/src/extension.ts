@@ -1,0 +1,80 @@
+/**
+ * Codex for VS Code: a thin shim over `codex-lsp serve`. It renders, prompts and forwards;
+ * every agent decision is the server's. Features are small objects wired here.
+ */
+
+import * as vscode from 'vscode';
+import { ChatViewProvider, VIEW_ID } from './host/chatView';
+import { ChatController } from './host/controller';
+import { DiffPreview } from './host/diffPreview';
+import { registerEditorCommands } from './host/editorCommands';
+import { InlineRequests } from './host/inlineRequests';
+import { CLIENT_ID, errorText, ServerConnection } from './host/server';
+import { StatusBar } from './host/statusBar';
+import { ChatStore } from './host/store';
+
+/** What `activate` returns: for tests and for other extensions. */
+export interface CodexApi {
+  store: ChatStore;
+  server: ServerConnection;
+  controller: ChatController;
+  chat: ChatViewProvider;
+}
+
+let running: ServerConnection | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<CodexApi> {
+  const output = vscode.window.createOutputChannel('Codex', { log: true });
+  const store = new ChatStore();
+  const server = new ServerConnection(output, store);
+  running = server;
+  const controller = new ChatController(server, store, context.workspaceState);
+  const diffs = new DiffPreview();
+  let chat: ChatViewProvider | undefined;
+  const requests = new InlineRequests(store, async (threadId) => {
+    try {
+      await controller.show(threadId);
+    } catch (err) {
+      output.warn(`Could not show thread ${threadId}: ${errorText(err)}`);
+    }
+    await chat?.reveal();
+  });
+  server.inlineRequestHandler = (method, params, token) => requests.handle(method, params, token);
+  const restart = async () => {
+    await server.start();
+  };
+  chat = new ChatViewProvider(context.extensionUri, store, controller, requests, diffs, {
+    showLog: () => output.show(true),
+    restart,
+  });
+
+  context.subscriptions.push(
+    output,
+    store,
+    diffs,
+    requests,
+    chat,
+    new StatusBar(store),
+    vscode.window.registerWebviewViewProvider(VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+    server.onReady(() => void controller.onServerReady()),
+    vscode.commands.registerCommand('codexChat.showLog', () => output.show(true)),
+    vscode.commands.registerCommand('codexChat.restartServer', restart),
+    ...registerEditorCommands(controller, chat),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (['pythonPath', 'serverCommand', 'serverArgs', 'serverEnv'].some((k) => e.affectsConfiguration(`${CLIENT_ID}.${k}`))) {
+        void vscode.window
+          .showInformationMessage('Codex: the server settings changed.', 'Restart server')
+          .then((choice) => choice && restart());
+      }
+    }),
+    server,
+  );
+
+  void server.start();
+  return { store, server, controller, chat };
+}
+
+export function deactivate(): Promise<void> | undefined {
+  // Wait for the server to shut down so no process outlives the window.
+  return running?.stop();
+}

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatCount, formatRateLimits, formatTokenUsage } from '../shared/format';
+import { renderConversation, renderItem, shortPath, renderThreadList, renderToolbar, renderUsage } from '../shared/render';
+import { type Action, initialState, reduce } from '../shared/state';
+
+const EVIL = '<img src=x onerror=alert(1)>"\'';
+
+/** No tag or event-handler attribute from the text got through. Quoted attribute values are
+ * blanked first: escaping keeps a `"` from ever ending one early. */
+function noRawMarkup(html: string) {
+  const outsideValues = html.replace(/"[^"]*"/g, '""');
+  assert.doesNotMatch(outsideValues, /<img|<script/i);
+  assert.doesNotMatch(outsideValues, /<[^>]*\son\w+=/i);
+}
+
+describe('renderItem', () => {
+  it('escapes user text, command lines and output', () => {
+    noRawMarkup(renderItem({ type: 'userMessage', id: 'u', content: [{ type: 'text', text: EVIL }] }));
+    const cmd = renderItem({ type: 'commandExecution', id: 'c', command: EVIL, aggregatedOutput: EVIL, status: 'completed', exitCode: 2 });
+    noRawMarkup(cmd);
+    assert.match(cmd, /completed, exit 2/);
+  });
+
+  it('renders agent text as Markdown', () => {
+    assert.match(renderItem({ type: 'agentMessage', id: 'a', text: '**hi**' }), /<strong>hi<\/strong>/);
+  });
+
+  it('renders file changes as coloured, escaped diffs with an Open diff button', () => {
+    const html = renderItem({
+      type: 'fileChange',
+      id: 'f',
+      status: 'inProgress',
+      changes: [{ path: '/w/a.py', kind: { type: 'update' }, diff: `@@ -1 +1 @@\n-old\n+${EVIL}\n` }],
+    });
+    noRawMarkup(html);
+    assert.match(html, /class="d-add"/);
+    assert.match(html, /class="d-del"/);
+    assert.match(html, /data-action="openDiff" data-item="f" data-index="0"/);
+  });
+
+  it('shows paths under the thread cwd relative, and only file names when a request shows the diff', () => {
+    const item = { type: 'fileChange', id: 'f', status: 'inProgress', changes: [{ path: '/w/src/a.py', kind: { type: 'update' as const }, diff: '@@ -1 +1 @@\n-a\n+b\n' }] };
+    assert.match(renderItem(item, { cwd: '/w' }), /<code title="\/w\/src\/a.py">M src\/a.py<\/code>/);
+    assert.doesNotMatch(renderItem(item, { cwd: '/w', compact: true }), /class="diff"/);
+    assert.equal(shortPath('/other/a.py', '/w'), '/other/a.py');
+  });
+
+  it('keeps a status out of class attributes when it is odd', () => {
+    const html = renderItem({ type: 'commandExecution', id: 'c', command: 'x', status: '" onclick="x' });
+    assert.match(html, /class="cmd status-onclickx"/);
+  });
+});
+
+describe('renderConversation', () => {
+  const actions: Action[] = [
+    { type: 'open', thread: { id: 't', preview: EVIL, turns: [] } },
+    { type: 'notify', method: 'turn/started', params: { threadId: 't', turn: { id: 'u' } } },
+    { type: 'notify', method: 'item/started', params: { threadId: 't', turnId: 'u', item: { type: 'commandExecution', id: 'c1', command: 'rm -rf build', cwd: '/w', status: 'inProgress' } } },
+    { type: 'request', key: 'k1', method: 'item/commandExecution/requestApproval', params: { threadId: 't', turnId: 'u', itemId: 'c1', reason: EVIL } },
+    { type: 'request', key: 'k2', method: 'item/tool/requestUserInput', params: { threadId: 't', turnId: 'u', itemId: 'q', questions: [{ id: 'color', header: 'Pick', question: EVIL, options: [{ label: 'Red', description: 'warm' }, { label: EVIL, description: '' }] }] } },
+    { type: 'notify', method: 'turn/plan/updated', params: { threadId: 't', turnId: 'u', plan: [{ step: 'Look', status: 'completed' }, { step: 'Fix', status: 'inProgress' }] } },
+  ];
+  const state = actions.reduce(reduce, initialState());
+  const blocks = renderConversation(state);
+  const html = blocks.map((b) => b.html).join('');
+
+  it('has unique keys', () => {
+    assert.equal(new Set(blocks.map((b) => b.key)).size, blocks.length);
+  });
+
+  it('shows the approval with its four decisions', () => {
+    assert.match(html, /Run this command\?/);
+    assert.match(html, /\$ rm -rf build/);
+    for (const d of ['accept', 'acceptForSession', 'decline', 'cancel']) {
+      assert.match(html, new RegExp(`data-action="decide" data-key="k1" data-decision="${d}"`));
+    }
+  });
+
+  it('shows questions with their options, escaped', () => {
+    assert.match(html, /type="radio" name="q-k2-0" value="Red" checked/);
+    noRawMarkup(html);
+  });
+
+  it('shows the plan and the running state', () => {
+    assert.match(html, /class="plan"/);
+    assert.match(html, /Working…/);
+  });
+
+  it('shows an empty state without a conversation', () => {
+    assert.equal(renderConversation(initialState())[0].key, 'empty');
+  });
+});
+
+describe('toolbar, thread list, usage', () => {
+  it('marks the selected model and policy', () => {
+    const s = [
+      { type: 'models', models: [{ id: 'gpt-x', displayName: 'GPT X' }, { id: 'hidden', hidden: true }] },
+      { type: 'select', model: 'gpt-x', approvalPolicy: 'never' },
+    ].reduce((acc, a) => reduce(acc, a as Action), initialState());
+    const html = renderToolbar(s);
+    assert.match(html, /<option value="gpt-x" selected>GPT X<\/option>/);
+    assert.doesNotMatch(html, /hidden/);
+    assert.match(html, /<option value="never" selected>/);
+  });
+
+  it('lists threads with open and archive actions, escaped', () => {
+    const s = reduce(initialState(), { type: 'threads', threads: [{ id: 'a"b', preview: EVIL, updatedAt: 0 }] });
+    const html = renderThreadList(s);
+    noRawMarkup(html);
+    assert.match(html, /data-action="resume" data-thread="a&quot;b"/);
+    assert.match(html, /data-action="archive"/);
+  });
+
+  it('formats usage and rate limits', () => {
+    assert.equal(formatCount(999), '999');
+    assert.equal(formatCount(1234), '1.2k');
+    assert.equal(formatCount(25_000), '25k');
+    assert.equal(formatTokenUsage({ total: { totalTokens: 1500 }, last: { totalTokens: 300 }, modelContextWindow: 3000 }), '1.5k tokens (300 last turn, 10% of context)');
+    assert.equal(formatRateLimits({ primary: { usedPercent: 12, windowDurationMins: 300 }, secondary: { usedPercent: 3.4, windowDurationMins: 10080 } }), '12% of 5h, 3% of weekly');
+    const s = reduce(initialState(), { type: 'notify', method: 'account/rateLimits/updated', params: { rateLimits: { primary: { usedPercent: 50 } } } });
+    assert.match(renderUsage(s), /rate limits: 50% of primary/);
+  });
+});

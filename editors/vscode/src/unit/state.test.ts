@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type Action, type ChatState, initialState, MAX_NOTICES, MAX_OUTPUT_CHARS, reduce } from '../shared/state';
+
+function run(actions: Action[], start: ChatState = initialState()): ChatState {
+  return actions.reduce(reduce, start);
+}
+
+const open: Action = { type: 'open', thread: { id: 't1', preview: 'hello there', turns: [] } };
+const n = (method: string, params: Record<string, unknown>): Action => ({ type: 'notify', method, params: { threadId: 't1', ...params } });
+
+describe('reduce: a streamed turn', () => {
+  it('shows the sent text at once, then the server copy replaces it', () => {
+    let s = run([open, { type: 'userText', text: 'hi' }]);
+    assert.deepEqual(s.conversation!.pendingUserTexts, ['hi']);
+    s = run([n('turn/started', { turn: { id: 'u1', status: 'inProgress', items: [] } })], s);
+    const turn = s.conversation!.turns[0];
+    assert.equal(s.conversation!.runningTurnId, 'u1');
+    assert.equal(s.conversation!.pendingUserTexts.length, 0);
+    assert.equal(turn.items[0].type, 'userMessage');
+    assert.ok(turn.items[0].id.startsWith('local-'));
+    s = run([n('item/started', { turnId: 'u1', item: { type: 'userMessage', id: 'um', content: [{ type: 'text', text: 'hi' }] } })], s);
+    assert.deepEqual(s.conversation!.turns[0].items.map((i) => i.id), ['um']);
+  });
+
+  it('appends agent message deltas and keeps the text on completion', () => {
+    const s = run([
+      open,
+      n('turn/started', { turn: { id: 'u1', status: 'inProgress' } }),
+      n('item/agentMessage/delta', { turnId: 'u1', itemId: 'm1', delta: 'Hel' }),
+      n('item/agentMessage/delta', { turnId: 'u1', itemId: 'm1', delta: 'lo' }),
+      n('item/completed', { turnId: 'u1', item: { type: 'agentMessage', id: 'm1', text: '' } }),
+      n('turn/completed', { turn: { id: 'u1', status: 'completed' } }),
+    ]);
+    const items = s.conversation!.turns[0].items;
+    assert.equal(items.length, 1);
+    assert.equal(items[0].text, 'Hello');
+    assert.equal(s.conversation!.turns[0].status, 'completed');
+    assert.equal(s.conversation!.runningTurnId, undefined);
+  });
+
+  it('streams command output and merges the sparse completed item', () => {
+    const s = run([
+      open,
+      n('item/started', { turnId: 'u1', item: { type: 'commandExecution', id: 'c1', command: 'ls', status: 'inProgress' } }),
+      n('item/commandExecution/outputDelta', { turnId: 'u1', itemId: 'c1', delta: 'a\n' }),
+      n('item/commandExecution/outputDelta', { turnId: 'u1', itemId: 'c1', delta: 'b\n' }),
+      n('item/completed', { turnId: 'u1', item: { type: 'commandExecution', id: 'c1', status: 'completed', exitCode: 0, aggregatedOutput: null } }),
+    ]);
+    const item = s.conversation!.turns[0].items[0];
+    assert.equal(item.command, 'ls');
+    assert.equal(item.aggregatedOutput, 'a\nb\n');
+    assert.equal(item.status, 'completed');
+    assert.equal(item.exitCode, 0);
+  });
+
+  it('keeps only the tail of a very long output', () => {
+    const big = 'x'.repeat(MAX_OUTPUT_CHARS);
+    const s = run([
+      open,
+      n('item/commandExecution/outputDelta', { turnId: 'u1', itemId: 'c1', delta: big }),
+      n('item/commandExecution/outputDelta', { turnId: 'u1', itemId: 'c1', delta: 'END' }),
+    ]);
+    const out = s.conversation!.turns[0].items[0].aggregatedOutput!;
+    assert.ok(out.length <= MAX_OUTPUT_CHARS + 1);
+    assert.ok(out.endsWith('END'));
+  });
+
+  it('builds reasoning summaries by index', () => {
+    const s = run([
+      open,
+      n('item/reasoning/summaryPartAdded', { turnId: 'u1', itemId: 'r1', summaryIndex: 1 }),
+      n('item/reasoning/summaryTextDelta', { turnId: 'u1', itemId: 'r1', summaryIndex: 1, delta: 'think' }),
+    ]);
+    assert.deepEqual(s.conversation!.turns[0].items[0].summary, ['', 'think']);
+  });
+
+  it('tracks the plan, the diff and token usage', () => {
+    const usage = { total: { totalTokens: 1500 }, last: { totalTokens: 300 }, modelContextWindow: 3000 };
+    const s = run([
+      open,
+      n('turn/plan/updated', { turnId: 'u1', explanation: 'why', plan: [{ step: 'one', status: 'completed' }] }),
+      n('turn/diff/updated', { turnId: 'u1', diff: '--- a\n+++ b\n' }),
+      n('thread/tokenUsage/updated', { turnId: 'u1', tokenUsage: usage }),
+    ]);
+    assert.equal(s.conversation!.plan!.steps[0].step, 'one');
+    assert.equal(s.conversation!.diff, '--- a\n+++ b\n');
+    assert.deepEqual(s.conversation!.tokenUsage, usage);
+    assert.deepEqual(s.tokenUsage, usage);
+  });
+
+  it('ignores notifications for other threads, but keeps global usage', () => {
+    const before = run([open]);
+    const after = run([{ type: 'notify', method: 'item/agentMessage/delta', params: { threadId: 'other', turnId: 'x', itemId: 'm', delta: 'no' } }], before);
+    assert.equal(after, before);
+  });
+
+  it('marks failed and interrupted turns', () => {
+    const s = run([
+      open,
+      n('turn/started', { turn: { id: 'u1', status: 'inProgress' } }),
+      n('turn/completed', { turn: { id: 'u1', status: 'failed', error: { message: 'boom' } } }),
+    ]);
+    assert.equal(s.conversation!.turns[0].status, 'failed');
+    assert.equal(s.conversation!.turns[0].error, 'boom');
+  });
+
+  it('does not copy unchanged turns (the renderer relies on identity)', () => {
+    const s1 = run([
+      open,
+      n('item/agentMessage/delta', { turnId: 'u1', itemId: 'm1', delta: 'a' }),
+      n('item/agentMessage/delta', { turnId: 'u2', itemId: 'm2', delta: 'b' }),
+    ]);
+    const s2 = reduce(s1, n('item/agentMessage/delta', { turnId: 'u2', itemId: 'm2', delta: 'c' }));
+    assert.equal(s2.conversation!.turns[0], s1.conversation!.turns[0]);
+    assert.notEqual(s2.conversation!.turns[1], s1.conversation!.turns[1]);
+  });
+});
+
+describe('reduce: threads, requests, notices', () => {
+  it('opens a resumed thread with its turns and a running turn', () => {
+    const s = run([
+      {
+        type: 'open',
+        thread: {
+          id: 't9',
+          name: 'Named',
+          turns: [
+            { id: 'a', status: 'completed', items: [{ type: 'agentMessage', id: 'm', text: 'old' }] },
+            { id: 'b', status: 'inProgress', items: [] },
+          ],
+        },
+      },
+    ]);
+    assert.equal(s.conversation!.title, 'Named');
+    assert.equal(s.conversation!.runningTurnId, 'b');
+    assert.equal(s.threads[0].id, 't9');
+    assert.equal(s.threads[0].turns, undefined, 'the list keeps summaries only');
+  });
+
+  it('keeps the thread on screen in a refreshed list that lacks it', () => {
+    const s = run([open, { type: 'threads', threads: [{ id: 'old', preview: 'x' }] }]);
+    assert.deepEqual(s.threads.map((t) => t.id), ['t1', 'old']);
+    const again = reduce(s, { type: 'threads', threads: [{ id: 'old' }, { id: 't1' }] });
+    assert.deepEqual(again.threads.map((t) => t.id), ['old', 't1']);
+  });
+
+  it('drops archived threads and closes the conversation showing one', () => {
+    const s = run([open, n('thread/archived', {})]);
+    assert.equal(s.threads.length, 0);
+    assert.equal(s.conversation, undefined);
+  });
+
+  it('adds and removes pending requests, and drops them when their turn ends', () => {
+    let s = run([
+      open,
+      { type: 'request', key: 'r1', method: 'item/commandExecution/requestApproval', params: { threadId: 't1', turnId: 'u1', itemId: 'c1' } },
+      { type: 'request', key: 'r2', method: 'item/tool/requestUserInput', params: { threadId: 't1', turnId: 'u2', itemId: 'q', questions: [] } },
+    ]);
+    assert.deepEqual(s.requests.map((r) => r.key), ['r1', 'r2']);
+    s = reduce(s, { type: 'requestDone', key: 'r2' });
+    assert.deepEqual(s.requests.map((r) => r.key), ['r1']);
+    s = reduce(s, n('turn/completed', { turn: { id: 'u1', status: 'interrupted' } }));
+    assert.equal(s.requests.length, 0);
+  });
+
+  it('merges sparse rate-limit updates', () => {
+    const s = run([
+      { type: 'notify', method: 'account/rateLimits/updated', params: { rateLimits: { primary: { usedPercent: 10 }, secondary: { usedPercent: 2 } } } },
+      { type: 'notify', method: 'account/rateLimits/updated', params: { rateLimits: { primary: { usedPercent: 12 } } } },
+    ]);
+    assert.deepEqual(s.rateLimits, { primary: { usedPercent: 12 }, secondary: { usedPercent: 2 } });
+  });
+
+  it('keeps the last few notices, errors and retries apart', () => {
+    let s = initialState();
+    for (let i = 0; i < MAX_NOTICES + 2; i++) {
+      s = reduce(s, { type: 'notify', method: 'error', params: { error: { message: `e${i}` }, willRetry: i === 0 } });
+    }
+    assert.equal(s.notices.length, MAX_NOTICES);
+    assert.equal(s.notices.at(-1)!.text, `e${MAX_NOTICES + 1}`);
+    s = reduce(s, { type: 'dismissNotice', id: s.notices[0].id });
+    assert.equal(s.notices.length, MAX_NOTICES - 1);
+    const retry = reduce(initialState(), { type: 'notify', method: 'error', params: { error: { message: 'slow' }, willRetry: true } });
+    assert.equal(retry.notices[0].kind, 'warning');
+  });
+});
