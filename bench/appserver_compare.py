@@ -8,6 +8,12 @@ process. Printed for each, then as ratios (ours / theirs):
 - peak resident memory of the server process during a streamed turn (VmHWM);
 - time from spawn to the `initialize` answer (cold and warm).
 
+Ours is measured twice: plain `codex-lsp app-server`, where every start is a cold one, and
+`codex-lsp app-server --attach`, whose first start launches the per-user server (and serves
+that client in-process) and whose later starts fork a session from it; there the turn runs
+in the forked session, whose memory is the one reported. The attach warm start is also timed
+with the bare launcher, `python -I -S codex_lsp/appserver/attach.py`.
+
 The peer is the npm package `@openai/codex@0.169.0` (its linux binary comes in the optional
 dependency `@openai/codex-linux-x64`); install it with
 `npm install --prefix ~/.cache/codex-peer @openai/codex@0.169.0` or pass `--peer PATH`.
@@ -18,8 +24,11 @@ dependency `@openai/codex-linux-x64`); install it with
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -36,7 +45,10 @@ DEFAULT_PEER = (
     Path.home() / ".cache/codex-peer/node_modules/@openai/codex-linux-x64/vendor"
     "/x86_64-unknown-linux-musl/bin/codex"
 )
+REPO = Path(__file__).resolve().parent.parent
 OURS = [sys.executable, "-m", "codex_lsp", "app-server"]
+ATTACH = [*OURS, "--attach"]
+LAUNCHER = [sys.executable, "-I", "-S", str(REPO / "codex_lsp/appserver/attach.py")]
 
 
 def write_home(base_url: str) -> Path:
@@ -78,8 +90,10 @@ def stamped(count: int, pause_s: float) -> list[dict[str, Any]]:
 class Client:
     """A minimal app-server client: one reader thread, requests by id."""
 
-    def __init__(self, argv: list[str], home: Path) -> None:
-        env = {**os.environ, "CODEX_HOME": str(home), "RUST_LOG": "error"}
+    def __init__(
+        self, argv: list[str], home: Path, extra_env: dict[str, str] | None = None
+    ) -> None:
+        env = {**os.environ, "CODEX_HOME": str(home), "RUST_LOG": "error", **(extra_env or {})}
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             argv,
@@ -116,8 +130,22 @@ class Client:
             if pred(message):
                 return message, at
 
+    def serving_pid(self) -> int:
+        """The process answering this client: the spawned one, or the session an attach
+        launcher handed its stdout to (the other process writing to the same pipe)."""
+        pipe = os.readlink(f"/proc/{self.proc.pid}/fd/1")
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != self.proc.pid:
+                try:
+                    if os.readlink(entry / "fd" / "1") == pipe:
+                        return int(entry.name)
+                except OSError:
+                    continue
+        return self.proc.pid
+
     def peak_rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+        status = Path(f"/proc/{self.serving_pid()}/status").read_text()
+        for line in status.splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
         return 0.0
@@ -127,8 +155,10 @@ class Client:
         self.proc.wait()
 
 
-def start(argv: list[str], home: Path, cwd: Path) -> tuple[Client, float, str]:
-    client = Client(argv, home)
+def start(
+    argv: list[str], home: Path, cwd: Path, extra_env: dict[str, str] | None = None
+) -> tuple[Client, float, str]:
+    client = Client(argv, home, extra_env)
     request = client.send("initialize", {"clientInfo": {"name": "bench", "version": "1"}})
     client.until(lambda m: m.get("id") == request)
     startup_ms = (time.perf_counter() - client.started) * 1000
@@ -157,36 +187,101 @@ def run_turn(client: Client, thread_id: str) -> tuple[list[float], float]:
     return latencies, rate
 
 
-def measure(argv: list[str], deltas: int) -> dict[str, float]:
+def spawn_to_initialize(argv: list[str], home: Path, extra_env: dict[str, str] | None) -> float:
+    client = Client(argv, home, extra_env)
+    request = client.send("initialize", {"clientInfo": {"name": "bench", "version": "1"}})
+    client.until(lambda m: m.get("id") == request)
+    elapsed = (time.perf_counter() - client.started) * 1000
+    client.close()
+    return elapsed
+
+
+def measure(
+    argv: list[str],
+    deltas: int,
+    *,
+    attach: bool = False,
+    launchers: dict[str, list[str]] | None = None,
+) -> dict[str, float]:
+    # The attach server gets a runtime directory of its own, removed with it.
+    runtime = Path(tempfile.mkdtemp(prefix="bench-run-")) if attach else None
+    extra_env = {"XDG_RUNTIME_DIR": str(runtime)} if runtime is not None else None
     with ScriptedModelServer() as server:
         home = write_home(server.base_url)
         work = home / "work"
         work.mkdir()
-        client, startup_ms, thread_id = start(argv, home, work)
+        cold_ms = None
         try:
-            server.enqueue(stamped(deltas, 0.001))
-            latencies, _ = run_turn(client, thread_id)
-            server.enqueue(stamped(deltas * 5, 0.0))
-            _, rate = run_turn(client, thread_id)
-            peak = client.peak_rss_mb()
+            if runtime is not None:
+                # No server yet: this start launches it, and is served in-process meanwhile.
+                cold_ms = spawn_to_initialize(argv, home, extra_env)
+                wait_for_attach_server(runtime)
+            client, startup_ms, thread_id = start(argv, home, work, extra_env)
+            try:
+                server.enqueue(stamped(deltas, 0.001))
+                latencies, _ = run_turn(client, thread_id)
+                server.enqueue(stamped(deltas * 5, 0.0))
+                _, rate = run_turn(client, thread_id)
+                peak = client.peak_rss_mb()
+            finally:
+                client.close()
+            warm = {
+                name: statistics.median(
+                    spawn_to_initialize(launcher, home, extra_env) for _ in range(3)
+                )
+                for name, launcher in {"": argv, **(launchers or {})}.items()
+            }
         finally:
-            client.close()
-        warm = []
-        for _ in range(3):
-            again = Client(argv, home)
-            request = again.send("initialize", {"clientInfo": {"name": "bench", "version": "1"}})
-            again.until(lambda m, r=request: m.get("id") == r)
-            warm.append((time.perf_counter() - again.started) * 1000)
-            again.close()
+            if runtime is not None:
+                stop_attach_server(runtime)
+                shutil.rmtree(runtime, ignore_errors=True)
     latencies.sort()
-    return {
+    result = {
         "p95_ms": latencies[int(len(latencies) * 0.95) - 1],
         "p50_ms": statistics.median(latencies),
         "deltas_per_s": rate,
         "peak_rss_mb": peak,
-        "startup_cold_ms": startup_ms,
-        "startup_warm_ms": statistics.median(warm),
+        "startup_cold_ms": cold_ms if cold_ms is not None else startup_ms,
+        "startup_warm_ms": warm[""],
     }
+    result.update({f"startup_warm_ms_{name}": ms for name, ms in warm.items() if name})
+    return result
+
+
+def wait_for_attach_server(runtime: Path, timeout: float = 30.0) -> None:
+    """Until the per-user server has done its imports (it says so in its log)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        logs = list(runtime.glob("codex-lsp/*.log"))
+        if logs and "preloaded" in logs[0].read_text():
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"the attach server did not start; see {runtime}/codex-lsp")
+
+
+def stop_attach_server(runtime: Path) -> None:
+    for log in runtime.glob("codex-lsp/*.log"):
+        for line in log.read_text().splitlines():
+            if " serving " in line:
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(line.split()[2]), signal.SIGTERM)
+
+
+ROWS = [
+    ("p95 delta latency (ms)", "p95_ms"),
+    ("p50 delta latency (ms)", "p50_ms"),
+    ("deltas forwarded per second", "deltas_per_s"),
+    ("peak RSS during a turn (MB)", "peak_rss_mb"),
+    ("spawn to initialize, cold (ms)", "startup_cold_ms"),
+    ("spawn to initialize, warm (ms)", "startup_warm_ms"),
+]
+
+
+def print_table(title: str, ours: dict[str, float], theirs: dict[str, float], rows) -> None:
+    print(f"{title:38} {'ours':>10} {'codex':>10} {'ours/codex':>11}")
+    for label, key, their_key in rows:
+        ratio = ours[key] / theirs[their_key] if theirs[their_key] else float("nan")
+        print(f"  {label:36} {ours[key]:10.3f} {theirs[their_key]:10.3f} {ratio:11.2f}")
 
 
 def main() -> int:
@@ -194,24 +289,21 @@ def main() -> int:
     parser.add_argument("--peer", type=Path, default=DEFAULT_PEER)
     parser.add_argument("--deltas", type=int, default=2000)
     parser.add_argument("--ours", nargs="*", default=OURS)
+    parser.add_argument("--no-attach", action="store_true", help="skip the --attach path")
     args = parser.parse_args()
     if not args.peer.exists():
         print(f"peer not found at {args.peer}; see this script's docstring", file=sys.stderr)
         return 2
     theirs = measure([str(args.peer), "app-server"], args.deltas)
     ours = measure(args.ours, args.deltas)
-    rows = [
-        ("p95 delta latency (ms)", "p95_ms", "lower is better"),
-        ("p50 delta latency (ms)", "p50_ms", "lower is better"),
-        ("deltas forwarded per second", "deltas_per_s", "higher is better"),
-        ("peak RSS during a turn (MB)", "peak_rss_mb", "lower is better"),
-        ("spawn to initialize, cold (ms)", "startup_cold_ms", "lower is better"),
-        ("spawn to initialize, warm (ms)", "startup_warm_ms", "lower is better"),
-    ]
-    print(f"{'measure':34} {'ours':>10} {'codex':>10} {'ours/codex':>11}")
-    for label, key, _hint in rows:
-        ratio = ours[key] / theirs[key] if theirs[key] else float("nan")
-        print(f"{label:34} {ours[key]:10.3f} {theirs[key]:10.3f} {ratio:11.2f}")
+    rows = [(label, key, key) for label, key in ROWS]
+    print_table("codex-lsp app-server", ours, theirs, rows)
+    if not args.no_attach:
+        attached = measure(ATTACH, args.deltas, attach=True, launchers={"launcher": LAUNCHER})
+        rows.append(
+            ("  warm, `python -I -S attach.py` (ms)", "startup_warm_ms_launcher", "startup_warm_ms")
+        )
+        print_table("codex-lsp app-server --attach", attached, theirs, rows)
     return 0
 
 

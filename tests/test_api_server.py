@@ -17,13 +17,13 @@ from codex_lsp.api.port import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from codex_lsp.api.server import ApiServer
 from codex_lsp.engine.bootstrap import load_services
 from codex_lsp.engine.workspace import DiskWorkspace
+from tests.support.appserver import make_home, text_input
 from tests.support.scripted_builders import (
     created,
     function_call_response,
     message_item,
     text_response,
 )
-from tests.test_appserver_harness import make_home, text_input
 
 WAIT_S = 20.0
 
@@ -87,7 +87,7 @@ async def test_errors_name_the_method_or_the_field(api):
         await api.handle("thread/teleport", {})
     assert unknown.value.code == METHOD_NOT_FOUND and "thread/teleport" in unknown.value.message
     with pytest.raises(ApiError) as later:
-        await api.handle("skills/list", {})
+        await api.handle("turn/steer", {})
     assert later.value.code == METHOD_NOT_FOUND and "not served" in later.value.message
     with pytest.raises(ApiError) as bad:
         await api.handle("thread/start", {"cwd": 7})

@@ -6,8 +6,8 @@ import json
 import stat
 
 from codex_lsp.engine.models import CATALOGUE
+from tests.support.appserver import app_server, make_home
 from tests.support.scripted_builders import rate_limit_headers, text_response
-from tests.test_appserver_harness import app_server, make_home
 
 
 def test_model_list_pages_the_catalogue_and_marks_the_configured_default(scripted_model, tmp_path):

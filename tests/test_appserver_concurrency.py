@@ -3,8 +3,8 @@ client leaves unanswered holds up only the turn that asked for it."""
 
 from __future__ import annotations
 
+from tests.support.appserver import app_server, make_home, text_input
 from tests.support.scripted_builders import function_call_response, text_response
-from tests.test_appserver_harness import app_server, make_home, text_input
 
 
 def test_two_threads_run_turns_at_once_and_an_unanswered_approval_blocks_only_its_own(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from codex_lsp.api.port import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
-from tests.test_appserver_harness import app_server, make_home
+from tests.support.appserver import app_server, make_home
 
 
 def test_requests_before_initialize_are_refused_and_a_second_initialize_too(
@@ -47,8 +47,9 @@ def test_bad_input_gets_json_rpc_errors_and_the_server_stays_up(scripted_model, 
         unknown = client.call("thread/teleport", {})
         assert unknown["error"]["code"] == METHOD_NOT_FOUND
         assert "thread/teleport" in unknown["error"]["message"]
-        later = client.call("skills/list", {})
+        later = client.call("turn/steer", {})
         assert later["error"]["code"] == METHOD_NOT_FOUND
+        assert "not served" in later["error"]["message"]
 
         bad_cwd = client.call("thread/start", {"cwd": 42})
         assert bad_cwd["error"]["code"] == INVALID_PARAMS

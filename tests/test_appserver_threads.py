@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from codex_lsp.api.port import INVALID_REQUEST
+from tests.support.appserver import app_server, make_home
 from tests.support.scripted_builders import text_response
-from tests.test_appserver_harness import app_server, make_home
 
 
 def _texts(request_body: dict) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 
+from tests.support.appserver import app_server, items_of, make_home, text_input
 from tests.support.scripted_builders import (
     created,
     custom_tool_call_response,
@@ -16,7 +17,6 @@ from tests.support.scripted_builders import (
     text_response,
     usage,
 )
-from tests.test_appserver_harness import app_server, items_of, make_home, text_input
 
 ANSWER = "Hello! Here is a streamed answer in several pieces."
 

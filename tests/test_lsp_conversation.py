@@ -252,6 +252,26 @@ async def test_ask_command_sends_the_unsaved_selection_as_context(home, ws, scri
     assert 'print("hi")' not in sent
 
 
+async def test_edit_command_asks_for_an_in_place_change_of_the_selection(home, ws, scripted_model):
+    scripted_model.enqueue(text_response("Renamed."))
+    async with EditorSession(home, ws) as client:
+        doc = client.open(ws / "app.py", "def f():\n    return 1\n", version=2)
+        result = await client.command(
+            "codex.edit",
+            {
+                "instruction": "rename f to answer",
+                "uri": doc,
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}},
+            },
+        )
+        completed = await client.turn_completed(result["threadId"], result["turn"]["id"])
+        assert completed["turn"]["status"] == "completed"
+
+    sent = _user_texts(scripted_model.requests[-1].body)[-1]
+    assert "in place" in sent and "rename f to answer" in sent and "apply_patch" in sent
+    assert "def f():\n    return 1\n" in sent and "lines 1-2 of app.py" in sent
+
+
 async def test_new_thread_and_interrupt_commands(tmp_path, ws, scripted_model):
     home = tmp_path / "home"
     write_config(
@@ -284,7 +304,12 @@ async def test_server_advertises_its_commands_and_sync(home, ws):
         assert set(capabilities.execute_command_provider.commands) == {
             "codex.newThread",
             "codex.ask",
+            "codex.edit",
             "codex.interrupt",
+            "codex.review",
+            "codex.fixFinding",
+            "codex.explainFinding",
+            "codex.dismissFinding",
         }
         sync = capabilities.text_document_sync
         assert sync.open_close is True

@@ -7,10 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
+from tests.support.appserver import app_server, items_of, make_home
 from tests.support.scripted_builders import function_call_response, text_response
-from tests.test_appserver_harness import app_server, items_of, make_home
 
 MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
 TABLES = (
@@ -50,11 +48,6 @@ def test_mcp_tool_calls_are_items(scripted_model, tmp_path):
     assert "no" in failed["error"]["message"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="api/loaded.py drops the events a session sends before `session_configured`, "
-    "and MCP servers are started (and warned about) while the session is configured",
-)
 def test_a_server_that_did_not_start_is_a_warning_notification(scripted_model, tmp_path):
     home, ws = make_home(tmp_path, scripted_model.base_url, extra=TABLES)
 

@@ -6,6 +6,9 @@ its waiting requests are cancelled: the door then tells the client the request w
 
 A client error, a malformed answer or a closed connection counts as `decline`: the turn goes on
 without the command or patch, which is the safe reading of "no answer", and it is logged.
+
+An MCP tool call's approval is asked as `item/tool/requestUserInput` on its `mcpToolCall` item,
+the way the reference server asks it: one question whose choices are `MCP_APPROVAL_OPTIONS`.
 """
 
 from __future__ import annotations
@@ -54,6 +57,18 @@ DECISIONS = {
 
 APPROVAL_FLAG = "waitingOnApproval"
 INPUT_FLAG = "waitingOnUserInput"
+
+MCP_APPROVAL_QUESTION_PREFIX = "mcp_tool_call_approval_"
+MCP_APPROVAL_OPTIONS: dict[str, tuple[str, str]] = {
+    "Approve Once": ("approved", "Run the tool this time."),
+    "Approve this Session": (
+        "approved_for_session",
+        "Run it, and do not ask again for this tool in this thread.",
+    ),
+    "Deny": ("denied", "Do not run it; the model is told and goes on."),
+    "Cancel": ("abort", "Do not run it, and stop the turn."),
+}
+"""Choice label -> (core decision, description), in the order they are offered."""
 
 
 def core_decision(decision: Any) -> str:
@@ -151,6 +166,44 @@ class ApprovalRouter:
             return UserInputAnswer(id=turn_id, answers=answers)
 
         self._ask(turn_id, INPUT_FLAG, "item/tool/requestUserInput", dump(params), answer)
+
+    def ask_mcp_tool(
+        self, turn_id: str, event: ev.ExecApprovalRequestEvent, server: str, tool: str
+    ) -> None:
+        question_id = f"{MCP_APPROVAL_QUESTION_PREFIX}{event.call_id}"
+        question = ToolRequestUserInputQuestion(
+            id=question_id,
+            header="Approve tool",
+            question=event.reason or f"Allow the MCP server `{server}` to run its tool `{tool}`?",
+            options=[
+                ToolRequestUserInputOption(label=label, description=description)
+                for label, (_, description) in MCP_APPROVAL_OPTIONS.items()
+            ],
+        )
+        params = ToolRequestUserInputParams(
+            thread_id=self._thread_id,
+            turn_id=turn_id,
+            item_id=event.call_id,
+            questions=[question],
+        )
+
+        def answer(result: dict[str, Any] | None) -> Op:
+            chosen: list[str] = []
+            try:
+                parsed = ToolRequestUserInputResponse.model_validate(result or {})
+            except ValidationError as err:
+                log.warning("malformed answer to MCP approval %s: %s", event.call_id, err)
+            else:
+                entry = parsed.answers.get(question_id)
+                chosen = list(entry.answers) if entry is not None else []
+            # Anything but a known choice (no answer, free text) is the safe reading: decline.
+            decision = next(
+                (MCP_APPROVAL_OPTIONS[c][0] for c in chosen if c in MCP_APPROVAL_OPTIONS),
+                "denied",
+            )
+            return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
+
+        self._ask(turn_id, APPROVAL_FLAG, "item/tool/requestUserInput", dump(params), answer)
 
     def turn_ended(self, turn_id: str) -> None:
         for scope in self._scopes.pop(turn_id, set()):

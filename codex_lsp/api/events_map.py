@@ -5,9 +5,10 @@ vocabulary: `turn/started`, items starting and completing, the deltas in between
 plans and errors. It keeps just enough per-turn state to give each item one stable id from
 `item/started` to `item/completed`, and to close whatever a turn left open when it ends.
 
-Tool items (commands, patches, searches, MCP calls) are mapped by `ToolEventsMixin`; approvals
-go to an `ApprovalHooks` right after their pending item is announced, so the client sees
-`item/started` before the request, as the reference server sends them.
+Tool items (commands, patches, searches, MCP calls) are mapped by `ToolEventsMixin`, review
+mode, subagents and MCP approvals by `ExtensionEventsMixin`; approvals go to an `ApprovalHooks`
+right after their pending item is announced, so the client sees `item/started` before the
+request, as the reference server sends them.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from codex_lsp.api import items
 from codex_lsp.api.convert import now_ms, user_input_from_event
+from codex_lsp.api.events_extensions import ExtensionEventsMixin
 from codex_lsp.api.events_tools import ApprovalHooks, ToolEventsMixin, TurnState
 from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
@@ -32,15 +34,20 @@ Notify = Callable[[str, dict[str, Any]], None]
 __all__ = ["ApprovalHooks", "Notify", "ThreadEventMap"]
 
 
-class ThreadEventMap(ToolEventsMixin):
+class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
     def __init__(
         self,
         thread_id: str,
         notify: Notify,
         hooks: ApprovalHooks,
         on_rate_limits: Callable[[Any], None] | None = None,
+        *,
+        mcp_servers: frozenset[str] = frozenset(),
     ) -> None:
+        """`mcp_servers` names the thread's configured MCP servers, whose approval requests
+        are shown on their `mcpToolCall` item."""
         self.thread_id = thread_id
+        self._mcp_servers = mcp_servers
         self._notify = notify
         self._hooks = hooks
         self._on_rate_limits = on_rate_limits
@@ -62,6 +69,7 @@ class ThreadEventMap(ToolEventsMixin):
             "agent_reasoning": self._reasoning_event,
             "agent_reasoning_raw_content": self._reasoning_event,
             **self.tool_handlers(),
+            **self.extension_handlers(),
         }
 
     # -- what the API asks of the map -------------------------------------------------------

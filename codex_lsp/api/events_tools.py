@@ -1,5 +1,6 @@
 """The tool half of a thread's event map: commands, patches, searches, MCP calls, plans, usage,
-errors and the requests that need the user.
+errors and the requests that need the user (review, subagents and MCP approvals are in
+`events_extensions`).
 
 A command or patch that needs approval is announced as a pending item when the engine asks,
 then the request goes out; the engine's begin event later does not announce it twice. Command
@@ -39,6 +40,11 @@ class ApprovalHooks(Protocol):
     ) -> None: ...
 
     def ask_user_input(self, turn_id: str, event: ev.RequestUserInputEvent) -> None: ...
+
+    def ask_mcp_tool(
+        self, turn_id: str, event: ev.ExecApprovalRequestEvent, server: str, tool: str
+    ) -> None:
+        """The engine's approval question for an MCP tool call (an exec approval in form)."""
 
     def turn_ended(self, turn_id: str) -> None:
         """The turn is over: requests still waiting for the client are moot."""
@@ -82,6 +88,8 @@ class ToolEventsMixin:
     _close_streams: Callable[[], None]
     _new_id: Callable[..., str]
     _turn_id: Callable[[], str]
+    _mcp_approval: Callable[[ev.ExecApprovalRequestEvent], bool]
+    _subagent_request: Callable[[ev.Event], None]
 
     def tool_handlers(self) -> dict[str, Callable[[ev.Event], None]]:
         return {
@@ -97,8 +105,6 @@ class ToolEventsMixin:
             "mcp_tool_call_begin": self._mcp_begin,
             "mcp_tool_call_end": self._mcp_end,
             "context_compacted": self._compacted,
-            "entered_review_mode": self._entered_review,
-            "exited_review_mode": self._exited_review,
             "turn_diff": self._turn_diff,
             "plan_update": self._plan_update,
             "token_count": self._token_count,
@@ -138,7 +144,10 @@ class ToolEventsMixin:
 
     def _exec_approval(self, event: ev.Event) -> None:
         msg: ev.ExecApprovalRequestEvent = event.msg  # type: ignore[assignment]
-        if self._turn is None:
+        if self._turn is None or event.id != self._turn.id:
+            self._subagent_request(event)
+            return
+        if self._mcp_approval(msg):
             return
         self._start_running(msg.call_id, items.command_pending(msg))
         self._hooks.ask_exec(self._turn.id, msg)
@@ -175,7 +184,8 @@ class ToolEventsMixin:
 
     def _patch_approval(self, event: ev.Event) -> None:
         msg: ev.ApplyPatchApprovalRequestEvent = event.msg  # type: ignore[assignment]
-        if self._turn is None:
+        if self._turn is None or event.id != self._turn.id:
+            self._subagent_request(event)
             return
         self._start_running(msg.call_id, items.file_change(msg.call_id, msg.changes, "inProgress"))
         self._hooks.ask_patch(self._turn.id, msg, file_change_diffs(msg.changes))
@@ -241,16 +251,6 @@ class ToolEventsMixin:
     def _compacted(self, event: ev.Event) -> None:
         if self._turn is not None:
             self._instant(items.context_compaction(self._new_id("compaction")))
-
-    def _entered_review(self, event: ev.Event) -> None:
-        msg: ev.EnteredReviewModeEvent = event.msg  # type: ignore[assignment]
-        if self._turn is not None:
-            self._instant(items.entered_review(self._new_id("review"), msg.user_facing_hint or ""))
-
-    def _exited_review(self, event: ev.Event) -> None:
-        msg: ev.ExitedReviewModeEvent = event.msg  # type: ignore[assignment]
-        if self._turn is not None:
-            self._instant(items.exited_review(self._new_id("review"), msg.review_output))
 
     # -- turn-level notifications -----------------------------------------------------------
 

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from codex_lsp.api.convert import command_actions, command_string, duration_ms, file_changes
+from codex_lsp.engine.review.render import render_review
 from codex_lsp.protocol.events import (
     ExecApprovalRequestEvent,
     ExecCommandBeginEvent,
     ExecCommandEndEvent,
 )
+from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.v2_items import (
     AgentMessageThreadItem,
     CommandExecutionThreadItem,
@@ -31,6 +35,7 @@ from codex_lsp.protocol.v2_items import (
 )
 
 _EXEC_SOURCE = {"agent": "agent", "user_shell": "userShell"}
+REVIEW_NOT_FINISHED = "The review did not finish."
 
 
 def user_message(
@@ -136,24 +141,21 @@ def entered_review(item_id: str, hint: str) -> EnteredReviewModeThreadItem:
 
 
 def exited_review(item_id: str, output: Any) -> ExitedReviewModeThreadItem:
-    return ExitedReviewModeThreadItem(id=item_id, review=render_review(output))
+    return ExitedReviewModeThreadItem(id=item_id, review=review_text(output))
 
 
 def context_compaction(item_id: str) -> ContextCompactionThreadItem:
     return ContextCompactionThreadItem(id=item_id)
 
 
-def render_review(output: Any) -> str:
-    """The review as text: the overall verdict, then one paragraph per finding."""
+def review_text(output: ReviewOutputEvent | dict[str, Any] | None) -> str:
+    """The review as the engine renders it for the thread (explanation, then one entry per
+    finding); a review that did not finish (interrupted, or the model failed) says so."""
     if output is None:
-        return ""
-    data = output if isinstance(output, dict) else output.model_dump(mode="json")
-    parts = [str(data.get("overall_explanation") or "").strip()]
-    for finding in data.get("findings") or []:
-        where = finding.get("code_location") or {}
-        lines = where.get("line_range") or {}
-        place = (
-            f"{where.get('absolute_file_path', '')}:{lines.get('start', '')}-{lines.get('end', '')}"
-        )
-        parts.append(f"- {finding.get('title', '')} — {place}\n  {finding.get('body', '')}")
-    return "\n\n".join(part for part in parts if part)
+        return REVIEW_NOT_FINISHED
+    if isinstance(output, dict):  # replayed from a rollout
+        try:
+            output = ReviewOutputEvent.model_validate(output)
+        except ValidationError:
+            return REVIEW_NOT_FINISHED
+    return render_review(output)

@@ -4,6 +4,11 @@
 session (start, resume or fork), reports the outcome to whoever started it, then pumps events
 into the thread's `ThreadEventMap` until it is closed. Approval requests run as child tasks of
 the same task group, so closing a thread takes them down with it.
+
+What the session says while it is being configured (an MCP server that did not start, a broken
+SKILL.md, the children a resumed thread rebuilt) is kept until the client knows the thread:
+the API replays it through the map with `replay_startup` once `thread/started` is out.
+Answers the API awaits for its own ops go to `replies` instead of the map.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from anyio.abc import TaskStatus
 from codex_lsp.api.approvals import ApprovalRouter
 from codex_lsp.api.events_map import ThreadEventMap
 from codex_lsp.api.port import ClientPort
+from codex_lsp.api.replies import Replies
 from codex_lsp.engine.codex import Codex
 from codex_lsp.engine.services import EngineServices
-from codex_lsp.protocol.events import ErrorEvent, SessionConfiguredEvent
+from codex_lsp.protocol.events import ErrorEvent, Event, SessionConfiguredEvent
 from codex_lsp.protocol.ops import ConfigureSession, Op
 
 log = logging.getLogger(__name__)
@@ -43,6 +49,9 @@ class LoadedThread:
         self.configured: SessionConfiguredEvent | None = None
         self.map: ThreadEventMap | None = None
         self.router: ApprovalRouter | None = None
+        self.replies = Replies()
+        # Events of the configure step, until `replay_startup` hands them to the map.
+        self._startup: list[Event] = []
         self.created_at = int(time.time())
         self.ephemeral = False
         self.preview = ""
@@ -69,6 +78,30 @@ class LoadedThread:
     async def submit(self, op: Op, *, sub_id: str | None = None) -> str:
         return await self.codex.submit(op, sub_id=sub_id)
 
+    async def ask(
+        self, op: Op, kinds: tuple[str, ...], *, sub_id: str, hold: bool = False
+    ) -> Event:
+        """Submit `op` as `sub_id` and return its first event of one of `kinds` (see
+        `Replies.expect` for `hold`); raises `replies.ThreadGone` if the thread closes first."""
+        self.replies.expect(sub_id, kinds, hold=hold)
+        try:
+            await self.codex.submit(op, sub_id=sub_id)
+        except BaseException:
+            self.replies.forget(sub_id)
+            raise
+        return await self.replies.wait(sub_id)
+
+    def release(self, sub_id: str) -> None:
+        """Let the map have the events held for `sub_id` (and those still to come)."""
+        self.replies.release(sub_id, self._deliver)
+
+    def replay_startup(self) -> None:
+        """Tell the client what the session said while it was configured (warnings, rebuilt
+        subagents); call once the client has heard of the thread."""
+        events, self._startup = self._startup, []
+        for event in events:
+            self._deliver(event)
+
     async def run(
         self,
         op: ConfigureSession,
@@ -88,11 +121,12 @@ class LoadedThread:
                         return
                     self._attach(outcome)
                     task_status.started(outcome)
-                    tasks.start_soon(self._pump)
+                    tasks.start_soon(self._listen)
                     await self._closing.wait()
                     assert self.router is not None
                     self.router.cancel_all()
-                # Leaving the engine aborted any running turn; let the pump drain its end.
+                    self.replies.close()
+                # Leaving the engine aborted any running turn (its end already reached the map).
                 self.codex.end_events()
         except Exception:
             if not started:
@@ -116,6 +150,7 @@ class LoadedThread:
             event = await self.codex.next_event()
             if event.id == sub_id and isinstance(event.msg, SessionConfiguredEvent | ErrorEvent):
                 return event.msg
+            self._startup.append(event)
 
     def _attach(self, configured: SessionConfiguredEvent) -> None:
         self.configured = configured
@@ -125,16 +160,33 @@ class LoadedThread:
         self.router = ApprovalRouter(
             thread_id, self.client, self.submit, self._spawn, self._waiting
         )
-        self.map = ThreadEventMap(thread_id, self.client.notify, self.router, self._on_rate_limits)
+        self.map = ThreadEventMap(
+            thread_id,
+            self.client.notify,
+            self.router,
+            self._on_rate_limits,
+            mcp_servers=frozenset(self.services.config.mcp_servers),
+        )
 
     def _waiting(self, flag: str, delta: int) -> None:
         if self.map is not None:
             self.map.waiting(flag, delta)
 
-    async def _pump(self) -> None:
+    async def _listen(self) -> None:
+        # From here on events reach the map in the task that emits them: a queue read by a
+        # pump task would cost every streamed delta an extra trip through the event loop.
+        # Started as a task so what is already queued is handed over where a pump would.
+        # A door that queues output says how far behind its client is reading (the engine
+        # drops live command output while it is too far behind).
+        self.codex.deliver_to(self._on_event, backlog=getattr(self.client, "backlog", None))
+
+    def _on_event(self, event: Event) -> None:
+        if not self.replies.offer(event):
+            self._deliver(event)
+
+    def _deliver(self, event: Event) -> None:
         assert self.map is not None
-        async for event in self.codex:
-            try:
-                self.map.handle(event)
-            except Exception:  # one bad event must not silence the thread
-                log.exception("thread %s: mapping %s failed", self.thread_id, event.msg.type)
+        try:
+            self.map.handle(event)
+        except Exception:  # one bad event must not silence the thread
+            log.exception("thread %s: mapping %s failed", self.thread_id, event.msg.type)

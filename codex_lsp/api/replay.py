@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from codex_lsp.api import items
 from codex_lsp.api.convert import turn_error, user_input_from_event
+from codex_lsp.api.events_extensions import failed_review_message
 from codex_lsp.protocol.events import ExecCommandEndEvent
 from codex_lsp.protocol.v2_turns import Turn, TurnError
 
@@ -147,7 +148,11 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
             items.entered_review(turn.next_id("review"), str(event.get("user_facing_hint") or ""))
         )
     elif kind == "exited_review_mode":
-        turn.add(items.exited_review(turn.next_id("review"), event.get("review_output")))
+        output = event.get("review_output")
+        turn.add(items.exited_review(turn.next_id("review"), output))
+        failure = failed_review_message(output)
+        if failure is not None and turn.error is None:
+            turn.error = turn_error(failure)  # as it streamed: see `events_extensions`
     elif kind == "error":
         turn.error = turn_error(str(event.get("message") or "error"), event.get("codex_error_info"))
 

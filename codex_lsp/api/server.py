@@ -8,6 +8,9 @@ results are dumped with them, so shapes match the schema.
 Loaded threads run as tasks of a task group the server hosts in a background task of its own,
 started on first use: a door may call `handle` from any task and need not lend one. `aclose()`
 shuts every thread down (their turns aborted, rollouts flushed) and stops that task.
+
+What follows a response (`thread/started`, the warnings a session gave while it started, a
+review's turn) is queued with `_after_response`, so it reaches the client after the response.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from codex_lsp.api import thread_store
 from codex_lsp.api.account import Accounts
 from codex_lsp.api.catalog import list_models
 from codex_lsp.api.config_read import read_config
+from codex_lsp.api.convert import invalid
+from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -33,21 +38,39 @@ from codex_lsp.api.port import (
     ApiError,
     ClientPort,
 )
+from codex_lsp.api.review import start_review, thread_review
+from codex_lsp.api.skills import list_skills
 from codex_lsp.api.threads import ThreadManager
 from codex_lsp.api.turns import interrupt_turn, start_turn
 from codex_lsp.api.validation import validation_message
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
+from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_threads import ThreadSetNameParams
+from codex_lsp.protocol.v2_threads import ThreadForkParams, ThreadSetNameParams
+from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Any, dict[str, Any]], Awaitable[BaseModel | None]]
 
 # Methods the v2 protocol has that this server does not serve (yet): a clear -32601.
-NOT_SERVED = frozenset({"skills/list", "review/start", "initialize"})
+NOT_SERVED = frozenset(
+    {
+        "initialize",
+        "turn/steer",
+        "thread/rollback",
+        "thread/compact/start",
+        "thread/shellCommand",
+        "thread/loaded/list",
+        "thread/turns/list",
+        "command/exec",
+        "config/value/write",
+        "config/batchWrite",
+        "mcpServerStatus/list",
+    }
+)
 
 
 class ApiServer:
@@ -64,7 +87,7 @@ class ApiServer:
         self._accounts: Accounts | None = None
         self._handlers: dict[str, Handler] = {
             "thread/start": self._thread_start,
-            "thread/resume": lambda p, raw: self.threads.resume(p, _path(raw)),
+            "thread/resume": self._thread_resume,
             "thread/fork": self._thread_fork,
             "thread/list": self._thread_list,
             "thread/read": self._thread_read,
@@ -73,6 +96,8 @@ class ApiServer:
             "thread/name/set": self._thread_name_set,
             "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
             "turn/interrupt": self._turn_interrupt,
+            "review/start": self._review_start,
+            "skills/list": self._skills_list,
             "model/list": self._model_list,
             "config/read": self._config_read,
             "account/read": self._account_read,
@@ -106,6 +131,17 @@ class ApiServer:
         """The working directory a loaded thread's turns run in, or None if it is not loaded."""
         thread = self.threads.loaded.get(thread_id)
         return thread.cwd if thread is not None else None
+
+    def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
+        """The structured findings of the latest review that finished on a loaded thread
+        (files, line ranges, priorities), for a door that shows them where the code is.
+
+        None when the thread is not loaded or has not finished a review. A review whose
+        answer could not be parsed replaces the previous one with no findings; an interrupted
+        one leaves the previous one in place. With `delivery: "detached"` the review belongs
+        to the `reviewThreadId` thread.
+        """
+        return thread_review(self.threads.loaded.get(thread_id))
 
     async def aclose(self) -> None:
         """Shut down every loaded thread and the background task hosting them."""
@@ -144,6 +180,18 @@ class ApiServer:
         the response as soon as `handle` returns, before the loop runs this callback."""
         asyncio.get_running_loop().call_soon(self._client.notify, method, params)
 
+    def _after_response_call(self, action: Callable[[], None]) -> None:
+        """Run `action` once the response is out, after what was queued before it."""
+        asyncio.get_running_loop().call_soon(action)
+
+    def _announce(self, thread: LoadedThread) -> None:
+        """`thread/started` for a new thread (without its copied turns), then what its session
+        said while it started (warnings, rebuilt subagents): the client knows it by then."""
+        self._after_response(
+            "thread/started", {"thread": dump(self.threads.thread_object(thread, turns=[]))}
+        )
+        self._after_response_call(thread.replay_startup)
+
     def _services(self) -> EngineServices:
         if self._base is None:
             self._base = self.threads.load_services()
@@ -163,15 +211,17 @@ class ApiServer:
 
     async def _thread_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         response = await self.threads.start(params)
-        self._after_response("thread/started", {"thread": dump(response.thread)})
+        self._announce(self.threads.get(response.thread.id))
+        return response
+
+    async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
+        response = await self.threads.resume(params, _path(raw))
+        self._after_response_call(self.threads.get(response.thread.id).replay_startup)
         return response
 
     async def _thread_fork(self, params: Any, raw: dict[str, Any]) -> BaseModel:
         response = await self.threads.fork(params, _path(raw))
-        # The new thread is announced without its copied turns, as on thread/start.
-        self._after_response(
-            "thread/started", {"thread": dump(response.thread.model_copy(update={"turns": []}))}
-        )
+        self._announce(self.threads.get(response.thread.id))
         return response
 
     async def _thread_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
@@ -228,6 +278,34 @@ class ApiServer:
 
     async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
         await interrupt_turn(self.threads.get(params.thread_id), params)
+
+    # -- review and skills ------------------------------------------------------------------
+
+    async def _review_start(self, params: ReviewStartParams, _raw: dict[str, Any]) -> BaseModel:
+        thread = self.threads.get(params.thread_id)
+        if params.delivery != "detached":
+            started = await start_review(thread, params)
+        else:
+            if thread.rollout_path is None:
+                raise invalid(
+                    "delivery",
+                    "an ephemeral thread has no history to fork for a detached review; "
+                    "review it inline",
+                )
+            response = await self.threads.fork(ThreadForkParams(thread_id=thread.thread_id), None)
+            fork = self.threads.get(response.thread.id)
+            try:
+                started = await start_review(fork, params)
+            except ApiError:
+                # The client never heard of the fork: leave no trace of it.
+                await self.threads.discard(fork.thread_id)
+                raise
+            self._announce(fork)
+        self._after_response_call(lambda: started.thread.release(started.turn.id))
+        return ReviewStartResponse(turn=started.turn, review_thread_id=started.thread.thread_id)
+
+    async def _skills_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return await list_skills(params, self.threads.loaded, self._services())
 
     # -- catalogue, config, account ---------------------------------------------------------
 

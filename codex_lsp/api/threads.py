@@ -89,6 +89,15 @@ class ThreadManager:
         await thread.close()
         return True
 
+    async def discard(self, thread_id: str) -> None:
+        """Unload a thread the client was never told about and delete its rollout, so it
+        does not turn up in `thread/list` (a fork made for a review that could not start)."""
+        thread = self.loaded.get(thread_id)
+        path = thread.rollout_path if thread is not None else None
+        await self.unload(thread_id)
+        if path is not None:
+            path.unlink(missing_ok=True)
+
     async def close_all(self) -> None:
         while self.loaded:
             _, thread = self.loaded.popitem()

@@ -86,6 +86,10 @@ class Connection:
         result = answer.get("result")
         return result if isinstance(result, dict) else {}
 
+    def backlog(self) -> int:
+        """Messages written but not yet taken by the client: how far behind it reads."""
+        return self._writer.pending()
+
     def workspace_for(self, cwd: Path) -> Workspace:
         # The app-server's clients have no buffers to share: files live on disk.
         return self._workspace

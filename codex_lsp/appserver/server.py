@@ -89,6 +89,7 @@ class AppServer:
                 if line.strip():
                     self.receive(line)
         finally:
+            reader.close()
             self.connection.close()
             for task in list(self._tasks):
                 task.cancel()
@@ -190,12 +191,15 @@ def run_stdio(
     codex_home: Path,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
+    *,
+    hangup: int | None = None,
 ) -> int:
-    """Serve stdin/stdout until stdin ends; the exit status."""
+    """Serve stdin/stdout until stdin ends (or `hangup`, a descriptor, closes); the exit status."""
     writer = LineWriter(stdout or sys.stdout.buffer)
 
     async def main() -> None:
-        reader = LineReader(stdin or sys.stdin.buffer, asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        reader = LineReader(stdin or sys.stdin.buffer, loop, hangup=hangup)
         await AppServer(services_factory, codex_home, writer).serve(reader)
 
     try:

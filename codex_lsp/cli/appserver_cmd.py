@@ -1,10 +1,13 @@
 """`codex-lsp app-server`: the v2 API as JSON-RPC over stdio, plus schema and TypeScript export.
 
     codex-lsp app-server [-c key=value] [-p profile]
+    codex-lsp app-server --attach [-c key=value] [-p profile]
     codex-lsp app-server generate-json-schema --out DIR
     codex-lsp app-server generate-ts --out DIR
 
 Logs go to stderr (level from `CODEX_LSP_LOG`, default warning): stdout carries only protocol.
+`--attach` serves the same session from a warm per-user server (see `appserver/attach.py`);
+`cli/main.py` hands it to the launcher before this module is even imported.
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description="Serve the app-server v2 protocol: JSON-RPC over stdio, one message a line.",
     )
     add_config_arguments(parser)
+    parser.add_argument(
+        "--attach",
+        action="store_true",
+        help="serve from a warm per-user server, started on first use (faster starts)",
+    )
+    # The `--attach` server's session: end when this descriptor (the launcher's line) closes.
+    parser.add_argument("--hangup-fd", type=int, default=None, help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
     tools = parser.add_subparsers(dest="appserver_command", metavar="SUBCOMMAND")
     schema = tools.add_parser("generate-json-schema", help="write the protocol's JSON Schema files")
@@ -49,6 +59,13 @@ def _overrides(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.attach:  # only when `cli.main`'s fast path did not see the flag
+        from codex_lsp.appserver.attach import main as attach
+
+        rebuilt = [arg for override in args.overrides or [] for arg in ("-c", override)]
+        rebuilt += ["-p", args.profile] if args.profile else []
+        rebuilt += ["-m", args.model] if args.model else []
+        return attach(rebuilt)
     logging.basicConfig(
         stream=sys.stderr,
         level=os.environ.get("CODEX_LSP_LOG", "warning").upper(),
@@ -76,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from codex_lsp.appserver.server import run_stdio
 
-    return run_stdio(services, home)
+    return run_stdio(services, home, hangup=args.hangup_fd)
 
 
 def run_generate_json_schema(args: argparse.Namespace) -> int:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from codex_lsp import __version__
 
+if TYPE_CHECKING:
+    import argparse
+
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # here, not at the top: `app-server --attach` must start without it
+
     parser = argparse.ArgumentParser(
         prog="codex-lsp", description="The Codex agent engine for editors."
     )
@@ -57,8 +62,14 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if _wants_attach(arguments):
+        # The launcher must start in a few milliseconds: no parser, no engine.
+        from codex_lsp.appserver.attach import main as attach
+
+        return attach([arg for arg in arguments[1:] if arg != "--attach"])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
@@ -66,6 +77,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def _wants_attach(args: list[str]) -> bool:
+    """`app-server --attach [OPTIONS]`, and nothing the full parser must look at first."""
+    if not args or args[0] != "app-server" or "--attach" not in args[1:]:
+        return False
+    special = {"-h", "--help", "generate-json-schema", "generate-ts", "--hangup-fd"}
+    return not special.intersection(args[1:])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.skills import SkillsExtension
 from codex_lsp.engine.subagents import SubagentsExtension
 from codex_lsp.engine.web_search import WebSearchExtension
+from codex_lsp.model.transport import http_client
 from codex_lsp.store.auth import AuthStore
 from codex_lsp.store.config import Config, load_config
 from codex_lsp.store.home import codex_home as default_codex_home
@@ -49,7 +50,7 @@ def default_extensions(config: Config) -> list[Extension]:
 
 
 def services_for(config: Config, home: Path) -> EngineServices:
-    http = httpx.AsyncClient(timeout=HTTP_TIMEOUT)
+    http = http_client(timeout=HTTP_TIMEOUT)
     return EngineServices(
         codex_home=home,
         config=config,

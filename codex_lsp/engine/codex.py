@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -45,6 +46,8 @@ class Codex:
         self._ids = itertools.count(1)
         self._task_group: TaskGroup | None = None
         self._unhandled = 0
+        self._listener: Callable[[Event], None] | None = None
+        self._listener_backlog: Callable[[], int] | None = None
 
     async def __aenter__(self) -> Codex:
         self._task_group = anyio.create_task_group()
@@ -97,17 +100,53 @@ class Codex:
     # Event Queue --------------------------------------------------------------------------
 
     def emit(self, event: Event) -> None:
+        listener = self._listener
+        if listener is not None:
+            try:
+                listener(event)
+            except Exception:  # a consumer's bug must not break the turn that emitted
+                log.exception("event listener failed on %s", event.msg.type)
+            return
         try:
             self._eq_send.send_nowait(event)
         except anyio.ClosedResourceError:
             log.debug("event after the event queue closed: %s", event.msg.type)
 
+    def deliver_to(
+        self, listener: Callable[[Event], None], *, backlog: Callable[[], int] | None = None
+    ) -> None:
+        """From now on hand each event to `listener` as it is emitted, instead of queueing it
+        for `next_event` / `async for`; events already queued go first, in order.
+
+        For a consumer that only turns events into messages and never waits: the queue would
+        cost every event a hop through the event loop to the reading task, which is a large
+        part of the latency of a streamed delta. `listener` runs in the emitting task; what
+        it raises is logged and dropped. Nothing queues here any more, so `backlog`, if given,
+        says how far behind the consumer's own output is (see `event_backlog`).
+        """
+        while True:
+            try:
+                event = self._eq_recv.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                break
+            try:
+                listener(event)
+            except Exception:
+                log.exception("event listener failed on %s", event.msg.type)
+        self._listener = listener
+        self._listener_backlog = backlog
+
     def event_backlog(self) -> int:
         """Events sent but not yet read: how far the UI lags behind."""
+        if self._listener is not None:
+            backlog = self._listener_backlog
+            return backlog() if backlog is not None else 0
         return self._eq_recv.statistics().current_buffer_used
 
     def end_events(self) -> None:
-        """Close the event queue: readers finish once they have drained it."""
+        """Close the event queue: readers finish once they have drained it (a listener given
+        to `deliver_to` hears nothing more)."""
+        self._listener = self._listener_backlog = None
         self._eq_send.close()
 
     async def wait_idle(self) -> None:

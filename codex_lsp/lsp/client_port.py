@@ -1,6 +1,7 @@
 """The API's `ClientPort` over an LSP connection.
 
-v2 notifications go out as `codex/<method>` (and feed the turn progress); v2 server requests
+v2 notifications go out as `codex/<method>`, and every observer (turn progress, review
+diagnostics, warnings shown as messages) sees each of them afterwards; v2 server requests
 become editor prompts or forwarded `codex/*` requests through the `ApprovalBroker`; every
 thread reads and writes files through the one `EditorWorkspace`.
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +24,12 @@ if TYPE_CHECKING:
     import asyncio
 
     from codex_lsp.engine.workspace import Workspace
-    from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.protocol import CodexProtocol
 
 logger = logging.getLogger(__name__)
+
+# Told of every v2 notification (method, params) once it has gone out to the client.
+Observer = Callable[[str, dict[str, Any]], None]
 
 
 class LspClientPort:
@@ -34,14 +38,14 @@ class LspClientPort:
         protocol: CodexProtocol,
         loop: asyncio.AbstractEventLoop,
         approvals: ApprovalBroker,
-        progress: TurnProgressTracker,
+        observers: Sequence[Observer],
         workspace: Workspace,
     ) -> None:
         self._protocol = protocol
         self._loop = loop
         self._loop_thread = threading.get_ident()
         self._approvals = approvals
-        self._progress = progress
+        self._observers = list(observers)
         self._workspace = workspace
         # Pending fileChange items by id: an approval prompt shows their diff when the
         # request itself does not carry it.
@@ -60,10 +64,12 @@ class LspClientPort:
             self._protocol.send_notification(f"codex/{method}", params)
         except Exception:
             logger.warning("could not send codex/%s", method, exc_info=True)
-        try:
-            self._progress.observe(method, params)
-        except Exception:
-            logger.warning("progress for %s failed", method, exc_info=True)
+        for observe in self._observers:
+            try:
+                observe(method, params)
+            except Exception:
+                # One feature's failure must not keep the notification from the others.
+                logger.warning("observing %s failed", method, exc_info=True)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         try:

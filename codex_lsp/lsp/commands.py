@@ -5,6 +5,9 @@
 * `codex.ask` `[{threadId?, prompt, uri, range?}]`: start a turn whose text is the prompt plus
   the selected range of the document (its unsaved text) as context; starts a thread first
   when no `threadId` is given. Returns `{threadId, turn}`.
+* `codex.edit` `[{threadId?, instruction, uri, range}]`: like `codex.ask`, but the turn asks
+  for the selected lines to be changed in place following the instruction; the change comes
+  back as a file-change approval and lands as a workspace edit.
 * `codex.interrupt` `[{threadId}]`: interrupt that thread's running turn, if any; returns
   `{interrupted: bool}`.
 """
@@ -30,8 +33,16 @@ if TYPE_CHECKING:
 
 NEW_THREAD = "codex.newThread"
 ASK = "codex.ask"
+EDIT = "codex.edit"
 INTERRUPT = "codex.interrupt"
-COMMANDS = (NEW_THREAD, ASK, INTERRUPT)
+COMMANDS = (NEW_THREAD, ASK, EDIT, INTERRUPT)
+
+# How an inline edit is asked for; the editors send only the user's instruction.
+EDIT_REQUEST = (
+    "Change the code below in place, following this instruction: {instruction}\n"
+    "Edit only these lines unless the instruction needs more; make the change with "
+    "apply_patch and keep the surrounding style."
+)
 
 
 @cache
@@ -39,7 +50,7 @@ def _converter() -> Any:
     return default_converter()
 
 
-def _options(command: str, arguments: tuple[object, ...]) -> dict[str, Any]:
+def command_options(command: str, arguments: tuple[object, ...]) -> dict[str, Any]:
     if not arguments:
         return {}
     first = arguments[0]
@@ -48,7 +59,7 @@ def _options(command: str, arguments: tuple[object, ...]) -> dict[str, Any]:
     return first
 
 
-def _string(options: dict[str, Any], key: str, command: str, *, required: bool) -> str | None:
+def string_option(options: dict[str, Any], key: str, command: str, *, required: bool) -> str | None:
     value = options.get(key)
     if value is None and not required:
         return None
@@ -69,6 +80,26 @@ def context_block(
     return f"{prompt}\n\nContext from {where}:\n{fence}{language}\n{body}{fence}\n"
 
 
+def workspace_cwd(server: CodexLanguageServer, near: str | None = None) -> str:
+    """The workspace folder holding `near`, else the root, else the server's cwd."""
+    try:
+        workspace = server.workspace
+    except RuntimeError:
+        return os.getcwd()
+    folders = [to_fs_path(f.uri) for f in workspace.folders.values()]
+    if near is not None:
+        holding = [
+            f for f in folders if f and (near + os.sep).startswith(f.rstrip(os.sep) + os.sep)
+        ]
+        if holding:
+            return max(holding, key=len)
+    if workspace.root_path:
+        return workspace.root_path
+    if folders and folders[0]:
+        return folders[0]
+    return os.path.dirname(near) if near else os.getcwd()
+
+
 class Commands:
     def __init__(
         self, server: CodexLanguageServer, host: EngineHost, progress: TurnProgressTracker
@@ -80,43 +111,41 @@ class Commands:
     def register(self, server: CodexLanguageServer) -> None:
         server.command(NEW_THREAD)(plain_handler(self.new_thread))
         server.command(ASK)(plain_handler(self.ask))
+        server.command(EDIT)(plain_handler(self.edit))
         server.command(INTERRUPT)(plain_handler(self.interrupt))
 
     def _default_cwd(self, near: str | None = None) -> str:
-        """The workspace folder holding `near`, else the root, else the server's cwd."""
-        try:
-            workspace = self._server.workspace
-        except RuntimeError:
-            return os.getcwd()
-        folders = [to_fs_path(f.uri) for f in workspace.folders.values()]
-        if near is not None:
-            holding = [
-                f for f in folders if f and (near + os.sep).startswith(f.rstrip(os.sep) + os.sep)
-            ]
-            if holding:
-                return max(holding, key=len)
-        if workspace.root_path:
-            return workspace.root_path
-        if folders and folders[0]:
-            return folders[0]
-        return os.path.dirname(near) if near else os.getcwd()
+        return workspace_cwd(self._server, near)
 
     async def new_thread(self, *arguments: object) -> Any:
-        options = _options(NEW_THREAD, arguments)
+        options = command_options(NEW_THREAD, arguments)
         params: dict[str, Any] = {
-            "cwd": _string(options, "cwd", NEW_THREAD, required=False) or self._default_cwd()
+            "cwd": string_option(options, "cwd", NEW_THREAD, required=False) or self._default_cwd()
         }
-        model = _string(options, "model", NEW_THREAD, required=False)
+        model = string_option(options, "model", NEW_THREAD, required=False)
         if model:
             params["model"] = model
         return await self._host.call("thread/start", params)
 
     async def ask(self, *arguments: object) -> Any:
-        options = _options(ASK, arguments)
-        prompt = _string(options, "prompt", ASK, required=True)
-        uri = _string(options, "uri", ASK, required=True)
-        thread_id = _string(options, "threadId", ASK, required=False)
-        assert prompt is not None and uri is not None
+        options = command_options(ASK, arguments)
+        prompt = string_option(options, "prompt", ASK, required=True)
+        assert prompt is not None
+        return await self._turn_on_selection(ASK, options, prompt)
+
+    async def edit(self, *arguments: object) -> Any:
+        options = command_options(EDIT, arguments)
+        instruction = string_option(options, "instruction", EDIT, required=True)
+        if options.get("range") is None:
+            raise JsonRpcInvalidParams(f"{EDIT}: 'range' is required")
+        prompt = EDIT_REQUEST.format(instruction=instruction)
+        return await self._turn_on_selection(EDIT, options, prompt)
+
+    async def _turn_on_selection(self, command: str, options: dict[str, Any], prompt: str) -> Any:
+        """Start a turn (and a thread if none is named) on `prompt` plus the selection."""
+        uri = string_option(options, "uri", command, required=True)
+        thread_id = string_option(options, "threadId", command, required=False)
+        assert uri is not None
         path = to_fs_path(uri) or uri
         text, lines, language = self._selection(uri, options.get("range"))
         if thread_id is None:
@@ -131,10 +160,10 @@ class Commands:
         return {"threadId": thread_id, "turn": result.get("turn")}
 
     async def interrupt(self, *arguments: object) -> Any:
-        options = _options(INTERRUPT, arguments)
-        thread_id = _string(options, "threadId", INTERRUPT, required=True)
+        options = command_options(INTERRUPT, arguments)
+        thread_id = string_option(options, "threadId", INTERRUPT, required=True)
         assert thread_id is not None
-        turn_id = _string(options, "turnId", INTERRUPT, required=False)
+        turn_id = string_option(options, "turnId", INTERRUPT, required=False)
         turn_id = turn_id or self._progress.running.get(thread_id)
         if turn_id is None:
             return {"interrupted": False}

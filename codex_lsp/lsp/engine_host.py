@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcException
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
-    from codex_lsp.lsp.client_port import LspClientPort
+    from codex_lsp.lsp.client_port import LspClientPort, Observer
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
 
@@ -64,6 +64,8 @@ class EngineHost:
         self._port: LspClientPort | None = None
         self._initialized = False
         self._error: str | None = None
+        # Features told of every v2 notification; more are added before the engine starts.
+        self.observers: list[Observer] = [progress.observe]
 
     def register(self, server: CodexLanguageServer) -> None:
         server.protocol.codex_handler = self.call
@@ -111,7 +113,7 @@ class EngineHost:
             self._server.protocol,
             asyncio.get_running_loop(),
             broker,
-            self._progress,
+            self.observers,
             EditorWorkspace(self._server),
         )
         return ApiServer(services_factory, self._port)
@@ -158,6 +160,12 @@ class EngineHost:
             raise JsonRpcException(code=INVALID_PARAMS, message=validation_message(err)) from None
         home = self._options.codex_home or codex_home()
         return dump(initialize_response(parsed, home))
+
+    def last_review(self, thread_id: str) -> Any:
+        """The structured result of the thread's latest finished review (None if it has none),
+        which the v2 items do not carry: the review diagnostics are made from it."""
+        api = self.api
+        return api.last_review(thread_id) if api is not None else None
 
     async def interrupt(self, thread_id: str, turn_id: str) -> Any:
         return await self.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})

@@ -1,7 +1,9 @@
 """`codex-lsp serve`: the language server, with every feature wired in one place.
 
 Each feature is a small object with `register(server)`: the lifecycle, the `codex/*` bridge to
-the v2 API (`EngineHost`), turn progress and the editor commands. pygls runs every handler in
+the v2 API (`EngineHost`), turn progress, the editor commands, review findings as diagnostics
+with their code actions and commands, and warnings shown as messages. Features that react to
+what the engine says observe the v2 notifications through the host. pygls runs every handler in
 its own task or guard, so a feature that fails answers its own request with an error and the
 server carries on.
 """
@@ -16,11 +18,15 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp import __version__
+from codex_lsp.lsp.code_actions import ReviewCodeActions
 from codex_lsp.lsp.commands import Commands
+from codex_lsp.lsp.diagnostics import ReviewDiagnostics
 from codex_lsp.lsp.engine_host import EngineHost, EngineOptions
 from codex_lsp.lsp.lifecycle import Lifecycle
+from codex_lsp.lsp.notifications import EditorNotices
 from codex_lsp.lsp.progress import TurnProgressTracker
 from codex_lsp.lsp.protocol import CodexProtocol, json_converter
+from codex_lsp.lsp.review_command import ReviewCommands
 
 logger = logging.getLogger(__name__)
 
@@ -62,11 +68,18 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     )
     host = EngineHost(server, options or EngineOptions(), progress)
     server.host = host
+    diagnostics = ReviewDiagnostics(server, host.last_review)
+    notices = EditorNotices(server)
+    host.observers += [diagnostics.observe, notices.observe]
     for feature in (
         Lifecycle(server, host),
         host,
         progress,
         Commands(server, host, progress),
+        diagnostics,
+        ReviewCodeActions(server, diagnostics),
+        ReviewCommands(server, host, diagnostics),
+        notices,
     ):
         feature.register(server)
     return server

@@ -46,6 +46,7 @@ from codex_lsp.model.failures import error_for_code, error_for_status, server_er
 from codex_lsp.model.prompt import Prompt
 from codex_lsp.model.responses import CLOSED_EARLY_MESSAGE, iter_response_events
 from codex_lsp.model.retry import backoff_delay, parse_retry_after, parse_try_again
+from codex_lsp.model.transport import http_client
 from codex_lsp.store.providers import ModelProviderInfo
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -135,7 +136,7 @@ class ModelClient:
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
-            self._http = httpx.AsyncClient()
+            self._http = http_client()
         return self._http
 
     def _resolve_key(self) -> str | None:

@@ -149,13 +149,18 @@ ReviewTarget = TypeAliasType(
     ],
 )
 
-ReviewDelivery = TypeAliasType("ReviewDelivery", Literal["inline"])
+ReviewDelivery = TypeAliasType("ReviewDelivery", Literal["inline", "detached"])
+"""`inline` (the default) reviews on the thread itself; `detached`, which the reference schema
+no longer lists, reviews on a fork of it and answers with the fork's id as `reviewThreadId`."""
 
 
 class ReviewStartParams(V2Model):
     thread_id: str
     target: ReviewTarget
     delivery: Opt[ReviewDelivery] = None
+    # Our extension (absent from the reference schema): whether the finished review is added to
+    # the reviewed thread's history, so later turns can act on it. Absent means true.
+    append_to_original_thread: Opt[bool] = None
 
 
 class ReviewStartResponse(V2Model):

@@ -23,13 +23,20 @@ from typing import Any
 from tests.support.engine import write_config
 
 WAIT_S = 30.0
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 Message = dict[str, Any]
 
 
 class AppServerClient:
-    def __init__(self, home: Path, cwd: Path, *, args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        home: Path,
+        cwd: Path,
+        *,
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.home = home
         self.cwd = cwd
         self.transcript: list[tuple[str, Message]] = []
@@ -38,8 +45,9 @@ class AppServerClient:
         self._cond = threading.Condition()
         self._cursor = 0
         self._ids = iter(range(1, 1_000_000))
-        env = dict(os.environ, CODEX_HOME=str(home), PYTHONPATH=str(REPO))
-        env.pop("OPENAI_API_KEY", None)
+        environ = dict(os.environ, CODEX_HOME=str(home), PYTHONPATH=str(REPO))
+        environ.pop("OPENAI_API_KEY", None)
+        environ.update(env or {})
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "codex_lsp", "app-server", *args],
@@ -47,7 +55,7 @@ class AppServerClient:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             cwd=cwd,
-            env=env,
+            env=environ,
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

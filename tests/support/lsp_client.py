@@ -293,10 +293,24 @@ def editor_capabilities(*, rich: bool = False, apply_edit: bool = True) -> types
 
 
 def plain_json_converter() -> Any:
-    """Keep `codex/*` params and results as dicts (pygls's default makes namedtuples)."""
+    """Keep `codex/*` params and results as dicts (pygls's default makes namedtuples).
+
+    Also reads code actions the way editors do: lsprotocol takes any object with a `command`
+    key for a `Command`, but a `CodeAction` has one too (a `Command` object, where a `Command`
+    has the command's name as a string).
+    """
     converter = converters.get_converter()
     for message_type in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
         converter.register_structure_hook(message_type, lambda data, cls: cls(**data))
+
+    def command_or_code_action(data: Any, _: type) -> Any:
+        kind = types.Command if isinstance(data.get("command"), str) else types.CodeAction
+        return converter.structure(data, kind)
+
+    converter.register_structure_hook(
+        types.Command | types.CodeAction,  # type: ignore[arg-type]
+        command_or_code_action,
+    )
     return converter
 
 

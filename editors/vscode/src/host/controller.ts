@@ -125,15 +125,29 @@ export class ChatController {
 
   /** `codex.ask`: the server puts the selected text (its unsaved buffer) with the prompt. */
   async ask(prompt: string, uri: vscode.Uri, range: vscode.Range | undefined): Promise<void> {
+    await this.onSelection('codex.ask', { prompt }, uri, range);
+  }
+
+  /** `codex.edit`: the server asks for the selection to change in place per the instruction. */
+  async edit(instruction: string, uri: vscode.Uri, range: vscode.Range): Promise<void> {
+    await this.onSelection('codex.edit', { instruction }, uri, range);
+  }
+
+  private async onSelection(
+    command: string,
+    extra: Record<string, unknown>,
+    uri: vscode.Uri,
+    range: vscode.Range | undefined,
+  ): Promise<void> {
     const threadId = await this.ensureThread();
-    const args: Record<string, unknown> = { threadId, prompt, uri: uri.toString() };
+    const args: Record<string, unknown> = { threadId, ...extra, uri: uri.toString() };
     if (range) {
       args.range = {
         start: { line: range.start.line, character: range.start.character },
         end: { line: range.end.line, character: range.end.character },
       };
     }
-    await this.server.executeCommand('codex.ask', args);
+    await this.server.executeCommand(command, args);
   }
 
   async review(target: ReviewTarget): Promise<void> {

@@ -9,11 +9,6 @@ import type { ChatViewProvider } from './chatView';
 import type { ChatController, ReviewTarget } from './controller';
 import { errorText } from './server';
 
-/** How "Edit selection" words the user's instruction for the server's `codex.ask`. */
-export function editPrompt(instruction: string): string {
-  return `Edit the selected code in place: ${instruction}`;
-}
-
 export function registerEditorCommands(controller: ChatController, chat: ChatViewProvider): vscode.Disposable[] {
   const guarded =
     (what: string, run: (...args: any[]) => Promise<unknown>) =>
@@ -64,7 +59,7 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
           }));
         if (!text) return;
         await chat.reveal();
-        await controller.ask(editPrompt(text), editor.document.uri, range ?? fullRange(editor.document));
+        await controller.edit(text, editor.document.uri, range ?? fullRange(editor.document));
       }),
     ),
     vscode.commands.registerCommand(

@@ -1,0 +1,80 @@
+"""`review/start`: a code review as a turn of its own, on the thread or on a fork of it.
+
+The engine resolves the target (git diff, merge base, commit) before it starts anything, and
+refuses one it cannot review (empty instructions, not a repository, unknown branch or commit,
+nothing changed) with a single `error`. So the request waits for the engine's first word: the
+refusal is a -32602 carrying the engine's message and no turn exists; otherwise the response
+carries the review's turn, and the turn's events, held meanwhile, follow it on the wire:
+`turn/started`, the `enteredReviewMode` item (the hint), the reviewer's read-only commands, the
+`exitedReviewMode` item (the rendered review), `turn/completed`.
+
+`delivery: "detached"` (our extension; the reference schema has `inline` only) forks the thread
+and reviews on the fork, whose id is the response's `reviewThreadId`; the fork is announced with
+`thread/started` first. The structured findings stay in the engine (`last_review`), where the
+language server reads them to publish diagnostics.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from codex_lsp.api.convert import invalid
+from codex_lsp.api.loaded import LoadedThread
+from codex_lsp.api.replies import ThreadGone
+from codex_lsp.engine.review import last_review
+from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewRequest
+from codex_lsp.protocol.ops import Review
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_turns import ReviewStartParams, Turn
+from codex_lsp.store.home import new_thread_id
+
+log = logging.getLogger(__name__)
+
+# The engine's answers to a `review` op: the task began, or the target was refused.
+_FIRST_WORD = ("task_started", "error")
+
+
+@dataclass(frozen=True)
+class StartedReview:
+    """A review the engine accepted; its events are held until `thread.release(turn.id)`."""
+
+    thread: LoadedThread
+    turn: Turn
+
+
+def review_request(params: ReviewStartParams) -> ReviewRequest:
+    """The engine's request for `params` (the targets share their field names)."""
+    append = params.append_to_original_thread
+    return ReviewRequest.model_validate(
+        {
+            "target": dump(params.target),
+            "append_to_original_thread": True if append is None else append,
+        }
+    )
+
+
+async def start_review(thread: LoadedThread, params: ReviewStartParams) -> StartedReview:
+    """Submit the review on `thread`; raises -32602 with the engine's reason if it refused."""
+    if thread.codex.session is None or thread.map is None:
+        raise invalid("threadId", f"thread {params.thread_id} has no running session")
+    request = review_request(params)
+    # A UUIDv7 like every turn id; it is also the op's submission id, so its events carry it.
+    turn_id = new_thread_id()
+    try:
+        first = await thread.ask(
+            Review(review_request=request), _FIRST_WORD, sub_id=turn_id, hold=True
+        )
+    except ThreadGone:
+        raise invalid(
+            "threadId", f"thread {thread.thread_id} closed before the review began"
+        ) from None
+    if first.msg.type == "error":
+        raise invalid("target", first.msg.message)  # type: ignore[union-attr]
+    return StartedReview(thread, Turn(id=turn_id, status="inProgress", items_view="notLoaded"))
+
+
+def thread_review(thread: LoadedThread | None) -> ReviewOutputEvent | None:
+    """The structured findings of the latest review that finished on `thread`, if any."""
+    session = thread.codex.session if thread is not None else None
+    return last_review(session) if session is not None else None

@@ -1,0 +1,168 @@
+-- codex.approvals: answers the server's approval and question requests. Commands and
+-- questions go through vim.ui.select / vim.ui.input (so any picker that replaces them works);
+-- file changes are previewed inline when their buffer is on screen, else offered by select.
+local async = require("codex.async")
+local threads = require("codex.threads")
+local transcript = require("codex.transcript")
+
+local M = {}
+
+local DECISIONS = {
+  { label = "Approve", decision = "accept" },
+  { label = "Approve for this session", decision = "acceptForSession" },
+  { label = "Deny (the agent carries on)", decision = "decline" },
+  { label = "Deny and stop the turn", decision = "cancel" },
+}
+
+local function one_line(text)
+  local line = tostring(text or ""):gsub("%s*\n%s*", " ⏎ ")
+  return line
+end
+
+-- The choices the server allows (`availableDecisions`, when it lists plain strings).
+local function choices(params)
+  local allowed = params.availableDecisions
+  if type(allowed) ~= "table" or #allowed == 0 then
+    return DECISIONS
+  end
+  local set = {}
+  for _, d in ipairs(allowed) do
+    if type(d) == "string" then
+      set[d] = true
+    end
+  end
+  local list = vim.tbl_filter(function(c)
+    return set[c.decision]
+  end, DECISIONS)
+  return #list > 0 and list or DECISIONS
+end
+
+local function ask(items, prompt, kind, params)
+  local choice = async.select(items, {
+    prompt = prompt,
+    kind = kind,
+    format_item = function(item)
+      return item.label
+    end,
+    codex = params, -- the full request, for pickers that want to show more
+  })
+  -- A dismissed prompt declines: the agent is told and carries on.
+  return choice and choice.decision or "decline"
+end
+
+--- The prompt for a command approval: command, working directory and reason on one line,
+--- which the default vim.ui.select and pickers alike can show.
+function M.command_prompt(params)
+  local text = ("Codex wants to run `%s`"):format(one_line(require("codex.render").command_text(params.command or "(unknown command)")))
+  if params.cwd then
+    text = text .. " in " .. vim.fn.fnamemodify(params.cwd, ":~")
+  end
+  local net = params.networkApprovalContext
+  if type(net) == "table" and net.host then
+    text = text .. (" (network access to %s)"):format(net.host)
+  end
+  if params.reason and params.reason ~= vim.NIL and params.reason ~= "" then
+    text = text .. " — " .. one_line(params.reason)
+  end
+  return text
+end
+
+--- `codex/item/commandExecution/requestApproval` -> { decision }.
+function M.command(params, ctx)
+  transcript.set_awaiting(params.threadId, params.turnId, params.itemId, true)
+  local decision = ask(choices(params), M.command_prompt(params), "codex.command_approval", params)
+  transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
+  return { decision = decision }
+end
+
+local function file_prompt(params)
+  local names = {}
+  for _, change in ipairs(params.changes or {}) do
+    table.insert(names, vim.fn.fnamemodify(change.path or "?", ":~:."))
+  end
+  local text = "Codex wants to change " .. (#names > 0 and table.concat(names, ", ") or "files")
+  if params.reason and params.reason ~= vim.NIL and params.reason ~= "" then
+    text = text .. " — " .. one_line(params.reason)
+  end
+  if params.grantRoot and params.grantRoot ~= vim.NIL then
+    text = text .. " (and to write anywhere under " .. params.grantRoot .. ")"
+  end
+  return text .. " (the diff is in :Codex)"
+end
+
+--- `codex/item/fileChange/requestApproval` -> { decision }.
+function M.file_change(params, ctx)
+  transcript.set_awaiting(params.threadId, params.turnId, params.itemId, true)
+  local thread = threads.get(params.threadId)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local cwd = (thread and thread.cwd) or (client and client.root_dir)
+  local decision = async.await(function(resolve)
+    local shown = require("codex.preview").show(params, { cwd = cwd, client_id = ctx.client_id }, resolve)
+    if not shown then
+      vim.ui.select(choices(params), {
+        prompt = file_prompt(params),
+        kind = "codex.file_change_approval",
+        format_item = function(item)
+          return item.label
+        end,
+        codex = params,
+      }, function(choice)
+        resolve(choice and choice.decision or "decline")
+      end)
+    end
+  end)
+  transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
+  return { decision = decision }
+end
+
+local OTHER = "Something else…"
+
+local function answer_question(q)
+  local title = q.header and q.header ~= vim.NIL and q.header ~= "" and (q.header .. ": ") or ""
+  local prompt = title .. (q.question or "")
+  local options = type(q.options) == "table" and q.options or {}
+  if #options > 0 then
+    local items = vim.deepcopy(options)
+    if q.isOther then
+      table.insert(items, { label = OTHER })
+    end
+    local choice = async.select(items, {
+      prompt = prompt,
+      kind = "codex.user_input",
+      format_item = function(o)
+        if o.description and o.description ~= vim.NIL and o.description ~= "" then
+          return o.label .. " — " .. o.description
+        end
+        return o.label
+      end,
+      codex = q,
+    })
+    if not choice then
+      return nil
+    end
+    if choice.label ~= OTHER then
+      return choice.label
+    end
+  end
+  if q.isSecret then
+    local ok, secret = pcall(vim.fn.inputsecret, prompt .. " ")
+    return ok and secret ~= "" and secret or nil
+  end
+  return async.input({ prompt = prompt .. " " })
+end
+
+--- `codex/item/tool/requestUserInput` -> { answers = { [id] = { answers = { ... } } } }.
+--- A cancelled question ends the asking; the answers so far are sent.
+function M.user_input(params, ctx)
+  local answers = vim.empty_dict()
+  for _, q in ipairs(params.questions or {}) do
+    local answer = answer_question(q)
+    if answer == nil then
+      break
+    end
+    answers[q.id] = { answers = { answer } }
+  end
+  return { answers = answers }
+end
+
+return M

@@ -1,0 +1,263 @@
+-- codex.client: starts `codex-lsp serve` through vim.lsp (one server per project root),
+-- attaches file buffers to it, and sends requests to it.
+local config = require("codex.config")
+
+local M = {}
+
+M.name = "codex"
+
+local has_011 = vim.fn.has("nvim-0.11") == 1
+local ready_queue = {} -- client id -> functions waiting for `initialize` to finish
+local ours = {} -- id -> the command line of each client this plugin started
+local warned_missing = {} -- executables we already said are missing
+local last_client_id = nil
+
+-- Neovim 0.11 made client methods take `self`; 0.10 has plain functions.
+local function invoke(client, method, ...)
+  if has_011 then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
+local function notify(msg, level)
+  vim.notify("codex: " .. msg, level or vim.log.levels.INFO)
+end
+M.notify = notify
+
+--- The project root for a buffer: the nearest folder holding a root marker, else the cwd.
+function M.root_for(bufnr)
+  bufnr = bufnr or 0
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name ~= "" and vim.bo[bufnr].buftype == "" then
+    local root = vim.fs.root(bufnr, config.options.root_markers)
+    if root then
+      return root
+    end
+    local cwd = vim.fn.getcwd()
+    if vim.startswith(vim.fs.normalize(name), vim.fs.normalize(cwd) .. "/") then
+      return cwd
+    end
+    return vim.fs.dirname(name)
+  end
+  return vim.fs.root(vim.fn.getcwd(), config.options.root_markers) or vim.fn.getcwd()
+end
+
+local function is_file_buffer(bufnr)
+  return vim.api.nvim_buf_is_valid(bufnr)
+    and vim.bo[bufnr].buftype == ""
+    and vim.api.nvim_buf_get_name(bufnr) ~= ""
+end
+
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.experimental = caps.experimental or {}
+  -- Approvals arrive as codex/* requests we render ourselves (inline diff, vim.ui.select).
+  caps.experimental.codex = { richApprovals = true }
+  return caps
+end
+
+local function on_exit(code, signal, client_id)
+  local queued = ready_queue[client_id]
+  local cmd = ours[client_id] or table.concat(config.options.cmd, " ")
+  ready_queue[client_id] = nil
+  ours[client_id] = nil
+  if last_client_id == client_id then
+    last_client_id = nil
+  end
+  vim.schedule(function()
+    require("codex.events").client_exited(client_id)
+    if code == 0 or signal == 15 then
+      return -- stopped on purpose (:LspStop, quitting), not a failure
+    end
+    if queued ~= nil then
+      -- It never finished `initialize`: most often a broken install.
+      notify(
+        ("the language server exited during start-up (code %s). Run `%s` in a terminal "
+          .. "or :checkhealth codex to see why."):format(
+          tostring(code),
+          cmd
+        ),
+        vim.log.levels.ERROR
+      )
+    else
+      notify(
+        ("the language server stopped (exit code %s, signal %s); see :LspLog"):format(code, signal),
+        vim.log.levels.ERROR
+      )
+    end
+  end)
+end
+
+local function on_init(client)
+  local queued = ready_queue[client.id] or {}
+  ready_queue[client.id] = nil
+  for _, fn in ipairs(queued) do
+    local ok, err = pcall(fn, client)
+    if not ok then
+      notify(tostring(err), vim.log.levels.ERROR)
+    end
+  end
+end
+
+local function client_config(root)
+  return {
+    name = M.name,
+    cmd = config.options.cmd,
+    cmd_env = config.options.cmd_env,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    capabilities = capabilities(),
+    handlers = require("codex.handlers").table(),
+    on_init = on_init,
+    on_exit = on_exit,
+    flags = { debounce_text_changes = 50 },
+  }
+end
+
+local function stopped(client)
+  return invoke(client, "is_stopped")
+end
+
+-- vim.lsp.start's reuse test: the same server serves every buffer of one project root.
+local function same_root(client, cfg)
+  return client.name == M.name and not stopped(client) and client.root_dir == cfg.root_dir
+end
+
+--- Can the configured server command run at all? Returns false and says why when it cannot.
+function M.check_cmd()
+  local exe = config.options.cmd[1]
+  if vim.fn.executable(exe) == 1 then
+    return true
+  end
+  if not warned_missing[exe] then
+    warned_missing[exe] = true
+    notify(
+      ("cannot start the language server: `%s` is not an executable. Install codex-lsp "
+        .. "(`pip install codex-lsp`) or set `cmd` in require('codex').setup(); "
+        .. "see :checkhealth codex."):format(exe),
+      vim.log.levels.ERROR
+    )
+  end
+  return false
+end
+
+--- Start (or reuse) the server for `bufnr`'s project and attach the buffer when it is a file.
+--- Returns the client, or nil when the server cannot be started (the user has been told).
+function M.start(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.check_cmd() then
+    return nil
+  end
+  local root = M.root_for(bufnr)
+  local attach = is_file_buffer(bufnr)
+  local id = vim.lsp.start(client_config(root), {
+    bufnr = bufnr,
+    attach = attach,
+    reuse_client = same_root,
+  })
+  if not id then
+    notify("could not start the language server for " .. root, vim.log.levels.ERROR)
+    return nil
+  end
+  ours[id] = table.concat(config.options.cmd, " ")
+  local client = vim.lsp.get_client_by_id(id)
+  if client and not client.initialized and ready_queue[id] == nil then
+    ready_queue[id] = {}
+  end
+  last_client_id = id
+  return client
+end
+
+--- Every codex client this plugin started that is starting or running.
+function M.all()
+  local out = {}
+  for id in pairs(ours) do
+    local client = vim.lsp.get_client_by_id(id)
+    if client and not stopped(client) then
+      table.insert(out, client)
+    end
+  end
+  table.sort(out, function(a, b)
+    return a.id < b.id
+  end)
+  return out
+end
+
+--- The client serving `bufnr` (or the last one used), starting one when none runs.
+function M.get(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if is_file_buffer(bufnr) then
+    for _, client in ipairs(M.all()) do
+      if client.attached_buffers[bufnr] then
+        last_client_id = client.id
+        return client
+      end
+    end
+    return M.start(bufnr)
+  end
+  local last = last_client_id and vim.lsp.get_client_by_id(last_client_id)
+  if last and not stopped(last) then
+    return last
+  end
+  local root = M.root_for(bufnr)
+  for _, client in ipairs(M.all()) do
+    if client.root_dir == root then
+      return client
+    end
+  end
+  return M.start(bufnr)
+end
+
+--- Run `fn(client)` once the client has answered `initialize`.
+function M.when_ready(client, fn)
+  if client.initialized then
+    fn(client)
+    return
+  end
+  ready_queue[client.id] = ready_queue[client.id] or {}
+  table.insert(ready_queue[client.id], fn)
+end
+
+--- Send `method` and call `cb(result)`; an error is shown to the user unless `on_error`
+--- handles it (it gets the error object).
+function M.request(client, method, params, cb, opts)
+  opts = opts or {}
+  M.when_ready(client, function()
+    local ok = invoke(client, "request", method, params, function(err, result)
+      if err then
+        if opts.on_error then
+          opts.on_error(err)
+        else
+          notify(("%s failed: %s"):format(method, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        end
+        return
+      end
+      if cb then
+        cb(result)
+      end
+    end, opts.bufnr)
+    if not ok then
+      notify(("could not send %s: the language server is not running"):format(method), vim.log.levels.ERROR)
+    end
+  end)
+end
+
+--- `workspace/executeCommand` with one object argument.
+function M.command(client, command, argument, cb, opts)
+  M.request(client, "workspace/executeCommand", { command = command, arguments = { argument } }, cb, opts)
+end
+
+--- Attach every loaded file buffer (used at setup when autostart is on).
+function M.attach_loaded()
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and is_file_buffer(bufnr) then
+      M.start(bufnr)
+    end
+  end
+end
+
+M.is_file_buffer = is_file_buffer
+M.invoke = invoke
+
+return M

@@ -1,0 +1,91 @@
+-- codex.config: the options `require("codex").setup()` accepts, their defaults, and checks.
+local M = {}
+
+M.defaults = {
+  -- How to start the language server; it must speak LSP on stdio.
+  cmd = { "codex-lsp", "serve" },
+  -- Extra environment for the server process (e.g. { CODEX_HOME = "/path" }).
+  cmd_env = nil,
+  -- Files or folders that mark a project root; the server runs once per root.
+  root_markers = { ".git" },
+  -- Start the server (and attach file buffers) as soon as a file buffer is entered.
+  autostart = true,
+  -- Model for new threads; nil keeps config.toml's `model`.
+  model = nil,
+  -- Approval policy for chat threads: "untrusted" | "on-failure" | "on-request" | "never";
+  -- nil keeps config.toml's `approval_policy`.
+  approval_policy = nil,
+  -- Sandbox for chat threads: "read-only" | "workspace-write" | "danger-full-access" | nil.
+  sandbox = nil,
+  chat = {
+    -- "split" (a vertical split on the right), "hsplit" (below) or "float".
+    layout = "split",
+    -- Columns for "split", lines for "hsplit"; a number below 1 is a fraction of the editor.
+    size = 0.4,
+    -- Size of the float as fractions of the editor.
+    float = { width = 0.8, height = 0.8, border = "rounded" },
+  },
+  inline = {
+    -- Inline edits run on their own thread with this policy, so every patch is previewed
+    -- in the buffer before it lands.
+    approval_policy = "untrusted",
+  },
+  review = {
+    -- Open the quickfix list when a review reports findings.
+    open_quickfix = true,
+  },
+  -- Global mappings (false disables one). Buffer-local keys are in `preview` and `chat_keys`.
+  keymaps = {
+    edit = "<leader>ce", -- normal/visual: ask for an instruction, edit the selection
+    ask = "<leader>ca", -- normal/visual: ask a question about the selection
+    chat = "<leader>cc", -- open the chat
+    review = "<leader>cr", -- review uncommitted changes
+  },
+  -- Keys in a buffer showing an inline diff preview.
+  preview = { accept = "ga", reject = "gr" },
+  -- Keys in the chat buffer.
+  chat_keys = { send = "<CR>", interrupt = "<C-c>", close = "q", threads = "gh", new = "gn" },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+local layouts = { split = true, hsplit = true, float = true }
+local policies = { untrusted = true, ["on-failure"] = true, ["on-request"] = true, never = true }
+local sandboxes = { ["read-only"] = true, ["workspace-write"] = true, ["danger-full-access"] = true }
+
+--- Merge user options over the defaults; returns nil and a message when an option is wrong.
+function M.apply(user)
+  user = user or {}
+  local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), user)
+  -- Lists replace the default instead of merging into it item by item.
+  for _, key in ipairs({ "cmd", "root_markers" }) do
+    if user[key] ~= nil then
+      merged[key] = vim.deepcopy(user[key])
+    end
+  end
+  if type(merged.cmd) == "string" then
+    merged.cmd = { merged.cmd }
+  end
+  if type(merged.cmd) ~= "table" or type(merged.cmd[1]) ~= "string" then
+    return nil, "`cmd` must be a list of strings, e.g. { 'codex-lsp', 'serve' }"
+  end
+  if not layouts[merged.chat.layout] then
+    return nil, ("`chat.layout` must be split, hsplit or float, not %q"):format(tostring(merged.chat.layout))
+  end
+  local chosen = { -- nil values drop out: nil keeps config.toml's policy
+    approval_policy = merged.approval_policy,
+    ["inline.approval_policy"] = merged.inline.approval_policy,
+  }
+  for key, value in pairs(chosen) do
+    if not policies[value] then
+      return nil, ("`%s` must be untrusted, on-failure, on-request or never"):format(key)
+    end
+  end
+  if merged.sandbox ~= nil and not sandboxes[merged.sandbox] then
+    return nil, "`sandbox` must be read-only, workspace-write or danger-full-access"
+  end
+  M.options = merged
+  return merged
+end
+
+return M

@@ -1,0 +1,51 @@
+-- codex.handlers: the vim.lsp handler table for the codex client. Notifications named
+-- `codex/<v2 method>` go to codex.events; the server's approval and question requests go to
+-- codex.approvals, which answer from inside the coroutine Neovim runs them in.
+local M = {}
+
+local requests = {
+  ["codex/item/commandExecution/requestApproval"] = function(params, ctx)
+    return require("codex.approvals").command(params, ctx)
+  end,
+  ["codex/item/fileChange/requestApproval"] = function(params, ctx)
+    return require("codex.approvals").file_change(params, ctx)
+  end,
+  ["codex/item/tool/requestUserInput"] = function(params, ctx)
+    return require("codex.approvals").user_input(params, ctx)
+  end,
+}
+
+local function method_not_found(method)
+  local codes = vim.lsp.protocol.ErrorCodes
+  return vim.lsp.rpc.rpc_response_error(codes.MethodNotFound, "the Neovim plugin does not handle " .. method)
+end
+
+local function publish_diagnostics(err, result, ctx, ...)
+  vim.lsp.handlers["textDocument/publishDiagnostics"](err, result, ctx, ...)
+  require("codex.review").on_diagnostics(ctx.client_id)
+end
+
+--- A fresh handler table for one client.
+function M.table()
+  local fixed = { ["textDocument/publishDiagnostics"] = publish_diagnostics }
+  for method, fn in pairs(requests) do
+    fixed[method] = function(_, params, ctx)
+      return fn(params or {}, ctx)
+    end
+  end
+  return setmetatable(fixed, {
+    __index = function(_, method)
+      if type(method) ~= "string" or not vim.startswith(method, "codex/") then
+        return nil
+      end
+      -- Any other codex/* message: a notification is dispatched; a request (which Neovim also
+      -- looks up here) gets a MethodNotFound error back instead of a hang.
+      return function(_, params, ctx)
+        require("codex.events").dispatch(ctx.client_id, method:sub(#"codex/" + 1), params or {})
+        return nil, method_not_found(method)
+      end
+    end,
+  })
+end
+
+return M

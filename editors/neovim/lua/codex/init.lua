@@ -1,0 +1,154 @@
+-- codex: the public entry points of the plugin: setup(), the actions behind the :Codex*
+-- commands and keymaps, and the statusline component.
+local M = {}
+
+local configured = false
+
+local function set_keymaps(keys)
+  local function both(lhs, normal, visual, desc)
+    if not lhs then
+      return
+    end
+    vim.keymap.set("n", lhs, normal, { desc = desc })
+    vim.keymap.set("x", lhs, visual, { desc = desc })
+  end
+  -- In a visual-mode mapping the selection is still live: read its lines, then leave it.
+  local function selected_lines()
+    local a, b = vim.fn.line("v"), vim.fn.line(".")
+    vim.cmd.normal({ args = { vim.keycode("<Esc>") }, bang = true })
+    return math.min(a, b), math.max(a, b)
+  end
+  both(keys.edit, function()
+    local line = vim.fn.line(".")
+    require("codex.inline").prompt_edit(0, line, line)
+  end, function()
+    local l1, l2 = selected_lines()
+    require("codex.inline").prompt_edit(0, l1, l2)
+  end, "Codex: edit with an instruction")
+  both(keys.ask, function()
+    require("codex.inline").prompt_ask(0)
+  end, function()
+    local l1, l2 = selected_lines()
+    require("codex.inline").prompt_ask(0, l1, l2)
+  end, "Codex: ask about the code")
+  if keys.chat then
+    vim.keymap.set("n", keys.chat, M.chat, { desc = "Codex: open the chat" })
+  end
+  if keys.review then
+    vim.keymap.set("n", keys.review, function()
+      M.review("uncommitted")
+    end, { desc = "Codex: review uncommitted changes" })
+  end
+end
+
+local function autostart()
+  local group = vim.api.nvim_create_augroup("codex_autostart", { clear = true })
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
+    callback = function(ev)
+      if require("codex.client").is_file_buffer(ev.buf) then
+        require("codex.client").start(ev.buf)
+      end
+    end,
+  })
+  require("codex.client").attach_loaded()
+end
+
+local function watch_progress()
+  local group = vim.api.nvim_create_augroup("codex_progress", { clear = true })
+  vim.api.nvim_create_autocmd("LspProgress", {
+    group = group,
+    callback = function(ev)
+      local data = ev.data or {}
+      local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+      if client and client.name == "codex" and data.params then
+        require("codex.status").on_progress(data.params)
+      end
+    end,
+  })
+end
+
+--- Configure the plugin. Options are described in :help codex-options.
+function M.setup(opts)
+  local options, err = require("codex.config").apply(opts)
+  if not options then
+    vim.notify("codex: invalid setup() options: " .. err, vim.log.levels.ERROR)
+    return
+  end
+  configured = true
+  require("codex.commands").register()
+  set_keymaps(options.keymaps)
+  watch_progress()
+  if options.autostart then
+    autostart()
+  end
+end
+
+--- setup() with defaults, for commands run before the user called it.
+function M.ensure_setup()
+  if not configured then
+    M.setup({})
+  end
+end
+
+function M.chat(message)
+  M.ensure_setup()
+  if message and vim.trim(message) ~= "" then
+    require("codex.threads").send(message)
+  end
+  return require("codex.chat").open()
+end
+
+function M.new_thread()
+  M.ensure_setup()
+  require("codex.threads").new_chat()
+end
+
+function M.threads()
+  M.ensure_setup()
+  require("codex.threads").pick()
+end
+
+function M.interrupt()
+  M.ensure_setup()
+  require("codex.threads").interrupt()
+end
+
+--- Edit lines l1..l2 of `bufnr` (default: current line) following `instruction`;
+--- without an instruction, ask for one.
+function M.edit(instruction, bufnr, l1, l2)
+  M.ensure_setup()
+  if not instruction or vim.trim(instruction) == "" then
+    return require("codex.inline").prompt_edit(bufnr, l1, l2)
+  end
+  require("codex.inline").edit(instruction, bufnr, l1, l2)
+end
+
+--- Ask about lines l1..l2 (or nothing selected) in the chat.
+function M.ask(question, bufnr, l1, l2)
+  M.ensure_setup()
+  if not question or vim.trim(question) == "" then
+    return require("codex.inline").prompt_ask(bufnr, l1, l2)
+  end
+  require("codex.inline").ask(question, bufnr, l1, l2)
+end
+
+function M.review(args)
+  M.ensure_setup()
+  require("codex.review").run(args)
+end
+
+function M.accept()
+  return require("codex.preview").accept()
+end
+
+function M.reject()
+  return require("codex.preview").reject()
+end
+
+--- Statusline component; see :help codex-statusline.
+function M.statusline()
+  return require("codex.status").statusline()
+end
+
+return M

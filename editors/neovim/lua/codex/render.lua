@@ -1,0 +1,202 @@
+-- codex.render: turns v2 ThreadItems (and plans, notes) into markdown lines for the chat.
+local M = {}
+
+local OUTPUT_LINES = 200 -- a command's output shown in the chat is cut to its last lines
+
+local function split(text)
+  if text == nil or text == "" then
+    return {}
+  end
+  return vim.split(text, "\n", { plain = true })
+end
+
+local function append(out, list)
+  for _, line in ipairs(list) do
+    table.insert(out, line)
+  end
+  return out
+end
+
+--- A fence longer than any run of backticks in `text`, so the text cannot close it.
+local function fence_for(text)
+  local longest = 2
+  for run in (text or ""):gmatch("`+") do
+    longest = math.max(longest, #run)
+  end
+  return string.rep("`", longest + 1)
+end
+
+--- `text` as an inline code span that its own backticks cannot end.
+local function code_span(text)
+  local longest = 0
+  for run in text:gmatch("`+") do
+    longest = math.max(longest, #run)
+  end
+  local delim = string.rep("`", longest + 1)
+  local pad = (text:sub(1, 1) == "`" or text:sub(-1) == "`") and " " or ""
+  return delim .. pad .. text .. pad .. delim
+end
+M.code_span = code_span
+
+local function fenced(out, lang, text)
+  local fence = fence_for(text)
+  table.insert(out, fence .. (lang or ""))
+  local lines = split(text)
+  if lines[#lines] == "" then
+    table.remove(lines)
+  end
+  append(out, lines)
+  table.insert(out, fence)
+  return out
+end
+
+local function user_text(item)
+  local parts = {}
+  for _, input in ipairs(item.content or {}) do
+    if input.type == "text" then
+      table.insert(parts, input.text)
+    elseif input.type == "image" or input.type == "localImage" then
+      table.insert(parts, "[image " .. (input.path or input.url or "") .. "]")
+    elseif input.name then
+      table.insert(parts, "[" .. input.type .. " " .. input.name .. "]")
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+local function tail(text, n)
+  local lines = split(text)
+  if lines[#lines] == "" then
+    table.remove(lines)
+  end
+  if #lines <= n then
+    return lines, 0
+  end
+  return vim.list_slice(lines, #lines - n + 1), #lines - n
+end
+
+--- The command a user would have typed: `bash -lc '<script>'` wrappers are taken off.
+function M.command_text(command)
+  command = tostring(command or "?")
+  local script = command:match("^%S*bash %-l?c '(.*)'$")
+  if script then
+    return (script:gsub([['"'"']], "'"))
+  end
+  return command
+end
+
+local command_state = {
+  inProgress = "running…",
+  completed = "done",
+  failed = "failed",
+  declined = "declined",
+}
+
+local function command(item)
+  local state = command_state[item.status] or item.status or ""
+  if item.awaiting then
+    state = "waiting for approval"
+  elseif item.exitCode ~= nil and item.exitCode ~= vim.NIL and item.status ~= "declined" then
+    state = ("exit %d"):format(item.exitCode)
+  end
+  local out = { ("**$** %s  _(%s)_"):format(code_span(M.command_text(item.command)), state) }
+  if item.cwd then
+    table.insert(out, ("_in %s_"):format(vim.fn.fnamemodify(item.cwd, ":~")))
+  end
+  local output = item.output
+  if item.aggregatedOutput and item.aggregatedOutput ~= vim.NIL and item.aggregatedOutput ~= "" then
+    output = item.aggregatedOutput
+  end
+  if output and output ~= "" then
+    local lines, hidden = tail(output, OUTPUT_LINES)
+    local fence = fence_for(output)
+    table.insert(out, fence .. "text")
+    if hidden > 0 then
+      table.insert(out, ("… %d earlier lines"):format(hidden))
+    end
+    append(out, lines)
+    table.insert(out, fence)
+  end
+  return out
+end
+
+local change_kind = { add = "add", delete = "delete", update = "update" }
+
+local function file_change(item)
+  local state = command_state[item.status] or item.status or ""
+  if item.awaiting then
+    state = "waiting for approval"
+  elseif item.status == "completed" then
+    state = "applied"
+  end
+  local out = { ("**Edit** _(%s)_"):format(state) }
+  for _, change in ipairs(item.changes or {}) do
+    local kind = type(change.kind) == "table" and change.kind.type or change.kind
+    local path = vim.fn.fnamemodify(change.path or "?", ":~:.")
+    table.insert(out, ("%s %s"):format(change_kind[kind] or kind or "change", code_span(path)))
+    if change.diff and change.diff ~= "" then
+      fenced(out, "diff", change.diff)
+    end
+  end
+  return out
+end
+
+local plan_marks = { completed = "[x]", inProgress = "[~]", pending = "[ ]" }
+
+--- Lines for one transcript block.
+function M.block(block)
+  local d = block.data
+  local kind = block.kind
+  local out
+  if kind == "userMessage" then
+    out = append({ "## You", "" }, split(user_text(d)))
+  elseif kind == "agentMessage" then
+    out = append({ "## Codex", "" }, split(d.text))
+  elseif kind == "reasoning" then
+    local summary = d.summaryText
+    if (not summary or summary == "") and type(d.summary) == "table" then
+      summary = table.concat(d.summary, "\n")
+    end
+    if not summary or summary == "" then
+      return { "> _thinking…_" }
+    end
+    out = {}
+    for _, line in ipairs(split(summary)) do
+      table.insert(out, "> " .. line)
+    end
+  elseif kind == "commandExecution" then
+    out = command(d)
+  elseif kind == "fileChange" then
+    out = file_change(d)
+  elseif kind == "plan" then
+    out = { "**Plan**" }
+    if d.explanation and d.explanation ~= vim.NIL and d.explanation ~= "" then
+      append(out, split(d.explanation))
+    end
+    for _, step in ipairs(d.plan or {}) do
+      table.insert(out, ("- %s %s"):format(plan_marks[step.status] or "[ ]", step.step))
+    end
+  elseif kind == "enteredReviewMode" then
+    out = { ("## Review: %s"):format(d.review or "") }
+  elseif kind == "exitedReviewMode" or kind == "codeReview" then
+    out = append({ "## Review" , "" }, split(d.review or d.text or ""))
+  elseif kind == "mcpToolCall" then
+    local name = ("%s/%s"):format(d.server or "?", d.tool or "?")
+    out = { ("**Tool** %s _(%s)_"):format(code_span(name), d.status or "") }
+  elseif kind == "webSearch" then
+    out = { ("**Web search** %s"):format(code_span(d.query or "")) }
+  elseif kind == "contextCompaction" then
+    out = { "_Context compacted._" }
+  elseif kind == "note" then
+    local prefix = ({ error = "**Error:** ", interrupted = "", failed = "**Turn failed:** " })[d.level] or ""
+    out = { "> " .. prefix .. (d.text or "") }
+  else
+    out = { ("_%s_"):format(kind) }
+  end
+  table.insert(out, "")
+  return out
+end
+
+M.fence_for = fence_for
+
+return M

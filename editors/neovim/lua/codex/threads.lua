@@ -1,0 +1,201 @@
+-- codex.threads: the threads this Neovim knows (chat or inline edit), which one the chat
+-- shows, and the requests that start, resume, list, message and interrupt them.
+local client_mod = require("codex.client")
+local config = require("codex.config")
+
+local M = {}
+
+M.threads = {} -- id -> { id, client_id, kind = "chat"|"edit", cwd, preview, name, turn }
+M.current = nil -- id of the thread the chat shows
+
+local function short(text, width)
+  text = (text or ""):gsub("%s+", " ")
+  if vim.fn.strchars(text) > width then
+    return vim.fn.strcharpart(text, 0, width - 1) .. "…"
+  end
+  return text
+end
+M.short = short
+
+--- Remember a v2 Thread object (from thread/started, start, resume or list).
+function M.record(thread, client_id, kind)
+  local known = M.threads[thread.id] or { id = thread.id, kind = "chat" }
+  known.client_id = client_id or known.client_id
+  known.kind = kind or known.kind
+  known.cwd = thread.cwd or known.cwd
+  known.preview = thread.preview or known.preview
+  known.name = thread.name or known.name
+  M.threads[thread.id] = known
+  return known
+end
+
+function M.get(id)
+  return id and M.threads[id]
+end
+
+function M.client_of(id)
+  local thread = M.get(id)
+  return thread and thread.client_id and vim.lsp.get_client_by_id(thread.client_id)
+end
+
+function M.turn_started(thread_id, turn)
+  local thread = M.threads[thread_id] or { id = thread_id, kind = "chat" }
+  M.threads[thread_id] = thread
+  thread.turn = turn and turn.id
+end
+
+function M.turn_completed(thread_id, turn)
+  local thread = M.threads[thread_id]
+  if thread and (not turn or thread.turn == turn.id) then
+    thread.turn = nil
+  end
+end
+
+function M.running(thread_id)
+  local thread = M.get(thread_id or M.current)
+  return thread and thread.turn
+end
+
+function M.forget_client(client_id)
+  for id, thread in pairs(M.threads) do
+    if thread.client_id == client_id then
+      thread.turn = nil
+      thread.client_id = nil
+      if M.current == id then
+        M.current = nil
+      end
+    end
+  end
+end
+
+--- `thread/start` for the client's root; `opts.kind` ("chat"/"edit"), `opts.approval_policy`.
+function M.start(client, opts, cb)
+  opts = opts or {}
+  local params = {
+    cwd = client.root_dir or vim.fn.getcwd(),
+    model = config.options.model,
+    approvalPolicy = opts.approval_policy,
+    sandbox = opts.sandbox,
+  }
+  client_mod.request(client, "codex/thread/start", params, function(result)
+    local thread = M.record(result.thread, client.id, opts.kind or "chat")
+    if cb then
+      cb(thread.id, result)
+    end
+  end)
+end
+
+local function start_chat(client, cb)
+  M.start(client, {
+    kind = "chat",
+    approval_policy = config.options.approval_policy,
+    sandbox = config.options.sandbox,
+  }, function(id)
+    M.current = id
+    require("codex.chat").show_thread(id)
+    cb(id)
+  end)
+end
+
+--- Call `cb(thread_id, client)` with the chat's thread, starting one when there is none.
+function M.ensure_chat(bufnr, cb)
+  local client = M.client_of(M.current)
+  if client then
+    cb(M.current, client)
+    return
+  end
+  client = client_mod.get(bufnr)
+  if not client then
+    return
+  end
+  start_chat(client, function(id)
+    cb(id, client)
+  end)
+end
+
+--- `:CodexNew`: a fresh chat thread.
+function M.new_chat(bufnr, cb)
+  local client = client_mod.get(bufnr)
+  if not client then
+    return
+  end
+  start_chat(client, function(id)
+    client_mod.notify("new thread " .. id)
+    if cb then
+      cb(id)
+    end
+  end)
+end
+
+--- Send a chat message as a new turn on the chat's thread.
+function M.send(text, bufnr)
+  M.ensure_chat(bufnr, function(id, client)
+    client_mod.request(client, "codex/turn/start", {
+      threadId = id,
+      input = { { type = "text", text = text } },
+    })
+  end)
+end
+
+--- Interrupt the running turn of `thread_id` (default: the chat's thread).
+function M.interrupt(thread_id)
+  thread_id = thread_id or M.current
+  local turn = M.running(thread_id)
+  local client = M.client_of(thread_id)
+  if not (turn and client) then
+    client_mod.notify("no turn is running")
+    return
+  end
+  client_mod.request(client, "codex/turn/interrupt", { threadId = thread_id, turnId = turn })
+end
+
+local function label(thread)
+  local when = thread.updatedAt and os.date("%Y-%m-%d %H:%M", thread.updatedAt) or ""
+  local title = thread.name or thread.preview
+  if not title or title == "" then
+    title = "(empty thread)"
+  end
+  return ("%s  %s  [%s]"):format(when, short(title, 60), vim.fn.fnamemodify(thread.cwd or "", ":~"))
+end
+M.label = label
+
+--- Resume a thread by id: load its history into the chat and make it current.
+function M.resume(client, thread_id, cb)
+  client_mod.request(client, "codex/thread/resume", { threadId = thread_id }, function(result)
+    local thread = M.record(result.thread, client.id, "chat")
+    require("codex.transcript").load(result.thread)
+    M.current = thread.id
+    require("codex.chat").show_thread(thread.id)
+    if cb then
+      cb(thread.id)
+    end
+  end)
+end
+
+--- `:CodexThreads`: pick a thread with vim.ui.select and resume it in the chat.
+function M.pick(bufnr)
+  local client = client_mod.get(bufnr)
+  if not client then
+    return
+  end
+  client_mod.request(client, "codex/thread/list", { limit = 50, sortKey = "updated_at" }, function(result)
+    local list = result.data or {}
+    if #list == 0 then
+      client_mod.notify("no threads yet")
+      return
+    end
+    vim.ui.select(list, {
+      prompt = "Resume a Codex thread",
+      kind = "codex.thread",
+      format_item = label,
+    }, function(choice)
+      if choice then
+        M.resume(client, choice.id, function()
+          require("codex.chat").open()
+        end)
+      end
+    end)
+  end)
+end
+
+return M

@@ -1,0 +1,36 @@
+-- :checkhealth codex: the Neovim version, the server binary and its version, the config
+-- file and the provider's key; then the same checks failing the way a user would meet them.
+local H = dofile(os.getenv("CODEX_NVIM_ROOT") .. "/tests/helpers.lua")
+
+local function checkhealth()
+  vim.cmd("checkhealth codex")
+  local text = table.concat(H.lines(0), "\n")
+  vim.cmd("bwipeout!")
+  return text
+end
+
+H.run("checkhealth codex", function()
+  H.setup({ autostart = false })
+  local home = os.getenv("CODEX_HOME")
+
+  vim.env.SCRIPTED_API_KEY = "sk-test"
+  local text = checkhealth()
+  H.log(text)
+  H.has(text, "OK Neovim 0.", "Neovim version")
+  H.has(text, "OK server version: codex-lsp ", "server version")
+  H.has(text, "OK config file: " .. home .. "/config.toml", "config file")
+  H.has(text, 'OK SCRIPTED_API_KEY is set for provider "scripted"', "provider key")
+  H.ok(not text:find("ERROR", 1, true), "no errors when all is well")
+
+  vim.env.SCRIPTED_API_KEY = nil
+  text = checkhealth()
+  H.has(text, 'ERROR SCRIPTED_API_KEY is not set (provider "scripted" needs it)', "missing key")
+
+  require("codex").setup({ autostart = false, cmd = { "/nonexistent/codex-lsp", "serve" } })
+  text = checkhealth()
+  H.has(text, "ERROR `/nonexistent/codex-lsp` is not executable", "missing server")
+
+  vim.env.CODEX_HOME = home .. "/nowhere"
+  text = checkhealth()
+  H.has(text, "WARNING no config file at " .. home .. "/nowhere/config.toml", "missing config")
+end)
