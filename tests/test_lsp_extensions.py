@@ -8,6 +8,7 @@ and the subagent tree as `codex/subagent/lifecycle` and `codex/agent/inbox` noti
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,12 @@ from lsprotocol import types
 
 from tests.support.engine import make_git_repo, write_config
 from tests.support.lsp_client import Editor, EditorClient, EditorSession
-from tests.support.scripted_builders import function_call_response, text_response
+from tests.support.scripted_builders import (
+    function_call_response,
+    message_item,
+    multi_item_response,
+    text_response,
+)
 
 SCOPE = {
     "id": "scope",
@@ -210,3 +216,50 @@ async def test_subagent_events_reach_the_editor_as_codex_notifications(
     assert first["agent"]["parentAgentId"] == 0 and first["agent"]["label"] == "kid"
     assert last["agentId"] == 1 and last["agent"]["status"] == "completed"
     assert all(p["agentId"] == 1 for p in inbox)
+
+
+# -- MCP tools, skills and web search, end to end through the language server -------------
+
+MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
+SEARCH_CALL = {
+    "type": "web_search_call",
+    "id": "ws_1",
+    "status": "completed",
+    "action": {"type": "search", "query": "pygls release notes"},
+}
+
+
+async def test_mcp_tools_skills_and_web_search_through_the_language_server(
+    tmp_path, ws, scripted_model
+):
+    extra = (
+        "[tools]\nweb_search = true\n"
+        f"[mcp_servers.tests]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(MCP_SERVER))}]\n"
+    )
+    home = _home(tmp_path, scripted_model.base_url, extra)
+    skill = ws / ".agents/skills/release"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\ndescription: Cut a release.\n---\nTag, then push.\n")
+    scripted_model.enqueue(function_call_response("mcp__tests__add", {"a": 2, "b": 40}))
+    scripted_model.enqueue(multi_item_response([SEARCH_CALL, message_item("found it", index=1)]))
+    async with EditorSession(home, ws) as client:
+        thread_id = await client.start_thread(ws)
+        listed = await client.codex("skills/list", {"cwds": [str(ws)]})
+        answer = await _final_answer(client, thread_id, "add and search")
+        completed = [p["item"] for p in client.notifications("item/completed")]
+
+    assert answer == "found it"
+    names = [s["name"] for s in listed["data"][0]["skills"]]
+    assert names == ["release"]
+    mcp = next(item for item in completed if item["type"] == "mcpToolCall")
+    assert (mcp["server"], mcp["tool"], mcp["status"]) == ("tests", "add", "completed")
+    search = next(item for item in completed if item["type"] == "webSearch")
+    assert search["query"] == "pygls release notes"
+    first = scripted_model.requests[0].body
+    assert "mcp__tests__add" in {t.get("name") for t in first["tools"]}
+    assert {"type": "web_search"} in first["tools"]
+    assert "release" in json.dumps(first["input"]) and "Cut a release." in json.dumps(
+        first["input"]
+    )
+    assert _tool_output(scripted_model.requests[1], "call_1") == 42
