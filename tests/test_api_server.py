@@ -227,3 +227,12 @@ async def test_two_resumes_of_one_thread_at_once_open_one_engine(scripted_model,
         assert len(client.cwds) == 1, "one engine, so one workspace asked for"
     finally:
         await second.aclose()
+
+
+def test_thread_list_source_kinds_map_to_the_store() -> None:
+    from codex_lsp.api.thread_store import store_source_filter
+
+    assert store_source_filter(None) == {"exclude_source_kinds": ("subagent",)}
+    assert store_source_filter(["cli", "subAgentThreadSpawn"]) == {
+        "source_kinds": {"cli", "subagent"}
+    }

@@ -65,10 +65,11 @@ async def test_personality_from_config_then_override_then_user_turn(scripted_mod
     # Nothing changed for the third turn: no new developer message.
     assert len(_developer_texts(bodies[2])) == 2
 
-    # `none` is a change too: the update restates the context without a style section.
+    # `none` is a change too: the update tells the model the earlier style no longer holds.
     fourth = _developer_texts(bodies[3])
     assert len(fourth) == 3
-    assert _personality(fourth[2]) is None
+    assert "default communication style" in (_personality(fourth[2]) or "")
+    assert STYLES["pragmatic"] not in str(fourth[2])
 
 
 class _BrokenExtension(Extension):

@@ -268,3 +268,17 @@ def test_find_rollout_and_read_summary(tmp_path: Path) -> None:
     assert find_rollout(tmp_path, odd_id) == path
     summary = read_thread_summary(tmp_path, recorder.path)
     assert summary.id == recorder.thread_id and summary.preview == "find me"
+
+
+def test_excluded_source_kinds_leave_threads_out_whatever_else_matches(tmp_path: Path) -> None:
+    home = tmp_path
+    person = start_thread(home, "from a person")
+    child = RolloutRecorder.create(
+        home,
+        new_thread_id(),
+        {"cwd": "/p", "model_provider": "openai", "source": {"subagent": {"thread_spawn": {}}}},
+    )
+    child.record_event({"type": "user_message", "message": "from a parent agent"})
+    assert set(list_all(home)) == {person.thread_id, child.thread_id}
+    assert list_all(home, exclude_source_kinds=("subagent",)) == [person.thread_id]
+    assert list_all(home, source_kinds={"subagent"}) == [child.thread_id]

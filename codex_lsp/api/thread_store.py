@@ -46,6 +46,23 @@ MAX_PAGE = 200
 _SOURCES = frozenset({"cli", "vscode", "exec", "appServer", "unknown"})
 
 
+# The v2 kinds of sub-agent threads; the store knows them all as `subagent`.
+_SUBAGENT_KINDS = frozenset(
+    {"subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther"}
+)
+
+
+def store_source_filter(kinds: list[str] | None) -> dict[str, Any]:
+    """`list_threads` filter arguments for v2 `sourceKinds`.
+
+    Without `sourceKinds` a listing shows the threads people started: sub-agents' threads are
+    left out, as they belong to their parent thread.
+    """
+    if not kinds:
+        return {"exclude_source_kinds": ("subagent",)}
+    return {"source_kinds": {"subagent" if k in _SUBAGENT_KINDS else k for k in kinds}}
+
+
 def not_found(thread_id: str) -> ApiError:
     return ApiError(INVALID_REQUEST, f"thread not found: {thread_id}")
 
@@ -136,7 +153,7 @@ async def list_page(
             archived=bool(params.archived),
             sort_key=sort_key,
             cwd=params.cwd,
-            source_kinds=params.source_kinds,
+            **store_source_filter(params.source_kinds),
         )
 
     try:

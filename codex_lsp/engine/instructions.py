@@ -144,4 +144,13 @@ def context_update_message(previous: TurnContext, current: TurnContext) -> dict[
         current.personality,
     ):
         return None
-    return developer_message(current, extra_sections=[environment_context(current)])
+    sections = [environment_context(current)]
+    dropped_style = (
+        previous.personality in _PERSONALITIES and current.personality not in _PERSONALITIES
+    )
+    if dropped_style:
+        # Earlier style instructions stay in the history; say plainly that they no longer hold.
+        sections.append(
+            "<personality>\nUse your default communication style from now on.\n</personality>"
+        )
+    return developer_message(current, extra_sections=sections)

@@ -234,6 +234,7 @@ class _Filters:
     providers: frozenset[str] | None
     cwds: frozenset[str] | None
     sources: frozenset[str] | None
+    excluded_sources: frozenset[str] = frozenset()
 
     def accept(self, meta: dict[str, Any]) -> bool:
         # Rollouts from before providers were recorded ran on the default one.
@@ -242,7 +243,10 @@ class _Filters:
             return False
         if self.cwds is not None and meta.get("cwd") not in self.cwds:
             return False
-        return self.sources is None or source_kind(meta.get("source")) in self.sources
+        kind = source_kind(meta.get("source"))
+        if kind in self.excluded_sources:
+            return False
+        return self.sources is None or kind in self.sources
 
 
 def _as_set(values: Collection[str] | str | None) -> frozenset[str] | None:
@@ -263,17 +267,24 @@ def list_threads(
     sort_key: SortKey = "created_at",
     cwd: Collection[str] | str | None = None,
     source_kinds: Collection[str] | None = None,
+    exclude_source_kinds: Collection[str] = (),
 ) -> ThreadPage:
     """One page of threads, newest first. Raises `InvalidCursorError` for a bad cursor.
 
-    Empty filter collections mean "no filter". Foreign or corrupt files are skipped and named
-    in `ThreadPage.warnings`.
+    Empty filter collections mean "no filter"; `exclude_source_kinds` leaves out threads of
+    those kinds (for example `subagent`) whatever the other filters say. Foreign or corrupt
+    files are skipped and named in `ThreadPage.warnings`.
     """
     if sort_key not in ("created_at", "updated_at"):
         raise ValueError(f"unknown sort key {sort_key!r}; expected created_at or updated_at")
     limit = max(int(limit), 1)
     anchor = decode_cursor(cursor, sort_key) if cursor else None
-    filters = _Filters(_as_set(model_providers), _as_set(cwd), _as_set(source_kinds))
+    filters = _Filters(
+        _as_set(model_providers),
+        _as_set(cwd),
+        _as_set(source_kinds),
+        frozenset(exclude_source_kinds),
+    )
     warnings: list[str] = []
     names = load_thread_names(codex_home)
     if sort_key == "created_at":
