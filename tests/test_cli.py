@@ -188,3 +188,69 @@ class _LineReader:
             self._buffer += await self._stream.receive()
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode()
+
+
+def test_proto_at_eof_aborts_a_task_waiting_for_an_approval(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    scripted_model.enqueue(
+        function_call_response(
+            "shell_command",
+            {
+                "command": "touch never.txt",
+                "workdir": str(ws),
+                "sandbox_permissions": "require_escalated",
+                "justification": "needs approval",
+            },
+            call_id="call_ask",
+        )
+    )
+    submissions = [
+        {"id": "c", "op": {"type": "configure_session", "cwd": str(ws)}},
+        {"id": "t", "op": {"type": "user_input", "items": [{"type": "text", "text": "go"}]}},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "codex_lsp", "proto"],
+        input="".join(json.dumps(s) + "\n" for s in submissions),
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [event["msg"]["type"] for event in events if event["id"] == "t"]
+    assert "exec_approval_request" in kinds and kinds[-1] == "turn_aborted"
+    assert done.returncode == 0 and not (ws / "never.txt").exists()
+
+
+def _doctor(home: Path, *args: str, **env: str) -> tuple[int, dict]:
+    result = subprocess.run(
+        [sys.executable, "-m", "codex_lsp", "doctor", "--json", *args],
+        capture_output=True,
+        text=True,
+        env={**_env(home), **env},
+        timeout=60,
+    )
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_doctor_reports_what_a_session_would_use_and_what_is_missing(scripted_model, tmp_path):
+    home = tmp_path / "home"
+    write_config(home, scripted_model.base_url, extra='[profiles.local]\nmodel_provider = "ollama"')
+    with (home / "config.toml").open("a") as f:
+        f.write('env_key = "SCRIPTED_KEY"\n')
+
+    code, report = _doctor(home)
+    assert code == 1 and report["modelProvider"] == "scripted" and report["model"] == "gpt-5.4"
+    assert report["envKey"] == "SCRIPTED_KEY" and report["keySource"] is None
+
+    code, report = _doctor(home, SCRIPTED_KEY="sk-secret-value")
+    assert code == 0 and report["keySource"] == "env"
+    assert "sk-secret-value" not in json.dumps(report)
+
+    code, report = _doctor(home, "--profile", "local")
+    assert code == 0 and report["modelProvider"] == "ollama" and not report["keyRequired"]
+
+    (home / "config.toml").write_text('approval_policy = "sometimes"\n')
+    code, report = _doctor(home)
+    assert code == 1 and "config.toml:1" in report["configError"]

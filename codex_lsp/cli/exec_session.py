@@ -35,6 +35,14 @@ def _configure_op(args: argparse.Namespace) -> ConfigureSession:
 
 
 async def run_task(args: argparse.Namespace, services: Any, prompt: str) -> int:
+    try:
+        return await _run_task(args, services, prompt)
+    finally:
+        if services.http is not None:
+            await services.http.aclose()
+
+
+async def _run_task(args: argparse.Namespace, services: Any, prompt: str) -> int:
     from codex_lsp.engine.codex import Codex
 
     renderer = JsonRenderer(sys.stdout) if args.json else TerminalRenderer(sys.stdout, sys.stderr)

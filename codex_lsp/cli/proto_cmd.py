@@ -2,7 +2,7 @@
 
 Each stdin line is a `Submission` (`{"id","op"}`); each stdout line an `Event` (`{"id","msg"}`).
 A line that is not JSON gets an `error` event; the queue keeps going. EOF ends the session
-once the running task has finished.
+once the running task has finished (or aborts it, if it waits for an answer).
 """
 
 from __future__ import annotations
@@ -32,8 +32,16 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    anyio.run(_serve, services)
+    anyio.run(_serve_and_close, services)
     return 0
+
+
+async def _serve_and_close(services: Any) -> None:
+    try:
+        await _serve(services)
+    finally:
+        if services.http is not None:
+            await services.http.aclose()
 
 
 async def _serve(services: Any) -> None:
@@ -61,8 +69,27 @@ async def _serve(services: Any) -> None:
                 )
                 continue
             await codex.submit_raw(data)
-        await codex.wait_idle()
+        await _finish(codex)
         codex.end_events()
+
+
+async def _finish(codex: Any) -> None:
+    """Let running work end; with stdin closed nobody can answer an approval or a question,
+    so a task that waits for one is aborted instead of keeping the process alive forever."""
+    import anyio
+
+    async with anyio.create_task_group() as tg:
+
+        async def abort_when_stuck() -> None:
+            while True:
+                session = codex.session
+                if session is not None and (session.approvals.keys() or session.answers.keys()):
+                    await session.abort_task("interrupted")
+                await anyio.sleep(0.05)
+
+        tg.start_soon(abort_when_stuck)
+        await codex.wait_idle()
+        tg.cancel_scope.cancel()
 
 
 async def _write_events(codex: Any) -> None:

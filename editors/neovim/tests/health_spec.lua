@@ -29,7 +29,21 @@ H.run("checkhealth codex", function()
   require("codex").setup({ autostart = false, cmd = { "/nonexistent/codex-lsp", "serve" } })
   text = checkhealth()
   H.has(text, "ERROR `/nonexistent/codex-lsp` is not executable", "missing server")
+  H.has(text, "WARNING skipped: the server is needed to read the configuration", "no server")
 
+  -- The server resolves the config itself, profiles included.
+  H.setup({ autostart = false })
+  vim.env.SCRIPTED_API_KEY = nil
+  local config = io.open(home .. "/config.toml", "a")
+  config:write('\n[profiles.local]\nmodel_provider = "ollama"\n')
+  config:close()
+  local cmd = vim.json.decode(os.getenv("CODEX_NVIM_SERVER_CMD"))
+  vim.list_extend(cmd, { "--profile", "local" })
+  require("codex").setup({ autostart = false, cmd = cmd })
+  text = checkhealth()
+  H.has(text, 'OK provider "ollama" needs no API key', "profile honoured")
+
+  H.setup({ autostart = false })
   vim.env.CODEX_HOME = home .. "/nowhere"
   text = checkhealth()
   H.has(text, "WARNING no config file at " .. home .. "/nowhere/config.toml", "missing config")

@@ -52,6 +52,23 @@ local function test_render()
   } })
   H.has(lines, "**Edit** _(applied)_", "file change header")
   H.has(lines, "```diff\n@@ -1 +1 @@\n-a\n+b\n```", "file change diff")
+  -- A v2 `plan` item carries its plan as markdown text; the plan update carries steps.
+  lines = render.block({ kind = "plan", data = { id = "p1", text = "1. read\n2. fix" } })
+  H.eq(lines, { "**Plan**", "1. read", "2. fix", "" }, "plan item text")
+  lines = render.block({ kind = "plan", data = { plan = { { step = "read", status = "completed" } } } })
+  H.eq(lines, { "**Plan**", "- [x] read", "" }, "plan steps")
+end
+
+local function test_file_prompt()
+  local approvals = require("codex.approvals")
+  local threads = require("codex.threads")
+  local params = { threadId = "t1", changes = { { path = "a.py" } }, reason = "fix it" }
+  threads.current = "t1"
+  H.eq(approvals.file_prompt(params), "Codex wants to change a.py — fix it (the diff is in :Codex)", "chat thread")
+  -- An inline edit's thread is not the one :Codex draws: no pointer there.
+  threads.current = "other"
+  H.eq(approvals.file_prompt(params), "Codex wants to change a.py — fix it", "another thread")
+  threads.current = nil
 end
 
 local function test_command_approval()
@@ -316,6 +333,7 @@ H.run("plugin units", function()
   H.setup({ autostart = true })
   test_diff()
   test_render()
+  test_file_prompt()
   test_command_approval()
   test_user_input()
   test_preview_marks()

@@ -75,7 +75,8 @@ function M.command(params, ctx)
   return { decision = decision }
 end
 
-local function file_prompt(params)
+--- The select prompt for a file change not previewed inline.
+function M.file_prompt(params)
   local names = {}
   for _, change in ipairs(params.changes or {}) do
     table.insert(names, vim.fn.fnamemodify(change.path or "?", ":~:."))
@@ -87,7 +88,11 @@ local function file_prompt(params)
   if params.grantRoot and params.grantRoot ~= vim.NIL then
     text = text .. " (and to write anywhere under " .. params.grantRoot .. ")"
   end
-  return text .. " (the diff is in :Codex)"
+  -- :Codex draws the chat's current thread only (not an inline edit's, nor another chat's).
+  if params.threadId ~= nil and params.threadId == threads.current then
+    text = text .. " (the diff is in :Codex)"
+  end
+  return text
 end
 
 --- `codex/item/fileChange/requestApproval` -> { decision }.
@@ -100,7 +105,7 @@ function M.file_change(params, ctx)
     local shown = require("codex.preview").show(params, { cwd = cwd, client_id = ctx.client_id }, resolve)
     if not shown then
       vim.ui.select(choices(params), {
-        prompt = file_prompt(params),
+        prompt = M.file_prompt(params),
         kind = "codex.file_change_approval",
         format_item = function(item)
           return item.label

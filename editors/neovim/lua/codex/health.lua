@@ -1,5 +1,6 @@
 -- codex.health: `:checkhealth codex`: Neovim version, the server binary and its version,
--- the config file, and whether the model provider's API key is present.
+-- the config file, and whether the model provider's API key is present (as the server's
+-- `codex-lsp doctor` reports them).
 local M = {}
 
 local health = vim.health
@@ -16,51 +17,6 @@ local function version_cmd(cmd)
   table.insert(out, "--version")
   return out
 end
-
-local function codex_home(env)
-  local home = (env and env.CODEX_HOME) or vim.env.CODEX_HOME
-  if home and home ~= "" then
-    return home
-  end
-  return vim.fs.normalize("~/.codex-lsp")
-end
-
--- Just enough TOML to find the keys that decide the provider: top-level `model`,
--- `model_provider`, and `env_key` / `base_url` of each [model_providers.<id>] table.
-local function read_config(path)
-  local top, providers, section = {}, {}, nil
-  for raw in io.lines(path) do
-    local line = raw:gsub("^%s+", ""):gsub("%s+$", "")
-    local header = line:match("^%[([^%]]+)%]$")
-    if header then
-      section = header
-      local id = header:match("^model_providers%.(.+)$")
-      if id then
-        id = id:gsub('^"(.*)"$', "%1")
-        providers[id] = providers[id] or {}
-        section = { provider = id }
-      end
-    elseif line ~= "" and not line:match("^#") then
-      local key, value = line:match("^([%w_%-]+)%s*=%s*(.-)%s*$")
-      if key then
-        value = value:gsub("%s+#.*$", "")
-        local str = value:match('^"(.*)"$') or value:match("^'(.*)'$")
-        if section == nil then
-          top[key] = str or value
-        elseif type(section) == "table" then
-          providers[section.provider][key] = str or value
-        end
-      end
-    end
-  end
-  return top, providers
-end
-
--- Providers every install knows; their keys come from these variables (or auth.json).
-local BUILTIN = {
-  openai = { env_key = "OPENAI_API_KEY", auth_json = true },
-  ollama = { env_key = nil },
-}
 
 local function check_neovim()
   health.start("Neovim")
@@ -110,47 +66,87 @@ local function check_server(options)
   end
 end
 
+-- `codex-lsp doctor --json` with the options the server gets: the server resolves its own
+-- config (profiles and overrides included), so the check never re-reads config.toml here.
+local function doctor_cmd(cmd)
+  local out, after_serve = {}, nil
+  for _, part in ipairs(cmd) do
+    if after_serve then
+      table.insert(after_serve, part)
+    elseif part == "serve" then
+      after_serve = {}
+    else
+      table.insert(out, part)
+    end
+  end
+  vim.list_extend(out, { "doctor", "--json" })
+  local skip = false
+  for _, part in ipairs(after_serve or {}) do
+    -- `--tcp HOST:PORT` is the server's own; doctor takes only the config options.
+    if part == "--tcp" then
+      skip = true
+    elseif skip then
+      skip = false
+    else
+      table.insert(out, part)
+    end
+  end
+  return out
+end
+
 local function check_config(options)
   health.start("Configuration")
-  local home = codex_home(options.cmd_env)
-  local path = home .. "/config.toml"
-  local top, providers = {}, {}
-  if vim.uv.fs_stat(path) then
-    local ok, a, b = pcall(read_config, path)
-    if not ok then
-      health.error(("cannot read %s: %s"):format(path, a))
-      return
-    end
-    top, providers = a, b
-    health.ok(("config file: %s"):format(path))
+  if vim.fn.executable(options.cmd[1]) ~= 1 then
+    health.warn("skipped: the server is needed to read the configuration")
+    return
+  end
+  local cmd = doctor_cmd(options.cmd)
+  local ok, result = pcall(function()
+    return vim.system(cmd, { text = true, env = options.cmd_env }):wait(20000)
+  end)
+  local decoded, report = false, nil
+  if ok then
+    decoded, report = pcall(vim.json.decode, result.stdout or "")
+  end
+  if not decoded or type(report) ~= "table" then
+    local why = ok and vim.trim((result.stderr or "") .. (result.stdout or "")) or tostring(result)
+    health.error(("`%s` failed"):format(table.concat(cmd, " ")), { why })
+    return
+  end
+  if report.configError ~= vim.NIL and report.configError then
+    health.error(report.configError)
+    return
+  end
+  if report.configExists then
+    health.ok(("config file: %s"):format(report.configPath))
   else
-    health.warn(("no config file at %s"):format(path), {
+    health.warn(("no config file at %s"):format(report.configPath), {
       "Defaults apply (provider openai). Create it to choose a model and provider.",
     })
   end
-  local provider_id = top.model_provider or "openai"
-  health.info(("model: %s, provider: %s"):format(top.model or "(default)", provider_id))
+  local model = report.model ~= vim.NIL and report.model or "(default)"
+  local provider = report.modelProvider
+  health.info(("model: %s, provider: %s"):format(model, provider))
+  local warning = report.sandbox and report.sandbox.warning
+  if warning and warning ~= vim.NIL then
+    health.warn("sandbox: " .. warning)
+  end
 
   health.start("Provider key")
-  local provider = providers[provider_id] or BUILTIN[provider_id]
-  if not provider then
-    health.error(("provider %q is not defined"):format(provider_id), {
-      ("Add a [model_providers.%s] table to %s"):format(provider_id, path),
+  local env_key = report.envKey ~= vim.NIL and report.envKey or nil
+  if not report.providerDefined then
+    health.error(("provider %q is not defined"):format(provider), {
+      ("Add a [model_providers.%s] table to %s"):format(provider, report.configPath),
     })
-    return
-  end
-  local env_key = provider.env_key or (BUILTIN[provider_id] or {}).env_key
-  local env = options.cmd_env or {}
-  local value = env_key and (env[env_key] or vim.env[env_key])
-  if not env_key then
-    health.ok(("provider %q needs no API key"):format(provider_id))
-  elseif value and value ~= "" then
-    health.ok(("%s is set for provider %q"):format(env_key, provider_id))
-  elseif provider_id == "openai" and vim.uv.fs_stat(home .. "/auth.json") then
-    health.ok(("signed in: %s/auth.json holds the key"):format(home))
+  elseif report.keySource == "env" then
+    health.ok(("%s is set for provider %q"):format(env_key, provider))
+  elseif report.keySource == "auth.json" then
+    health.ok(("signed in: %s/auth.json holds the key"):format(report.codexHome))
+  elseif not report.keyRequired then
+    health.ok(("provider %q needs no API key"):format(provider))
   else
-    health.error(("%s is not set (provider %q needs it)"):format(env_key, provider_id), {
-      ("export %s=... in the environment Neovim starts from"):format(env_key),
+    health.error(("%s is not set (provider %q needs it)"):format(env_key or "the API key", provider), {
+      ("export %s=... in the environment Neovim starts from"):format(env_key or "the key"),
     })
   end
 end

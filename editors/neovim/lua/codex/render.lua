@@ -169,7 +169,12 @@ function M.block(block)
   elseif kind == "fileChange" then
     out = file_change(d)
   elseif kind == "plan" then
+    -- Two sources share this kind: `turn/plan/updated` (explanation + steps) and a v2
+    -- `plan` ThreadItem (a proposed plan as markdown `text`).
     out = { "**Plan**" }
+    if type(d.text) == "string" and d.text ~= "" then
+      append(out, split(d.text))
+    end
     if d.explanation and d.explanation ~= vim.NIL and d.explanation ~= "" then
       append(out, split(d.explanation))
     end
