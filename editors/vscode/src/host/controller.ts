@@ -152,12 +152,9 @@ export class ChatController {
 
   async review(target: ReviewTarget): Promise<void> {
     const threadId = await this.ensureThread();
-    if (this.server.serverCommands().includes('codex.review')) {
-      // The server's command publishes the findings as diagnostics.
-      await this.server.executeCommand('codex.review', { threadId, target });
-    } else {
-      await this.server.request('review/start', { threadId, target });
-    }
+    // The language server publishes the findings as diagnostics (the Problems panel) and
+    // offers fix / explain / dismiss as code actions on them.
+    await this.server.request('review/start', { threadId, target });
   }
 
   select(change: { model?: string; approvalPolicy?: string }): void {

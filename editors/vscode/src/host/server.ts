@@ -172,10 +172,6 @@ export class ServerConnection implements vscode.Disposable {
     return this.request<R>('workspace/executeCommand', { command, arguments: [args] }, true);
   }
 
-  serverCommands(): string[] {
-    return this.client?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
-  }
-
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;

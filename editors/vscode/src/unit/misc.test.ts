@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeCommand, serverCommand } from '../shared/serverCommand';
 import { initialState, reduce } from '../shared/state';
+import { statusText } from '../shared/status';
 
 describe('serverCommand', () => {
   it('runs the module with python3 by default', () => {
@@ -28,5 +29,38 @@ describe('thread titles', () => {
     s = reduce(s, { type: 'userText', text: 'Fix the parser\nplease' });
     s = reduce(s, { type: 'notify', method: 'turn/started', params: { threadId: 't', turn: { id: 'u' } } });
     assert.equal(s.conversation!.title, 'Fix the parser');
+  });
+});
+
+describe('status bar text', () => {
+  it('shows the server state, a running turn, tokens and the highest rate-limit use', () => {
+    let s = initialState();
+    assert.match(statusText(s).text, /^\$\(sync~spin\) Codex$/);
+    s = reduce(s, { type: 'server', state: 'ready' });
+    s = reduce(s, { type: 'open', thread: { id: 't' } });
+    s = reduce(s, { type: 'notify', method: 'turn/started', params: { threadId: 't', turn: { id: 'u' } } });
+    s = reduce(s, {
+      type: 'notify',
+      method: 'thread/tokenUsage/updated',
+      params: { threadId: 't', tokenUsage: { total: { totalTokens: 12300 }, last: { totalTokens: 300 } } },
+    });
+    s = reduce(s, {
+      type: 'notify',
+      method: 'account/rateLimits/updated',
+      params: { rateLimits: { primary: { usedPercent: 42, windowDurationMins: 300 }, secondary: { usedPercent: 7, windowDurationMins: 10080 } } },
+    });
+    const shown = statusText(s);
+    assert.equal(shown.text, '$(loading~spin) Codex 12k tok 42%');
+    assert.match(shown.tooltip, /A turn is running\./);
+    assert.match(shown.tooltip, /Rate limits: 42% of 5h, 7% of weekly/);
+    assert.equal(shown.error, false);
+  });
+
+  it('turns red with the reason when the server cannot start', () => {
+    const s = reduce(initialState(), { type: 'server', state: 'error', message: 'no python3' });
+    const shown = statusText(s);
+    assert.equal(shown.text, '$(error) Codex');
+    assert.equal(shown.error, true);
+    assert.match(shown.tooltip, /Codex server: error — no python3/);
   });
 });
