@@ -81,9 +81,20 @@ def _writers(launcher: subprocess.Popen) -> set[int]:
 
 
 def _session_pid(launcher: subprocess.Popen) -> int:
-    others = _writers(launcher) - {launcher.pid}
-    assert len(others) == 1, f"expected one session process, found {others}"
-    return others.pop()
+    """The one other process writing to the launcher's stdout: its session.
+
+    /proc is read entry by entry while processes come and go, so one scan can miss it under
+    load; look again until exactly one shows up.
+    """
+    found: set[int] = set()
+
+    def one_writer() -> bool:
+        found.clear()
+        found.update(_writers(launcher) - {launcher.pid})
+        return len(found) == 1
+
+    _wait_for(one_writer, "exactly one session process writing to the launcher's stdout")
+    return found.pop()
 
 
 def _stop_server(runtime: Path) -> None:

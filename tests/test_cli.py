@@ -254,3 +254,16 @@ def test_doctor_reports_what_a_session_would_use_and_what_is_missing(scripted_mo
     (home / "config.toml").write_text('approval_policy = "sometimes"\n')
     code, report = _doctor(home)
     assert code == 1 and "config.toml:1" in report["configError"]
+
+
+def test_exec_goes_on_past_warnings_that_come_before_the_session(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(
+        home, scripted_model.base_url, extra='[mcp_servers.ghost]\ncommand = "/nonexistent/mcp"\n'
+    )
+    scripted_model.enqueue(text_response("still here"))
+
+    result = _exec(home, ws, "hello")
+
+    assert result.returncode == 0, result.stderr
+    assert "ghost" in result.stderr and "still here" in result.stdout

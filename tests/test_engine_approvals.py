@@ -133,3 +133,45 @@ async def test_on_request_escalation_is_asked_with_the_justification(scripted_mo
     )
     assert engine.of_type("exec_approval_request", events)[0].reason == "needs it"
     assert (ws / "made.txt").exists()
+
+
+async def test_on_failure_asks_before_a_patch_lands_outside_the_workspace(scripted_model, tmp_path):
+    # Patches land through the Workspace, not inside the sandbox, so nothing would
+    # catch this write afterwards: the user must be asked first.
+    outside = tmp_path / "elsewhere" / "x.txt"
+    patch = f"*** Begin Patch\n*** Add File: {outside}\n+no\n*** End Patch"
+    engine, events, _ws = await _turn(
+        scripted_model,
+        tmp_path,
+        "on-failure",
+        [custom_tool_call_response("apply_patch", patch)],
+        ["denied"],
+    )
+    [request] = engine.of_type("apply_patch_approval_request", events)
+    assert str(outside) in (request.reason or "")
+    assert _output(scripted_model, 1) == "patch rejected by user"
+    assert not outside.exists()
+
+
+async def test_a_patch_run_from_another_workdir_keeps_the_sessions_roots(scripted_model, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.txt\n+no\n*** End Patch\nEOF"
+    _engine, _events, _ws = await _turn(
+        scripted_model, tmp_path, "never", [_shell(heredoc, workdir=str(elsewhere))], []
+    )
+    sent = _output(scripted_model, 1)
+    assert sent.startswith("patch rejected:") and str(elsewhere / "x.txt") in sent
+    assert not (elsewhere / "x.txt").exists()
+
+
+async def test_without_a_sandbox_a_permission_error_is_not_offered_a_rerun(
+    scripted_model, tmp_path
+):
+    failing = "echo 'cat: secret: Permission denied' >&2; exit 1"
+    engine, events, _ = await _turn(
+        scripted_model, tmp_path, "on-failure", [_shell(failing)], [], sandbox="danger-full-access"
+    )
+    assert not engine.of_type("exec_approval_request", events)
+    assert len(engine.of_type("exec_command_begin", events)) == 1
+    assert "Permission denied" in _output(scripted_model, 1)

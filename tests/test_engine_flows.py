@@ -8,7 +8,9 @@ from pathlib import Path
 
 import anyio
 
-from codex_lsp.protocol.ops import Interrupt
+from codex_lsp.protocol.ops import Interrupt, Shutdown
+from codex_lsp.store.history import reconstruct_history
+from codex_lsp.store.rollout import read_rollout
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import (
     chat_text_response,
@@ -138,7 +140,7 @@ async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tm
     scripted_model.enqueue(text_response("continued", response_id="resp_3"))
 
     async with running_engine(home) as engine:
-        await engine.configure(cwd=str(ws))
+        configured = await engine.configure(cwd=str(ws))
         first = await engine.run_turn("question zero")
         assert engine.of_type("task_complete", first)[0].response_id == "resp_0"
 
@@ -163,6 +165,11 @@ async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tm
     assert "question zero" in texts and "first answer" in texts
     assert "run something long" not in texts and "call_sleep" not in texts
     assert "resumed" in _outputs(scripted_model.requests[3].body, "function_call_output")[0]
+    # A resumed thread continues from the bookmark too, not from the abandoned branch.
+    rollout = read_rollout(Path(configured.msg.rollout_path))
+    resumed = json.dumps(reconstruct_history(rollout.lines).history)
+    assert "question zero" in resumed and "continued" in resumed
+    assert "run something long" not in resumed and "call_sleep" not in resumed
 
 
 async def test_ops_before_configure_and_unknown_ops_get_errors(scripted_model, tmp_path):
@@ -181,6 +188,19 @@ async def test_ops_before_configure_and_unknown_ops_get_errors(scripted_model, t
         )
         configured = await engine.configure(cwd=str(tmp_path))
         assert configured.msg.type == "session_configured"
+
+
+async def test_after_shutdown_the_engine_has_no_session(scripted_model, tmp_path):
+    home = tmp_path / "home"
+    write_config(home, scripted_model.base_url)
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(tmp_path))
+        await engine.codex.submit(Shutdown())
+        await engine.until("shutdown_complete")
+        await engine.send("anyone there?")
+        late = await engine.next()
+        assert late.msg.type == "error" and "configure_session" in late.msg.message
+    assert scripted_model.requests == []
 
 
 async def test_a_command_printing_100_mb_reaches_the_model_truncated(scripted_model, tmp_path):

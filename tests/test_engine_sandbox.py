@@ -112,6 +112,10 @@ def test_a_kernel_without_landlock_is_a_warning_and_a_refusal(scripted_model, tm
     events = [json.loads(line)["msg"] for line in result.stdout.splitlines()]
     warnings = [e["message"] for e in events if e["type"] == "warning"]
     assert any("landlock" in w.lower() for w in warnings), warnings
+    # Said once, as the session starts: before the model has run anything.
+    kinds = [e["type"] for e in events]
+    assert kinds.index("warning") < kinds.index("task_started"), kinds
+    assert len(warnings) == 1, warnings
     assert not (ws / "made.txt").exists()
     assert "refused" in _tool_outputs(scripted_model)[0]
 

@@ -12,7 +12,7 @@ import anyio
 
 from codex_lsp.store.rollout import read_rollout
 from tests.support.engine import make_git_repo, running_engine, write_config
-from tests.support.scripted_builders import text_response, usage
+from tests.support.scripted_builders import http_error, text_response, usage
 
 
 def _input_text(request) -> str:
@@ -159,6 +159,30 @@ async def test_compaction_when_history_nears_a_small_window_and_resume_from_summ
     assert "answer after compaction" in resumed_text
 
 
+async def test_a_failed_or_empty_compaction_ends_the_turn_clearly_and_keeps_the_history(
+    scripted_model, tmp_path
+):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url, extra="model_context_window = 1000")
+    scripted_model.enqueue(
+        text_response("first answer", response_id="r1", usage=usage(input_tokens=950))
+    )
+    scripted_model.enqueue(http_error(400, {"error": {"message": "bad summary request"}}))
+    scripted_model.enqueue(text_response("", response_id="rs"))
+    scripted_model.enqueue(text_response("still here", response_id="r2"))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        await engine.run_turn("remember teal")
+        failed = await engine.run_turn("what next?")
+        errors = engine.of_type("error", failed)
+        assert errors and "internal error" not in errors[0].message
+        assert engine.of_type("task_complete", failed)
+        events = await engine.run_turn("again")
+        assert any("no summary" in w.message for w in engine.of_type("warning", events))
+        assert not engine.of_type("context_compacted", events)
+    assert "first answer" in _input_text(scripted_model.requests[-1])
+
+
 async def test_fork_from_a_response_id_keeps_history_up_to_that_response(scripted_model, tmp_path):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
     write_config(home, scripted_model.base_url)
@@ -175,6 +199,25 @@ async def test_fork_from_a_response_id_keeps_history_up_to_that_response(scripte
         )
         assert forked.msg.forked_from_id == configured.msg.session_id
         await engine.run_turn("after the fork")
+    sent = _input_text(scripted_model.requests[-1])
+    assert "question one" in sent and "answer one" in sent
+    assert "question two" not in sent and "answer two" not in sent
+
+
+async def test_a_resumed_thread_keeps_its_response_bookmarks(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    scripted_model.enqueue(text_response("answer one", response_id="r1"))
+    scripted_model.enqueue(text_response("answer two", response_id="r2"))
+    scripted_model.enqueue(text_response("from the bookmark", response_id="r3"))
+    async with running_engine(home) as engine:
+        configured = await engine.configure(cwd=str(ws))
+        await engine.run_turn("question one")
+        await engine.run_turn("question two")
+    async with running_engine(home) as engine:
+        await engine.configure(resume_path=configured.msg.rollout_path)
+        events = await engine.run_turn("again from one", previous_response_id="r1")
+        assert not engine.of_type("warning", events)
     sent = _input_text(scripted_model.requests[-1])
     assert "question one" in sent and "answer one" in sent
     assert "question two" not in sent and "answer two" not in sent

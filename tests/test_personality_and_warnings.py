@@ -98,3 +98,25 @@ async def test_extension_that_fails_to_start_is_a_warning(scripted_model, tmp_pa
     warnings = [e.msg.message for e in engine.events if e.msg.type == "warning"]
     assert warnings.count("broken-feature is unavailable: could not reach its server") == 1
     assert engine.of_type("task_complete", events)[0].last_agent_message == "still working"
+
+
+async def test_a_skipped_rollout_line_is_a_warning_on_resume(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    scripted_model.enqueue(text_response("first"))
+    scripted_model.enqueue(text_response("second"))
+    async with running_engine(home) as engine:
+        configured = await engine.configure(cwd=str(ws))
+        await engine.run_turn("hello")
+    rollout = configured.msg.rollout_path
+    with open(rollout, "a", encoding="utf-8") as f:
+        f.write('{"type": "response_item", "payl')  # a write cut short by a crash
+
+    async with running_engine(home) as engine:
+        resumed = await engine.configure(resume_path=rollout)
+        events = await engine.run_turn("again")
+
+    assert resumed.msg.type == "session_configured"
+    warnings = [e.msg.message for e in engine.events if e.msg.type == "warning"]
+    assert len(warnings) == 1 and rollout in warnings[0] and "skipped" in warnings[0], warnings
+    assert engine.of_type("task_complete", events)[0].last_agent_message == "second"

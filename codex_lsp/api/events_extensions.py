@@ -89,6 +89,7 @@ class ExtensionEventsMixin:
     _instant: Callable[[Any], None]
     _new_id: Callable[..., str]
     _start_running: Callable[[str, Any], None]
+    _report_error: Callable[..., None]
 
     def extension_handlers(self) -> dict[str, Callable[[ev.Event], None]]:
         return {
@@ -114,15 +115,7 @@ class ExtensionEventsMixin:
         failure = failed_review_message(msg.review_output)
         if failure is not None and turn.error is None:
             turn.error = turn_error(failure)
-            self._notify(
-                "error",
-                {
-                    "error": dump(turn.error),
-                    "willRetry": False,
-                    "threadId": self.thread_id,
-                    "turnId": turn.id,
-                },
-            )
+            self._report_error(turn.error, turn.id, will_retry=False)
 
     # -- subagents --------------------------------------------------------------------------
 

@@ -121,6 +121,19 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
     def _turn_id(self) -> str:
         return self.active_turn_id or self._last_turn_id or ""
 
+    def _report_error(self, error: Any, turn_id: str, *, will_retry: bool) -> None:
+        """The v2 `error` notification for a `TurnError`; final for the turn unless the
+        engine will retry."""
+        self._notify(
+            "error",
+            {
+                "error": dump(error),
+                "willRetry": will_retry,
+                "threadId": self.thread_id,
+                "turnId": turn_id,
+            },
+        )
+
     def _started(self, item: Any, at_ms: int | None = None) -> None:
         at = at_ms if at_ms is not None else now_ms()
         item.started_at_ms = at

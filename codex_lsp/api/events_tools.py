@@ -88,6 +88,7 @@ class ToolEventsMixin:
     _close_streams: Callable[[], None]
     _new_id: Callable[..., str]
     _turn_id: Callable[[], str]
+    _report_error: Callable[..., None]
     _mcp_approval: Callable[[ev.ExecApprovalRequestEvent], bool]
     _subagent_request: Callable[[ev.Event], None]
 
@@ -299,28 +300,12 @@ class ToolEventsMixin:
             self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
             return
         turn.error = turn_error(msg.message, msg.codex_error_info)
-        self._notify(
-            "error",
-            {
-                "error": dump(turn.error),
-                "willRetry": False,
-                "threadId": self.thread_id,
-                "turnId": turn.id,
-            },
-        )
+        self._report_error(turn.error, turn.id, will_retry=False)
 
     def _stream_error(self, event: ev.Event) -> None:
         msg: ev.StreamErrorEvent = event.msg  # type: ignore[assignment]
         error = turn_error(msg.message, msg.codex_error_info, msg.additional_details)
-        self._notify(
-            "error",
-            {
-                "error": dump(error),
-                "willRetry": True,
-                "threadId": self.thread_id,
-                "turnId": self._turn_id(),
-            },
-        )
+        self._report_error(error, self._turn_id(), will_retry=True)
 
     def _warning(self, event: ev.Event) -> None:
         msg: ev.WarningEvent = event.msg  # type: ignore[assignment]

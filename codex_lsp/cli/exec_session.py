@@ -48,10 +48,14 @@ async def _run_task(args: argparse.Namespace, services: Any, prompt: str) -> int
     renderer = JsonRenderer(sys.stdout) if args.json else TerminalRenderer(sys.stdout, sys.stderr)
     async with Codex(services) as codex:
         await codex.submit(_configure_op(args))
-        first = await codex.next_event()
-        renderer.show(first)
-        if first.msg.type != "session_configured":
-            return 1
+        # Warnings (an MCP server that did not start, no sandbox) may come first.
+        while True:
+            first = await codex.next_event()
+            renderer.show(first)
+            if first.msg.type == "session_configured":
+                break
+            if first.msg.type == "error":
+                return 1
         turn = await codex.submit(UserInputOp(items=[TextInput(text=prompt)]))
         failed = False
         while True:

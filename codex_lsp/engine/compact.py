@@ -36,10 +36,18 @@ COMPACTION_WARNING = (
 
 
 def replacement_history(
-    ctx: TurnContext, old: list[dict[str, Any]], summary: str
+    ctx: TurnContext,
+    old: list[dict[str, Any]],
+    summary: str,
+    *,
+    extra_sections: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The initial context, then recent user messages and the summary."""
-    return [developer_message(ctx), contextual_user_message(ctx), *compacted_history(old, summary)]
+    return [
+        developer_message(ctx, extra_sections=extra_sections),
+        contextual_user_message(ctx),
+        *compacted_history(old, summary),
+    ]
 
 
 async def maybe_compact(session: Any, task: Any, ctx: TurnContext) -> None:
@@ -58,8 +66,15 @@ async def compact(session: Any, task: Any, ctx: TurnContext) -> None:
         prompt_cache_key=session.thread_id,
     )
     result = await run_sampling_request(session, sub_id, client, prompt, show_messages=False)
-    summary = result.last_agent_message or ""
-    replacement = replacement_history(ctx, session.history.items, summary)
+    summary = result.last_agent_message
+    if not summary:
+        # Replacing the history with an empty summary would lose the whole thread.
+        session.emit(sub_id, WarningEvent(message="compaction skipped: the model wrote no summary"))
+        return
+    # The sections extensions add (skills, tools' notes) were in the first developer message;
+    # the model only sees them again if the replacement carries them too.
+    sections = session.services.instruction_sections(session, ctx)
+    replacement = replacement_history(ctx, session.history.items, summary, extra_sections=sections)
     session.history.replace(replacement)
     session.record_line("compacted", {"message": summary, "replacement_history": replacement})
     if result.usage is not None:

@@ -16,6 +16,7 @@ from codex_lsp.engine.models import model_info
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.model import ModelError
 from codex_lsp.protocol.events import (
     ErrorEvent,
     SessionConfiguredEvent,
@@ -39,6 +40,7 @@ from codex_lsp.protocol.ops import (
     UserInputOp,
     UserTurn,
 )
+from codex_lsp.sandbox import session_sandbox_warning
 from codex_lsp.store.fork import fork_thread
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.home import new_thread_id
@@ -57,6 +59,8 @@ async def configure_session(
     resumed_state = None
     forked_from: str | None = None
     rollout: RolloutRecorder | None = None
+    # Lines of the rollout that could not be read back; the user hears of each once.
+    read_warnings: list[str] = []
     if op.resume_path or op.fork_path:
         source = Path(op.resume_path or op.fork_path or "")
         try:
@@ -64,6 +68,7 @@ async def configure_session(
         except OSError as err:
             codex.event(sub_id, ErrorEvent(message=f"cannot read thread {source}: {err.strerror}"))
             return None
+        read_warnings = contents.warnings
         resumed_state = reconstruct_history(contents.lines)
         if resumed_state.meta is None:
             codex.event(sub_id, ErrorEvent(message=f"{source} is not a thread rollout"))
@@ -93,7 +98,11 @@ async def configure_session(
         if not op.ephemeral:
             rollout = RolloutRecorder.create(home, thread_id, _session_meta(ctx, op))
 
-    history = ConversationHistory(resumed_state.history if resumed_state else None)
+    history = (
+        ConversationHistory(resumed_state.history, resumed_state.bookmarks)
+        if resumed_state
+        else ConversationHistory()
+    )
     session = Session(
         thread_id=thread_id,
         ctx=ctx,
@@ -135,6 +144,12 @@ async def configure_session(
             rollout_path=str(rollout.path) if rollout is not None else None,
         ),
     )
+    # After session_configured, which front doors wait for as the first answer to configure.
+    for warning in read_warnings:
+        session.warn_once(sub_id, warning)
+    sandbox_warning = session_sandbox_warning(ctx.sandbox_policy)
+    if sandbox_warning is not None:
+        session.warn_once(sub_id, sandbox_warning)
     return session
 
 
@@ -201,6 +216,10 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         from codex_lsp.engine.codex import close_session
 
         await session.abort_task("interrupted")
+        # Forget the session first: later ops must hear there is none, not run on a closed
+        # rollout, and leaving the engine must not close it a second time.
+        if codex.session is session:
+            codex.session = None
         await close_session(codex.services, session)
         codex.event(sub_id, ShutdownCompleteEvent())
     else:
@@ -230,5 +249,10 @@ def _with_model_window(session: Session, ctx: TurnContext) -> TurnContext:
 
 async def _compact_task(session: Session, task: RunningTask) -> None:
     session.emit(task.sub_id, TaskStartedEvent(turn_id=task.sub_id, started_at=session.now()))
-    await compact(session, task, session.ctx)
+    try:
+        await compact(session, task, session.ctx)
+    except ModelError as err:
+        session.emit(
+            task.sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info)
+        )
     session.emit(task.sub_id, TaskCompleteEvent(turn_id=task.sub_id, completed_at=session.now()))

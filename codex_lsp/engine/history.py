@@ -25,9 +25,13 @@ __all__ = ["ConversationHistory", "message_text", "user_message"]
 class ConversationHistory:
     """Ordered items plus, for each completed response, how long the history was after it."""
 
-    def __init__(self, items: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        items: list[dict[str, Any]] | None = None,
+        bookmarks: dict[str, int] | None = None,
+    ) -> None:
         self._items: list[dict[str, Any]] = list(items or [])
-        self._bookmarks: dict[str, int] = {}
+        self._bookmarks: dict[str, int] = dict(bookmarks or {})
 
     def __len__(self) -> int:
         return len(self._items)

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from codex_lsp.engine.extensions import Extension, ToolHandler
-from codex_lsp.engine.subagents.agent import ROOT_AGENT_ID
-from codex_lsp.engine.subagents.extension import SubagentsExtension
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.protocol.events import RequestUserInputEvent
 
@@ -269,16 +267,8 @@ def tool_output(questions: list[Question], reply: dict[str, Any]) -> dict[str, A
 
 
 def _is_root(session: Session) -> bool:
-    """Whether `session` is a root thread: only a root has a user at hand to answer.
-
-    The subagents extension knows which sessions are children; without it, every session is a
-    root.
-    """
-    for extension in session.services.extensions:
-        if isinstance(extension, SubagentsExtension):
-            owner = extension.owners.get(session)
-            return owner is None or owner[1] == ROOT_AGENT_ID
-    return True
+    """Whether `session` is a root thread: only a root has a user at hand to answer."""
+    return session.agent_id == 0
 
 
 async def handle_request_user_input(call: ToolCall) -> ToolOutput:

@@ -99,6 +99,9 @@ class Session:
         self.rate_limits: RateLimitSnapshot | None = None
         self.last_response_id: str | None = None
         self.thread_name: str | None = None
+        # 0 for a root thread. The subagents package gives each child session its agent id,
+        # so features that differ for children (questions to the user) need not import it.
+        self.agent_id = 0
         # The context the model last saw; None until the first turn records it.
         self.context_seen: TurnContext | None = None
         self._emit = emit

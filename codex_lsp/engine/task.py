@@ -137,6 +137,11 @@ async def run_regular_task(
     if previous_response_id:
         if session.history.has_bookmark(previous_response_id):
             session.history.rewind_to(previous_response_id)
+            # The rollout holds the abandoned branch too: a replacement history makes a resumed
+            # thread continue from the bookmark, as this session does, not from the branch.
+            session.record_line(
+                "compacted", {"message": "", "replacement_history": session.history.items}
+            )
         else:
             session.emit(
                 sub_id,
@@ -176,8 +181,8 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     client = session.services.model_client(ctx, session.thread_id)
     last_message: str | None = None
     while True:
-        await maybe_compact(session, task, ctx)
         try:
+            await maybe_compact(session, task, ctx)
             result = await run_sampling_request(session, sub_id, client, build_prompt(session, ctx))
         except ModelError as err:
             session.emit(

@@ -4,6 +4,12 @@ pygls answers unknown methods itself, but it routes no `codex/*` method it was n
 silently drops requests that arrive after `shutdown` (the client would wait forever), and has no
 way to answer a message it could not parse. This subclass adds those three things; the rest of
 the server only ever sees pygls's normal handler interface.
+
+A `codex/*` request is answered from inside its own task, as soon as the API returns: pygls
+would send it from the task's done-callback, one loop turn later, after the notifications the
+API queued to follow the response (`codex/thread/started`, a review's `codex/turn/started`).
+The app-server door writes its answers the same way, so both doors keep the order of the
+real transcripts.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 import cattrs
 from lsprotocol import converters, types
-from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -30,6 +36,9 @@ INVALID_REQUEST = -32600
 
 # A handler for `codex/<method>`: receives the v2 method name (without the prefix) and params.
 CodexHandler = Callable[[str, Any], Any]
+
+# What a forwarded `codex/*` handler returns once it has written its own response.
+_ANSWERED = object()
 
 
 def json_converter() -> cattrs.Converter:
@@ -63,9 +72,23 @@ class CodexProtocol(LanguageServerProtocol):
             method = feature_name[len(CODEX_PREFIX) :]
 
             async def forward(params: Any) -> Any:
-                return await handler(method, params)
+                # Set by pygls before it created this task; the task runs in a copy of it.
+                msg_id = self._ctx_msg_id.get()
+                try:
+                    result = await handler(method, params)
+                except JsonRpcException as err:
+                    self._send_response(msg_id, error=err.to_response_error())
+                    return _ANSWERED
+                self._send_response(msg_id, result=result)
+                return _ANSWERED
 
             return forward
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        if not future.cancelled() and future.exception() is None and future.result() is _ANSWERED:
+            self._request_futures.pop(msg_id, None)
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def handle_message(self, message: Any) -> None:
         # After `shutdown` pygls ignores everything but `exit`; the LSP spec wants requests

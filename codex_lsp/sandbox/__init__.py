@@ -2,8 +2,9 @@
 
 Public API:
 
-* `sandbox_support()` / `SandboxSupport` / `sandbox_unavailable_warning()`: what the
-  kernel offers, and what to tell the user when it is not enough;
+* `sandbox_support()` / `SandboxSupport` / `sandbox_unavailable_warning()` /
+  `session_sandbox_warning()`: what the kernel offers, and what to tell the user when
+  it is not enough;
 * `wrap_command()`: the argv and env that run a command under a policy (raises
   `SandboxUnavailable` rather than run it unsandboxed);
 * `is_likely_sandbox_denied()`: whether a failure looks like the sandbox's doing;
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         is_likely_sandbox_denied,
         sandbox_support,
         sandbox_unavailable_warning,
+        session_sandbox_warning,
         wrap_command,
     )
     from .policy import (
@@ -42,6 +44,7 @@ _EXPORTS = {
     "is_likely_sandbox_denied": "._api",
     "sandbox_support": "._api",
     "sandbox_unavailable_warning": "._api",
+    "session_sandbox_warning": "._api",
     "wrap_command": "._api",
     "WritableRoot": ".policy",
     "is_path_writable": ".policy",
@@ -58,6 +61,7 @@ __all__ = [
     "paths_outside_writable_roots",
     "sandbox_support",
     "sandbox_unavailable_warning",
+    "session_sandbox_warning",
     "wrap_command",
     "writable_roots",
 ]

@@ -96,6 +96,17 @@ def sandbox_unavailable_warning(support: SandboxSupport) -> str | None:
     )
 
 
+def session_sandbox_warning(policy: DangerFullAccess | ReadOnly | WorkspaceWrite) -> str | None:
+    """The warning a session under `policy` starts with when this kernel cannot enforce it.
+
+    Said up front, so the user learns why commands will be refused before the model
+    runs one; `wrap_command` raises with the same text, which the session says only once.
+    """
+    if isinstance(policy, DangerFullAccess):
+        return None
+    return sandbox_unavailable_warning(sandbox_support())
+
+
 def wrap_command(
     argv: Sequence[str],
     policy: DangerFullAccess | ReadOnly | WorkspaceWrite,

@@ -54,6 +54,9 @@ class ResumedState:
     # Persisted `EventMsg` payloads in order, rollbacks included, to rebuild turns for display.
     events: list[dict[str, Any]] = field(default_factory=list)
     thread_name: str | None = None
+    # Response ids that ended a turn, and how long the history was then: the bookmarks a
+    # later turn may fork from. A compaction or rollback invalidates the ones before it.
+    bookmarks: dict[str, int] = field(default_factory=dict)
 
 
 def message_text(item: dict[str, Any]) -> str:
@@ -155,13 +158,18 @@ def reconstruct_history(
         elif kind == EVENT_MSG:
             if isinstance(payload, dict):
                 _apply_event(state, payload)
+                response_id = payload.get("response_id")
+                if payload.get("type") in ("task_complete", "turn_complete") and response_id:
+                    state.bookmarks[str(response_id)] = len(history)
                 if payload.get("type") == "thread_rolled_back":
                     turns = payload.get("num_turns")
                     if isinstance(turns, int):
                         history = drop_last_user_turns(history, turns, summary_prefix)
+                        state.bookmarks.clear()
         elif kind == COMPACTED:
             if not isinstance(payload, dict):
                 continue
+            state.bookmarks.clear()
             replacement = payload.get("replacement_history")
             if isinstance(replacement, list):
                 history = [item for item in replacement if isinstance(item, dict)]

@@ -105,11 +105,19 @@ class RecordingProtocol(LanguageClientProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.codex_notifications: list[tuple[str, Any]] = []
+        # Every `codex/*` notification and every response's result, in the order they
+        # arrived: ("codex/thread/started", params) or ("response", result).
+        self.arrivals: list[tuple[str, Any]] = []
         self.changed = asyncio.Event()
+
+    def _handle_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        self.arrivals.append(("response", result))
+        super()._handle_response(msg_id, result, error)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         if method_name.startswith("codex/"):
             self.codex_notifications.append((method_name[len("codex/") :], params))
+            self.arrivals.append((method_name, params))
         self.changed.set()
         if method_name.startswith("codex/"):
             return  # recorded; pygls would only warn about an unknown method

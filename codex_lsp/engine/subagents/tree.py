@@ -208,7 +208,7 @@ class AgentTree:
         """Register a new child and start its first task."""
         agent.session = session
         self.agents[agent.agent_id] = agent
-        self._owners[session] = (self, agent.agent_id)
+        self._register(agent, session)
         await start_extensions(session, agent.origin_sub_id)
         await self._start_task(agent, texts)
         self._lifecycle(agent, change)
@@ -245,9 +245,13 @@ class AgentTree:
                 self.root, parent_id, agent, ctx, self._observer(agent)
             )
             agent.session = session
-            self._owners[session] = (self, agent.agent_id)
+            self._register(agent, session)
             await start_extensions(session, agent.origin_sub_id)
         return agent.session
+
+    def _register(self, agent: Subagent, session: Session) -> None:
+        session.agent_id = agent.agent_id
+        self._owners[session] = (self, agent.agent_id)
 
     def _observer(self, agent: Subagent) -> Callable[[Event], None]:
         return lambda event: self.observe(agent, event)

@@ -53,14 +53,21 @@ def patch_from_shell(call: ToolCall, argv: list[str], cwd: Path) -> Awaitable[To
     return apply_patch(call, found.patch, cwd / found.workdir if found.workdir else cwd)
 
 
-def assess_patch(plan: PatchPlan, ctx: TurnContext, cwd: Path) -> tuple[str, str | None]:
-    """("auto" | "ask" | "reject", reason) following the writable roots and the policy."""
+def assess_patch(plan: PatchPlan, ctx: TurnContext) -> tuple[str, str | None]:
+    """("auto" | "ask" | "reject", reason) following the writable roots and the policy.
+
+    The roots come from the session's cwd, never the patch's own directory: a patch
+    sent through `shell_command` with `workdir: "/etc"` must not make `/etc` a root.
+    Codex auto-approves an out-of-roots patch under `on-failure` because it applies
+    patches inside the sandbox and escalates when that fails; patches here land through
+    the Workspace unsandboxed, so that case asks up front instead.
+    """
     if ctx.approval_policy == AskForApproval.UNTRUSTED:
         return "ask", None
     if isinstance(ctx.sandbox_policy, DangerFullAccess):
         return "auto", None
-    outside = paths_outside_writable_roots(plan.touched_paths(), ctx.sandbox_policy, cwd)
-    if not outside or ctx.approval_policy == AskForApproval.ON_FAILURE:
+    outside = paths_outside_writable_roots(plan.touched_paths(), ctx.sandbox_policy, ctx.cwd)
+    if not outside:
         return "auto", None
     listed = ", ".join(str(path) for path in outside)
     if ctx.approval_policy == AskForApproval.NEVER:
@@ -85,7 +92,7 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     except PatchApplyError as err:
         return ToolOutput(err.model_message, success=False)
     changes = plan.changes()
-    verdict, reason = assess_patch(plan, call.ctx, cwd)
+    verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
         return ToolOutput(f"patch rejected: {reason}", success=False)
     paths = [str(path) for path in plan.touched_paths()]

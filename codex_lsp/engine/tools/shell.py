@@ -109,15 +109,16 @@ async def run_command(call: ToolCall, argv: list[str], cwd: Path, args: ShellArg
         approved_by_user = True
         unsandboxed = unsandboxed or assessment.run_unsandboxed
 
-    output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=not unsandboxed)
+    sandboxed = not unsandboxed and not isinstance(ctx.sandbox_policy, DangerFullAccess)
+    output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=sandboxed)
     if output is None:
         return ToolOutput(
             "command refused: the sandbox this policy needs is not available on this machine",
             success=False,
         )
-    denied = not unsandboxed and is_likely_sandbox_denied(
-        output.exit_code, output.aggregated_output
-    )
+    # Without a sandbox a "permission denied" is the command's own: rerunning it
+    # "without the sandbox" would ask the user to approve the same run again.
+    denied = sandboxed and is_likely_sandbox_denied(output.exit_code, output.aggregated_output)
     escalate = (
         denied and not approved_by_user and should_escalate_on_sandbox_denial(ctx.approval_policy)
     )
@@ -176,7 +177,7 @@ async def _run(
     session, ctx = call.session, call.ctx
     env = command_env()
     run_argv = argv
-    if sandboxed and not isinstance(ctx.sandbox_policy, DangerFullAccess):
+    if sandboxed:
         try:
             # The policy's roots come from the session's cwd, not the command's workdir.
             run_argv, env = wrap_command(argv, ctx.sandbox_policy, ctx.cwd, env)
