@@ -10,9 +10,8 @@ from pathlib import Path
 
 import anyio
 
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import enqueue_two_turn_flow, make_git_repo, write_config
 from tests.support.scripted_builders import (
-    custom_tool_call_response,
     function_call_response,
     http_error,
     text_response,
@@ -37,23 +36,14 @@ def _exec(home: Path, ws: Path, *args: str, stdin: str = "") -> subprocess.Compl
 
 
 def _seed_flow_one(scripted_model, ws: Path) -> None:
-    scripted_model.enqueue(
-        function_call_response(
-            "shell_command",
-            {
-                "command": "printf 'built ok\\n' > build.log; cat build.log",
-                "workdir": str(ws),
-                "sandbox_permissions": "require_escalated",
-                "justification": "write the build log",
-            },
-            call_id="call_1",
-            response_id="resp_1",
-        )
+    enqueue_two_turn_flow(
+        scripted_model,
+        ws,
+        command="printf 'built ok\\n' > build.log; cat build.log",
+        justification="write the build log",
+        patch=PATCH,
+        answer="All done: app.py now says hello.",
     )
-    scripted_model.enqueue(
-        custom_tool_call_response("apply_patch", PATCH, call_id="call_2", response_id="resp_2")
-    )
-    scripted_model.enqueue(text_response("All done: app.py now says hello.", response_id="resp_3"))
 
 
 def test_exec_runs_the_two_turn_flow_with_a_terminal_approval(scripted_model, tmp_path):

@@ -11,11 +11,15 @@ import anyio
 from codex_lsp.protocol.ops import Interrupt, Shutdown
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.rollout import read_rollout
-from tests.support.engine import make_git_repo, running_engine, write_config
+from tests.support.engine import (
+    enqueue_two_turn_flow,
+    make_git_repo,
+    running_engine,
+    write_config,
+)
 from tests.support.scripted_builders import (
     chat_text_response,
     chat_tool_call_response,
-    custom_tool_call_response,
     function_call_response,
     text_response,
 )
@@ -48,23 +52,14 @@ async def test_two_turn_task_with_approved_command_and_auto_approved_patch(
 ):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
     write_config(home, scripted_model.base_url)
-    scripted_model.enqueue(
-        function_call_response(
-            "shell_command",
-            {
-                "command": "printf 'hello from the command\\n' > out.txt; cat out.txt",
-                "workdir": str(ws),
-                "sandbox_permissions": "require_escalated",
-                "justification": "to greet",
-            },
-            call_id="call_exec",
-            response_id="resp_1",
-        )
+    enqueue_two_turn_flow(
+        scripted_model,
+        ws,
+        command="printf 'hello from the command\\n' > out.txt; cat out.txt",
+        justification="to greet",
+        patch=PATCH,
+        answer="Done.",
     )
-    scripted_model.enqueue(
-        custom_tool_call_response("apply_patch", PATCH, call_id="call_patch", response_id="resp_2")
-    )
-    scripted_model.enqueue(text_response("Done.", response_id="resp_3"))
 
     async with running_engine(home) as engine:
         configured = await engine.configure(cwd=str(ws))

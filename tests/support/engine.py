@@ -14,6 +14,11 @@ from codex_lsp.engine.codex import Codex
 from codex_lsp.protocol.events import Event
 from codex_lsp.protocol.inputs import TextInput
 from codex_lsp.protocol.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
+from tests.support.scripted_builders import (
+    custom_tool_call_response,
+    function_call_response,
+    text_response,
+)
 
 EVENT_TIMEOUT_S = 20.0
 
@@ -67,6 +72,29 @@ def make_git_repo(path: Path, files: dict[str, str] | None = None) -> Path:
         subprocess.run(["git", "add", "-A"], cwd=path, check=True, env=env)
         subprocess.run(["git", "commit", "-qm", "initial"], cwd=path, check=True, env=env)
     return path
+
+
+def enqueue_two_turn_flow(
+    server: Any, ws: Path, *, command: str, justification: str, patch: str, answer: str
+) -> None:
+    """The seeds' first flow: an escalated command to approve, a patch, then an answer."""
+    server.enqueue(
+        function_call_response(
+            "shell_command",
+            {
+                "command": command,
+                "workdir": str(ws),
+                "sandbox_permissions": "require_escalated",
+                "justification": justification,
+            },
+            call_id="call_exec",
+            response_id="resp_1",
+        )
+    )
+    server.enqueue(
+        custom_tool_call_response("apply_patch", patch, call_id="call_patch", response_id="resp_2")
+    )
+    server.enqueue(text_response(answer, response_id="resp_3"))
 
 
 class EngineDriver:
