@@ -71,6 +71,7 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     diagnostics = ReviewDiagnostics(server, host.last_review)
     notices = EditorNotices(server)
     host.observers += [diagnostics.observe, notices.observe]
+    host.resume_observers.append(diagnostics.thread_resumed)
     for feature in (
         Lifecycle(server, host),
         host,

@@ -308,7 +308,7 @@ local function test_server_cannot_start()
   vim.cmd.edit(path)
   H.wait("the start-up failure message", function()
     for _, note in ipairs(H.notes) do
-      if note.msg:find("exited during start-up (code 3)", 1, true) then
+      if note.msg:find("exited during start-up (exit code 3)", 1, true) then
         return true
       end
     end

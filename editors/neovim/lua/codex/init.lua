@@ -47,7 +47,7 @@ local function autostart()
     group = group,
     callback = function(ev)
       if require("codex.client").is_file_buffer(ev.buf) then
-        require("codex.client").start(ev.buf)
+        require("codex.client").start(ev.buf, nil, true)
       end
     end,
   })
@@ -62,7 +62,7 @@ local function watch_progress()
       local data = ev.data or {}
       local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
       if client and client.name == "codex" and data.params then
-        require("codex.status").on_progress(data.params)
+        require("codex.status").on_progress(data.params, client.id)
       end
     end,
   })
@@ -144,6 +144,15 @@ end
 
 function M.reject()
   return require("codex.preview").reject()
+end
+
+--- `:CodexLog`: the LSP log, where Neovim writes the server's stderr and log messages.
+function M.log()
+  local path = vim.lsp.get_log_path()
+  vim.cmd("botright split " .. vim.fn.fnameescape(path))
+  vim.bo.readonly = true
+  vim.cmd("normal! G")
+  return path
 end
 
 --- Statusline component; see :help codex-statusline.

@@ -193,7 +193,12 @@ function M.block(block)
   elseif kind == "contextCompaction" then
     out = { "_Context compacted._" }
   elseif kind == "note" then
-    local prefix = ({ error = "**Error:** ", interrupted = "", failed = "**Turn failed:** " })[d.level] or ""
+    local prefix = ({
+      error = "**Error:** ",
+      interrupted = "",
+      failed = "**Turn failed:** ",
+      stopped = "**Stopped:** ",
+    })[d.level] or ""
     out = { "> " .. prefix .. (d.text or "") }
   else
     out = { ("_%s_"):format(kind) }
