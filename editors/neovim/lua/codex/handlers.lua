@@ -20,14 +20,43 @@ local function method_not_found(method)
   return vim.lsp.rpc.rpc_response_error(codes.MethodNotFound, "the Neovim plugin does not handle " .. method)
 end
 
+-- A finding covers whole lines, and the server ends its range at the start of the next line.
+-- Neovim would count that next line as part of it (quickfix ranges one line too long, code
+-- actions offered there): end it at the end of its own last line instead.
+local LINE_END = 2147483647 -- past any line; Neovim clamps it to the line's length
+
+local function own_lines(diagnostic)
+  local range = diagnostic.range
+  if type(range) == "table" and range["end"].character == 0 and range["end"].line > range.start.line then
+    range["end"] = { line = range["end"].line - 1, character = LINE_END }
+  end
+end
+
 local function publish_diagnostics(err, result, ctx, ...)
+  for _, diagnostic in ipairs(result and result.diagnostics or {}) do
+    own_lines(diagnostic)
+  end
   vim.lsp.handlers["textDocument/publishDiagnostics"](err, result, ctx, ...)
   require("codex.review").on_diagnostics(ctx.client_id)
 end
 
+-- The server's messages (a review's verdict, a configuration error) go through vim.notify,
+-- so notification plugins show them like the plugin's own.
+local levels = { [1] = vim.log.levels.ERROR, [2] = vim.log.levels.WARN, [3] = vim.log.levels.INFO }
+
+local function show_message(_, params)
+  if params and params.message then
+    vim.notify("codex: " .. params.message, levels[params.type] or vim.log.levels.INFO)
+  end
+  return vim.NIL
+end
+
 --- A fresh handler table for one client.
 function M.table()
-  local fixed = { ["textDocument/publishDiagnostics"] = publish_diagnostics }
+  local fixed = {
+    ["textDocument/publishDiagnostics"] = publish_diagnostics,
+    ["window/showMessage"] = show_message,
+  }
   for method, fn in pairs(requests) do
     fixed[method] = function(_, params, ctx)
       return fn(params or {}, ctx)

@@ -79,6 +79,7 @@ function M.setup(opts)
   require("codex.commands").register()
   set_keymaps(options.keymaps)
   watch_progress()
+  require("codex.review").register_commands()
   if options.autostart then
     autostart()
   end
