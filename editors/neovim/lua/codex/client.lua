@@ -139,7 +139,9 @@ local function client_config(root)
     handlers = require("codex.handlers").table(),
     on_init = on_init,
     on_exit = on_exit,
-    flags = { debounce_text_changes = 50 },
+    -- Changes go out at once: an approval answered right after typing must reach the server
+    -- after the text it is about, or a change would be applied to text that is gone.
+    flags = { debounce_text_changes = 0 },
   }
 end
 

@@ -114,11 +114,34 @@ local function save_map(buf, lhs)
   end
 end
 
+-- The buffers whose text differs from when the proposal was shown.
+local function changed_since_shown(p)
+  local changed = {}
+  for _, buf in ipairs(p.bufs) do
+    if vim.api.nvim_buf_is_valid(buf) and not vim.deep_equal(p.texts[buf], vim.api.nvim_buf_get_lines(buf, 0, -1, false)) then
+      table.insert(changed, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:."))
+    end
+  end
+  return changed
+end
+
 local function finish(p, decision)
   if p.done then
     return
   end
   p.done = true
+  if decision == "accept" then
+    local changed = changed_since_shown(p)
+    if #changed > 0 then
+      -- The server applies a change only to the text it was made for; it tells the agent,
+      -- which may propose it again.
+      vim.notify(
+        ("codex: %s changed after Codex proposed this change, so it was not applied; "
+          .. "Codex is told and may propose it again."):format(table.concat(changed, ", ")),
+        vim.log.levels.WARN
+      )
+    end
+  end
   for _, buf in ipairs(p.bufs) do
     if vim.api.nvim_buf_is_valid(buf) then
       vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
@@ -179,6 +202,7 @@ function M.show(params, opts, resolve)
     bufs = {},
     keys = {},
     saved = {},
+    texts = {},
     resolve = resolve,
     group = vim.api.nvim_create_augroup("codex_preview_" .. next_id, { clear = true }),
   }
@@ -194,6 +218,7 @@ function M.show(params, opts, resolve)
   for _, t in ipairs(targets) do
     local buf = t.buf
     table.insert(p.bufs, buf)
+    p.texts[buf] = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
     active[buf] = p
     local first = draw(buf, t.hunks)
     vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
