@@ -6,7 +6,6 @@ with the suite's output when it exits non-zero, and then checks what the model w
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.support.engine import make_git_repo, write_config

@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from codex_lsp import __version__
 from codex_lsp.lsp.code_actions import ReviewCodeActions
 from codex_lsp.lsp.commands import Commands
+from codex_lsp.lsp.context_input import ContextCommands
 from codex_lsp.lsp.diagnostics import ReviewDiagnostics
 from codex_lsp.lsp.engine_host import EngineHost, EngineOptions
 from codex_lsp.lsp.lifecycle import Lifecycle
@@ -77,6 +78,7 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
         host,
         progress,
         Commands(server, host, progress),
+        ContextCommands(server, host),
         diagnostics,
         ReviewCodeActions(server, diagnostics),
         ReviewCommands(server, host, diagnostics),
