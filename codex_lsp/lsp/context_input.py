@@ -1,7 +1,8 @@
 """A chat message with editor context attached (`workspace/executeCommand`).
 
-* `codex.message` `[{threadId, text, context?}]`: start a turn on `threadId` whose input is the
-  user's text followed by one text input per attached item. An editor sends what the user
+* `codex.message` `[{threadId, text, context?, model?}]`: start a turn on `threadId` (with
+  `model` from then on, when given) whose input is the user's text followed by one text input
+  per attached item. An editor sends what the user
   attached, as data; the server reads it and words it for the model:
 
   - `{type: "buffer", uri}`: the document's text as the editor holds it (unsaved edits too);
@@ -116,7 +117,11 @@ class ContextCommands:
                     f"{MESSAGE}: context item {index + 1} is not valid: {err.errors()[0]['msg']}"
                 ) from None
             inputs.append({"type": "text", "text": self._describe(item, index, cwd)})
-        result = await self._host.call("turn/start", {"threadId": thread_id, "input": inputs})
+        params: dict[str, Any] = {"threadId": thread_id, "input": inputs}
+        model = string_option(options, "model", MESSAGE, required=False)
+        if model:
+            params["model"] = model
+        result = await self._host.call("turn/start", params)
         return {"threadId": thread_id, "turn": result.get("turn")}
 
     # -- reading the items ----------------------------------------------------------------

@@ -50,8 +50,17 @@ M.defaults = {
     next_hunk = "]c",
     prev_hunk = "[c",
   },
-  -- Keys in the chat buffer.
+  -- Keys in the chat buffer (`send` moves to the input area).
   chat_keys = { send = "<CR>", interrupt = "<C-c>", close = "q", threads = "gh", new = "gn" },
+  -- Keys in the chat's input area.
+  input_keys = {
+    submit = "<C-s>", -- normal and insert mode
+    submit_normal = "<CR>", -- normal mode
+    history_prev = "<Up>", -- normal mode
+    history_next = "<Down>", -- normal mode
+    interrupt = "<C-c>",
+    close = "q", -- normal mode
+  },
 }
 
 M.options = vim.deepcopy(M.defaults)

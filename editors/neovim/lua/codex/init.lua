@@ -94,8 +94,9 @@ end
 
 function M.chat(message)
   M.ensure_setup()
+  require("codex.compose").set_origin()
   if message and vim.trim(message) ~= "" then
-    require("codex.threads").send(message)
+    require("codex.compose").send(vim.trim(message))
   end
   return require("codex.chat").open()
 end

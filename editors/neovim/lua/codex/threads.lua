@@ -190,13 +190,29 @@ function M.new_chat(bufnr, cb)
   end)
 end
 
---- Send a chat message as a new turn on the chat's thread.
-function M.send(text, bufnr)
+--- Send a chat message as a new turn on the chat's thread; `context` items (see codex.context)
+--- go along as data through the server's `codex.message`.
+function M.send(text, bufnr, context)
   M.ensure_chat(bufnr, function(id, client)
+    local thread = M.get(id)
+    local model = thread and thread.model or nil
+    if context and #context > 0 then
+      client_mod.command(client, "codex.message", { threadId = id, text = text, context = context, model = model })
+      return
+    end
     client_mod.request(client, "codex/turn/start", {
       threadId = id,
       input = { { type = "text", text = text } },
+      model = model,
     })
+  end)
+end
+
+--- `/model NAME`: the chat thread's model from its next turn on.
+function M.set_model(model)
+  M.ensure_chat(nil, function(id)
+    M.get(id).model = model
+    client_mod.notify(("model for this thread: %s (from the next message)"):format(model))
   end)
 end
 
