@@ -185,8 +185,10 @@ function M.attach(chat_win)
       style = "minimal",
     })
   else
+    -- The chat's size (see codex-chat-opts) holds both: the input takes at most a third.
+    local height = math.min(HEIGHT, math.max(2, math.floor(vim.api.nvim_win_get_height(chat_win) / 3)))
     vim.api.nvim_win_call(chat_win, function()
-      vim.cmd("belowright " .. HEIGHT .. "split")
+      vim.cmd("belowright " .. height .. "split")
       win = vim.api.nvim_get_current_win()
       vim.api.nvim_win_set_buf(win, buf)
     end)

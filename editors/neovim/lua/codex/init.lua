@@ -68,6 +68,19 @@ local function watch_progress()
   })
 end
 
+-- The plugin's folder (two levels above this file), where doc/ is.
+local plugin_root = vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))))
+
+--- Generate the help tags when they are missing (a checkout without them, a package manager
+--- that dropped them), so `:help codex` works at once. A read-only folder is left alone.
+function M.ensure_helptags()
+  local doc = vim.fs.joinpath(plugin_root, "doc")
+  if vim.uv.fs_stat(vim.fs.joinpath(doc, "tags")) == nil and vim.uv.fs_stat(doc) ~= nil then
+    pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
+  end
+  return doc
+end
+
 --- Configure the plugin. Options are described in :help codex-options.
 function M.setup(opts)
   local options, err = require("codex.config").apply(opts)
@@ -76,6 +89,7 @@ function M.setup(opts)
     return
   end
   configured = true
+  M.ensure_helptags()
   require("codex.commands").register()
   set_keymaps(options.keymaps)
   watch_progress()
@@ -83,6 +97,10 @@ function M.setup(opts)
   if options.autostart then
     autostart()
   end
+end
+
+function M.configured()
+  return configured
 end
 
 --- setup() with defaults, for commands run before the user called it.
