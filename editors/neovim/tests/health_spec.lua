@@ -25,7 +25,6 @@ H.run("checkhealth codex", function()
   H.has(text, "server log (:CodexLog): ", "where the log is")
 
   -- A global key taken over by another mapping is reported.
-  require("codex").setup({ autostart = false, keymaps = { chat = "<leader>cc" } })
   vim.keymap.set("n", "<leader>cc", "<Cmd>echo 'mine'<CR>")
   text = checkhealth()
   H.has(text, "WARNING keymaps.chat: <leader>cc runs something else now", "a key clash")
