@@ -32,6 +32,7 @@ from codex_lsp.protocol.v2_catalog import (
 )
 from codex_lsp.protocol.v2_common import dump, dump_json
 from codex_lsp.protocol.v2_config import ConfigReadParams, ConfigReadResponse
+from codex_lsp.protocol.v2_families import FAMILIES
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
 from codex_lsp.protocol.v2_notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.v2_requests import SERVER_REQUESTS
@@ -88,6 +89,11 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
 
 NO_PARAMS_METHODS = frozenset({"account/logout", "account/rateLimits/read"})
 """Methods whose params the client may leave out or send as `null`."""
+
+for _family in FAMILIES:
+    CLIENT_REQUESTS.update(_family.REQUESTS)
+    SERVER_NOTIFICATIONS.update(getattr(_family, "NOTIFICATIONS", {}))
+    NO_PARAMS_METHODS |= getattr(_family, "NO_PARAMS", frozenset())
 
 
 class UnknownMethodError(KeyError):
