@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codex_lsp.api import config_write, fs, thread_ops, thread_pages
+from codex_lsp.api import config_write, fs, fuzzy_search, thread_ops, thread_pages
 
-API_FAMILIES: tuple[ModuleType, ...] = (thread_pages, thread_ops, config_write, fs)
+API_FAMILIES: tuple[ModuleType, ...] = (
+    thread_pages,
+    thread_ops,
+    config_write,
+    fs,
+    fuzzy_search,
+)

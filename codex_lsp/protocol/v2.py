@@ -90,8 +90,12 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
 NO_PARAMS_METHODS = frozenset({"account/logout", "account/rateLimits/read"})
 """Methods whose params the client may leave out or send as `null`."""
 
+EXPERIMENTAL_METHODS: frozenset[str] = frozenset()
+"""Client requests the reference serves only to clients that opt into its experimental API."""
+
 for _family in FAMILIES:
     CLIENT_REQUESTS.update(_family.REQUESTS)
+    EXPERIMENTAL_METHODS |= getattr(_family, "EXPERIMENTAL", frozenset())
     SERVER_NOTIFICATIONS.update(getattr(_family, "NOTIFICATIONS", {}))
     NO_PARAMS_METHODS |= getattr(_family, "NO_PARAMS", frozenset())
 
@@ -137,6 +141,7 @@ def is_known_method(method: str) -> bool:
 
 __all__ = [
     "CLIENT_REQUESTS",
+    "EXPERIMENTAL_METHODS",
     "NO_PARAMS_METHODS",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",
