@@ -155,8 +155,16 @@ def handlers(ctx: ApiContext) -> dict[str, Handler]:
         # No managed requirements layer (requirements.toml, MDM) is read by this server.
         return ConfigRequirementsReadResponse(requirements=None)
 
+    async def mcp_reload(_params: Any, _raw: dict[str, Any]) -> None:
+        # Read the config afresh: a broken file is an error here, not at the next thread's
+        # start. Threads started from now on connect the servers it lists.
+        services = ctx.threads.load_services()
+        if services.http is not None:
+            await services.http.aclose()
+
     _announce_warnings(ctx)
     return {
+        "config/mcpServer/reload": mcp_reload,
         "config/value/write": value_write,
         "config/batchWrite": batch_write,
         "configRequirements/read": requirements,
