@@ -23,8 +23,10 @@ from pydantic import BaseModel, ValidationError
 from codex_lsp.api.convert import command_actions, command_string, now_ms
 from codex_lsp.api.port import ClientPort
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.editor import declined_hunks
 from codex_lsp.protocol.ops import (
     ExecApproval,
+    HunkRef,
     Op,
     PatchApproval,
     UserInputAnswer,
@@ -141,7 +143,12 @@ class ApprovalRouter:
 
         def answer(result: dict[str, Any] | None) -> Op:
             decision = self._decision(FileChangeRequestApprovalResponse, result, event.call_id)
-            return PatchApproval(id=event.call_id, decision=decision)
+            declined = declined_hunks(result)
+            if declined is None:
+                log.warning("unreadable declinedHunks for %s; declining", event.call_id)
+                return PatchApproval(id=event.call_id, decision="denied")
+            refs = [HunkRef(path=hunk.path, index=hunk.index) for hunk in declined]
+            return PatchApproval(id=event.call_id, decision=decision, declined_hunks=refs)
 
         self._ask(turn_id, APPROVAL_FLAG, "item/fileChange/requestApproval", dump(params), answer)
 

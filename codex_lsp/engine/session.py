@@ -96,6 +96,8 @@ class Session:
         self.approvals = ApprovalWaiters()
         self.answers = AnswerWaiters()
         self.approval_cache = ApprovalCache()
+        # Hunks declined along with a patch approval, by call id, until the patch is applied.
+        self.declined_hunks: dict[str, list[tuple[str, int]]] = {}
         self.total_usage = TokenUsage()
         self.last_usage = TokenUsage()
         self.rate_limits: RateLimitSnapshot | None = None

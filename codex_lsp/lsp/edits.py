@@ -153,7 +153,7 @@ def _units(text: str, encoding: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _end_of(lines: list[str], encoding: str) -> types.Position:
+def end_of(lines: list[str], encoding: str) -> types.Position:
     if not lines:
         return types.Position(line=0, character=0)
     last = lines[-1]
@@ -176,7 +176,7 @@ def line_edit(old: str, new: str, encoding: str) -> types.TextEdit | None:
     ):
         suffix += 1
     start = types.Position(line=prefix, character=0)
-    end = types.Position(line=len(a) - suffix, character=0) if suffix else _end_of(a, encoding)
+    end = types.Position(line=len(a) - suffix, character=0) if suffix else end_of(a, encoding)
     text = "".join(b[prefix : len(b) - suffix])
     return types.TextEdit(range=types.Range(start=start, end=end), new_text=text)
 

@@ -28,13 +28,18 @@ _MESSAGE_TYPES = {
 }
 
 
-def wants_rich_approvals(capabilities: types.ClientCapabilities) -> bool:
-    """`capabilities.experimental.codex.richApprovals == true` in the client's initialize."""
+def codex_flag(capabilities: types.ClientCapabilities, name: str) -> bool:
+    """`capabilities.experimental.codex.<name> == true` in the client's initialize."""
     experimental: Any = capabilities.experimental
     if not isinstance(experimental, dict):
         return False
     codex = experimental.get("codex")
-    return isinstance(codex, dict) and codex.get("richApprovals") is True
+    return isinstance(codex, dict) and codex.get(name) is True
+
+
+def wants_rich_approvals(capabilities: types.ClientCapabilities) -> bool:
+    """`capabilities.experimental.codex.richApprovals == true` in the client's initialize."""
+    return codex_flag(capabilities, "richApprovals")
 
 
 class Lifecycle:
@@ -52,6 +57,8 @@ class Lifecycle:
 
     def on_initialize(self, params: types.InitializeParams) -> None:
         self._server.rich_approvals = wants_rich_approvals(params.capabilities)
+        self._server.hunk_review = codex_flag(params.capabilities, "hunkReview")
+        self._server.editor_context = codex_flag(params.capabilities, "editorContext")
         if self._log_handler is None:
             self._loop = asyncio.get_running_loop()
             self._loop_thread = threading.get_ident()

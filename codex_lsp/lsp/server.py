@@ -47,6 +47,12 @@ class CodexLanguageServer(LanguageServer):
         )
         # Set from the client's initialize: v2 approval requests instead of message prompts.
         self.rich_approvals = False
+        # Set from the client's initialize: patches needing approval are confirmed hunk by hunk
+        # in the editor's own edit preview even though approvals are rendered by the client.
+        self.hunk_review = False
+        # Set from the client's initialize: the client answers `codex/editor/*` requests, so the
+        # model gets the editor tools.
+        self.editor_context = False
         self.host: EngineHost | None = None
 
     def report_server_error(self, error: Exception, source: Any) -> None:

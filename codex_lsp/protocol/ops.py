@@ -90,10 +90,20 @@ class ExecApproval(WireModel):
     decision: ReviewDecision
 
 
+class HunkRef(WireModel):
+    """One hunk of a proposed change: the file's absolute path as the change names it, and the
+    hunk's 0-based place among the `@@` hunks of that file's diff (0 for a whole-file change)."""
+
+    path: str
+    index: int = Field(ge=0)
+
+
 class PatchApproval(WireModel):
     type: Literal["patch_approval"] = "patch_approval"
     id: str
     decision: ReviewDecision
+    # With an approval: the hunks the user declined; the rest of the change is applied.
+    declined_hunks: list[HunkRef] = Field(default_factory=list)
 
 
 class UserInputAnswerEntry(WireModel):

@@ -6,7 +6,8 @@ server asks the way an editor does:
 
 * `window/showMessageRequest`: `editor.choose(params)` picks an action title (None dismisses);
 * `workspace/applyEdit`: applied to the open buffers it holds (checking versions and sending
-  `didChange` like an editor would) and to disk for files it has not opened, or refused;
+  `didChange` like an editor would) and to disk for files it has not opened, or refused; an
+  edit whose change annotation needs confirmation is left out when `editor.confirm` says no;
 * `codex/item/*/requestApproval`, `codex/item/tool/requestUserInput` (rich approvals):
   `editor.rich_answer(method, params)`.
 
@@ -94,6 +95,8 @@ class Editor:
         "decision": "accept"
     }
     refuse_edits: str | None = None  # a failure reason: refuse every workspace/applyEdit
+    # The user's answer to each change annotation that needs confirmation (keep it or not).
+    confirm: Callable[[str, types.ChangeAnnotation], bool] = lambda annotation_id, a: True
     prompts: list[types.ShowMessageRequestParams] = field(default_factory=list)
     edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     rich_requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -230,7 +233,20 @@ class EditorClient(LanguageClient):
             return types.ApplyWorkspaceEditResult(
                 applied=False, failure_reason=self.editor.refuse_edits
             )
+        annotations = params.edit.change_annotations or {}
+        refused = {
+            annotation_id
+            for annotation_id, annotation in annotations.items()
+            if annotation.needs_confirmation and not self.editor.confirm(annotation_id, annotation)
+        }
         for index, change in enumerate(params.edit.document_changes or []):
+            if getattr(change, "annotation_id", None) in refused:
+                continue
+            if isinstance(change, types.TextDocumentEdit):
+                kept = [e for e in change.edits if getattr(e, "annotation_id", None) not in refused]
+                if not kept:
+                    continue
+                change = types.TextDocumentEdit(text_document=change.text_document, edits=kept)
             problem = self._apply_change(change)
             if problem is not None:
                 return types.ApplyWorkspaceEditResult(
@@ -278,8 +294,19 @@ class EditorClient(LanguageClient):
         return f"unsupported change {change!r}"
 
 
-def editor_capabilities(*, rich: bool = False, apply_edit: bool = True) -> types.ClientCapabilities:
-    experimental = {"codex": {"richApprovals": True}} if rich else None
+def editor_capabilities(
+    *,
+    rich: bool = False,
+    apply_edit: bool = True,
+    annotations: bool = False,
+    message_requests: bool = True,
+    codex: dict[str, Any] | None = None,
+) -> types.ClientCapabilities:
+    """A capable editor's capabilities. `annotations`: it confirms annotated edits;
+    `message_requests=False`: it cannot answer `window/showMessageRequest`; `codex`: more
+    `experimental.codex` flags."""
+    flags = {**({"richApprovals": True} if rich else {}), **(codex or {})}
+    experimental = {"codex": flags} if flags else None
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=apply_edit,
@@ -290,9 +317,25 @@ def editor_capabilities(*, rich: bool = False, apply_edit: bool = True) -> types
                     types.ResourceOperationKind.Rename,
                     types.ResourceOperationKind.Delete,
                 ],
+                change_annotation_support=(
+                    types.ChangeAnnotationsSupportOptions(groups_on_label=True)
+                    if annotations
+                    else None
+                ),
             ),
         ),
-        window=types.WindowClientCapabilities(work_done_progress=True),
+        window=types.WindowClientCapabilities(
+            work_done_progress=True,
+            show_message=(
+                types.ShowMessageRequestClientCapabilities(
+                    message_action_item=types.ClientShowMessageActionItemOptions(
+                        additional_properties_support=False
+                    )
+                )
+                if message_requests
+                else None
+            ),
+        ),
         text_document=types.TextDocumentClientCapabilities(
             synchronization=types.TextDocumentSyncClientCapabilities(dynamic_registration=False)
         ),
@@ -380,11 +423,22 @@ class EditorSession:
         editor: Editor | None = None,
         rich: bool = False,
         apply_edit: bool = True,
+        annotations: bool = False,
+        message_requests: bool = True,
+        codex: dict[str, Any] | None = None,
         args: tuple[str, ...] = (),
+        command: list[str] | None = None,
     ) -> None:
         self.home, self.root = home, root
         self.editor = editor or Editor()
-        self.capabilities = editor_capabilities(rich=rich, apply_edit=apply_edit)
+        self.capabilities = editor_capabilities(
+            rich=rich,
+            apply_edit=apply_edit,
+            annotations=annotations,
+            message_requests=message_requests,
+            codex=codex,
+        )
+        self.command = command
         self.args = args
         self.client: EditorClient | None = None
         self.initialize_result: types.InitializeResult | None = None
@@ -392,7 +446,7 @@ class EditorSession:
     async def __aenter__(self) -> EditorClient:
         env = {**os.environ, "CODEX_HOME": str(self.home)}
         config = ClientServerConfig(
-            server_command=server_command(*self.args),
+            server_command=self.command or server_command(*self.args),
             client_factory=lambda: make_editor_client(self.editor),
             server_env=env,
         )

@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.patch import (
@@ -14,6 +15,7 @@ from codex_lsp.engine.patch import (
     detect_apply_patch,
     plan_patch,
 )
+from codex_lsp.engine.patch.hunks import ChangeHunk, plan_hunks, without_hunks
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.workspace import WorkspaceEditError
@@ -91,13 +93,17 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
         plan = plan_patch(text, cwd, session.workspace)
     except PatchApplyError as err:
         return ToolOutput(err.model_message, success=False)
+    original = plan
     changes = plan.changes()
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
         return ToolOutput(f"patch rejected: {reason}", success=False)
     paths = [str(path) for path in plan.touched_paths()]
     auto_approved = verdict == "auto" or session.approval_cache.paths_approved(paths)
-    if not auto_approved:
+    # An editor that shows each hunk for confirmation as it applies the change is the approval.
+    review = not auto_approved and session.workspace.reviews_hunks(plan)
+    declined: tuple[ChangeHunk, ...] = ()
+    if not auto_approved and not review:
         session.emit(
             call.sub_id,
             ApplyPatchApprovalRequestEvent(
@@ -105,6 +111,7 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
             ),
         )
         decision = await session.approvals.ask(call.call_id)
+        refused = session.declined_hunks.pop(call.call_id, [])
         if decision == "abort":
             raise TurnAbortRequested
         if decision not in ("approved", "approved_for_session"):
@@ -112,6 +119,10 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
             return ToolOutput(REJECTED_BY_USER, success=False)
         if decision == "approved_for_session":
             session.approval_cache.approve_paths(paths)
+        if refused:
+            plan, declined = _leave_out(plan, refused)
+            if not plan.operations:
+                return _all_declined(call, changes, declined, total=len(plan_hunks(original)))
 
     session.emit(
         call.sub_id,
@@ -120,14 +131,24 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
         ),
     )
     try:
-        await session.workspace.apply(plan)
+        applied = await session.workspace.apply(plan, review=review)
     except WorkspaceEditError as err:
         session.emit(
             call.sub_id, _end(call, changes, success=False, status="failed", stderr=str(err))
         )
         return ToolOutput(f"apply_patch failed: {err}", success=False)
+    if applied.declined:
+        plan = without_hunks(plan, [hunk.key for hunk in applied.declined])
+        declined += applied.declined
+        if not plan.operations:
+            return _all_declined(call, changes, declined, total=len(plan_hunks(original)))
     summary = plan.summary()
-    session.emit(call.sub_id, _end(call, changes, success=True, status="completed", stdout=summary))
+    if declined:
+        summary += declined_note(declined, total=len(plan_hunks(original)))
+    session.emit(
+        call.sub_id,
+        _end(call, plan.changes(), success=True, status="completed", stdout=summary),
+    )
     tracker = call.task.diff
     for op in plan.operations:
         tracker.on_change(op.path, op.old_content, None if op.move_path else op.new_content)
@@ -138,8 +159,50 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     return ToolOutput(f"Exit code: 0\nWall time: {wall} seconds\nOutput:\n{summary}")
 
 
+def _leave_out(
+    plan: PatchPlan, refused: list[tuple[str, int]]
+) -> tuple[PatchPlan, tuple[ChangeHunk, ...]]:
+    """The plan without the hunks the user declined, and those hunks."""
+    wanted = set(refused)
+    declined = tuple(hunk for hunk in plan_hunks(plan) if hunk.key in wanted)
+    return without_hunks(plan, [hunk.key for hunk in declined]), declined
+
+
+def declined_note(declined: tuple[ChangeHunk, ...], *, total: int) -> str:
+    """What the model is told about hunks the user declined: which, and that they are not in."""
+    if not declined:
+        return ""
+    count = len(declined)
+    noun = "hunk" if total == 1 else "hunks"
+    lines = [
+        "",
+        f"The user declined {count} of {total} {noun}; "
+        f"{'it was' if count == 1 else 'they were'} not applied:",
+    ]
+    lines += [hunk.describe() for hunk in declined]
+    return "\n".join(lines) + "\n"
+
+
+def _all_declined(
+    call: ToolCall,
+    changes: dict[str, dict[str, Any]],
+    declined: tuple[ChangeHunk, ...],
+    *,
+    total: int,
+) -> ToolOutput:
+    call.session.emit(call.sub_id, _end(call, changes, success=False, status="declined"))
+    note = declined_note(declined, total=total)
+    return ToolOutput(f"{REJECTED_BY_USER}\n{note}".rstrip("\n"), success=False)
+
+
 def _end(
-    call: ToolCall, changes: dict, *, success: bool, status: str, stdout: str = "", stderr: str = ""
+    call: ToolCall,
+    changes: dict[str, dict[str, Any]],
+    *,
+    success: bool,
+    status: str,
+    stdout: str = "",
+    stderr: str = "",
 ) -> PatchApplyEndEvent:
     return PatchApplyEndEvent(
         call_id=call.call_id,
