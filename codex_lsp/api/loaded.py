@@ -24,7 +24,7 @@ from anyio.abc import TaskStatus
 
 from codex_lsp.api.approvals import ApprovalRouter
 from codex_lsp.api.events_map import ThreadEventMap
-from codex_lsp.api.port import ClientPort
+from codex_lsp.api.port import ClientPort, EditorContextSource
 from codex_lsp.api.replies import Replies
 from codex_lsp.engine.codex import Codex
 from codex_lsp.engine.services import EngineServices
@@ -45,7 +45,8 @@ class LoadedThread:
     ) -> None:
         self.services = services
         self.client = client
-        self.codex = Codex(services, workspace=client.workspace_for(cwd))
+        editor = client.editor_context() if isinstance(client, EditorContextSource) else None
+        self.codex = Codex(services, workspace=client.workspace_for(cwd), editor=editor)
         self.configured: SessionConfiguredEvent | None = None
         self.map: ThreadEventMap | None = None
         self.router: ApprovalRouter | None = None

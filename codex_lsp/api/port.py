@@ -10,8 +10,9 @@ reads and writes files through (disk for the app-server, editor buffers for the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.workspace import Workspace
 
 # JSON-RPC error codes the API raises; doors put them on the wire as they are.
@@ -45,3 +46,12 @@ class ClientPort(Protocol):
 
     def workspace_for(self, cwd: Path) -> Workspace:
         """The Workspace a thread rooted at `cwd` reads and writes through."""
+
+
+@runtime_checkable
+class EditorContextSource(Protocol):
+    """A door whose client is an editor that answers questions about itself (open buffers,
+    selection, diagnostics) also provides this; its threads get the `editor_*` tools."""
+
+    def editor_context(self) -> EditorContext | None:
+        """The editor to ask, or None when the client did not offer to answer."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 
+from codex_lsp.engine.editor_tools import EditorToolsExtension
 from codex_lsp.engine.extensions import Extension
 from codex_lsp.engine.mcp import McpExtension
 from codex_lsp.engine.questions import QuestionsExtension
@@ -46,6 +47,7 @@ def default_extensions(config: Config) -> list[Extension]:
         McpExtension(config.mcp_servers),
         ReviewExtension.from_config(config),
         SubagentsExtension(max_active=config.max_active_subagents),
+        EditorToolsExtension(),
     ]
 
 

@@ -19,6 +19,7 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from pydantic import ValidationError
 
+from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.session import Session
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
@@ -33,9 +34,17 @@ NOT_CONFIGURED = "no session: send configure_session before any other op"
 class Codex:
     """One engine instance: one Session at a time, driven by ops, reporting events."""
 
-    def __init__(self, services: EngineServices, *, workspace: Workspace | None = None) -> None:
+    def __init__(
+        self,
+        services: EngineServices,
+        *,
+        workspace: Workspace | None = None,
+        editor: EditorContext | None = None,
+    ) -> None:
         self.services = services
         self.workspace: Workspace = workspace or DiskWorkspace()
+        # The editor the thread is shown in, when its front door can ask it things.
+        self.editor = editor
         self.session: Session | None = None
         self._sq_send: MemoryObjectSendStream[Submission]
         self._sq_recv: MemoryObjectReceiveStream[Submission]

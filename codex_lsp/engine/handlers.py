@@ -114,6 +114,7 @@ async def configure_session(
         emit=codex.emit,
         task_group=task_group,
         workspace=codex.workspace,
+        editor=codex.editor,
         services=services,
         history=history,
         rollout=rollout,

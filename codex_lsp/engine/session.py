@@ -22,6 +22,7 @@ from codex_lsp.engine.approvals import (
     ApprovalWaiters,
     TurnAbortRequested,
 )
+from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.history import ConversationHistory, user_message
 from codex_lsp.engine.steering import Steering
 from codex_lsp.engine.turn_context import TurnContext
@@ -83,6 +84,7 @@ class Session:
         task_group: TaskGroup,
         workspace: Workspace,
         services: Any,
+        editor: EditorContext | None = None,
         history: ConversationHistory | None = None,
         rollout: RolloutSink | None = None,
         persist_filter: Callable[[str], bool] | None = None,
@@ -92,6 +94,8 @@ class Session:
         self.ctx = ctx
         self.history = history or ConversationHistory()
         self.workspace = workspace
+        # The user's editor, when the front door can ask it things (the `editor_*` tools).
+        self.editor = editor
         self.services = services
         self.approvals = ApprovalWaiters()
         self.answers = AnswerWaiters()

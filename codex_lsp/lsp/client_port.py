@@ -3,7 +3,8 @@
 v2 notifications go out as `codex/<method>`, and every observer (turn progress, review
 diagnostics, warnings shown as messages) sees each of them afterwards; v2 server requests
 become editor prompts or forwarded `codex/*` requests through the `ApprovalBroker`; every
-thread reads and writes files through the one `EditorWorkspace`.
+thread reads and writes files through the one `EditorWorkspace`, and asks the editor about
+itself through `LspEditorContext` when the client offered to answer.
 
 Nothing here may raise into the API: a notification that cannot be sent is logged and dropped,
 so a broken editor connection ends a turn's output, never the turn's bookkeeping.
@@ -23,6 +24,7 @@ from codex_lsp.lsp.approvals import ApprovalBroker, ClientRequestError
 if TYPE_CHECKING:
     import asyncio
 
+    from codex_lsp.engine.editor_context import EditorContext
     from codex_lsp.engine.workspace import Workspace
     from codex_lsp.lsp.protocol import CodexProtocol
 
@@ -40,6 +42,7 @@ class LspClientPort:
         approvals: ApprovalBroker,
         observers: Sequence[Observer],
         workspace: Workspace,
+        editor: Callable[[], EditorContext | None] = lambda: None,
     ) -> None:
         self._protocol = protocol
         self._loop = loop
@@ -47,6 +50,7 @@ class LspClientPort:
         self._approvals = approvals
         self._observers = list(observers)
         self._workspace = workspace
+        self._editor = editor
         # Pending fileChange items by id: an approval prompt shows their diff when the
         # request itself does not carry it.
         self._file_changes: dict[str, list[dict[str, Any]]] = {}
@@ -85,6 +89,9 @@ class LspClientPort:
 
     def workspace_for(self, cwd: Path) -> Workspace:
         return self._workspace
+
+    def editor_context(self) -> EditorContext | None:
+        return self._editor()
 
     def file_changes(self, item_id: str) -> list[dict[str, Any]] | None:
         return self._file_changes.get(item_id)

@@ -98,6 +98,7 @@ class EngineHost:
         from codex_lsp.api.server import ApiServer
         from codex_lsp.lsp.approvals import ApprovalBroker
         from codex_lsp.lsp.client_port import LspClientPort
+        from codex_lsp.lsp.editor_requests import LspEditorContext
         from codex_lsp.lsp.editor_workspace import EditorWorkspace
 
         preloaded: list[EngineServices] = [services]
@@ -112,12 +113,15 @@ class EngineHost:
             thread_cwd=self._thread_cwd,
             file_changes=lambda item_id: self._port.file_changes(item_id) if self._port else None,
         )
+        workspace = EditorWorkspace(self._server)
+        editor = LspEditorContext(self._server, workspace)
         self._port = LspClientPort(
             self._server.protocol,
             asyncio.get_running_loop(),
             broker,
             self.observers,
-            EditorWorkspace(self._server),
+            workspace,
+            editor=lambda: editor if self._server.editor_context else None,
         )
         return ApiServer(services_factory, self._port)
 

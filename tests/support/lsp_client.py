@@ -9,7 +9,9 @@ server asks the way an editor does:
   `didChange` like an editor would) and to disk for files it has not opened, or refused; an
   edit whose change annotation needs confirmation is left out when `editor.confirm` says no;
 * `codex/item/*/requestApproval`, `codex/item/tool/requestUserInput` (rich approvals):
-  `editor.rich_answer(method, params)`.
+  `editor.rich_answer(method, params)`;
+* `codex/editor/*` (editor context): from its buffers (modified when they differ from disk),
+  `editor.selection` and `editor.diagnostics` (what other language servers published).
 
 Every `codex/*` notification is recorded in order, with helpers to wait for one.
 """
@@ -97,6 +99,11 @@ class Editor:
     refuse_edits: str | None = None  # a failure reason: refuse every workspace/applyEdit
     # The user's answer to each change annotation that needs confirmation (keep it or not).
     confirm: Callable[[str, types.ChangeAnnotation], bool] = lambda annotation_id, a: True
+    # The focused file's selection (`codex/editor/selection` result) and, by URI, the
+    # diagnostics other language servers published (LSP Diagnostic objects as JSON).
+    selection: dict[str, Any] | None = None
+    diagnostics: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    context_requests: list[tuple[str, Any]] = field(default_factory=list)
     prompts: list[types.ShowMessageRequestParams] = field(default_factory=list)
     edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     rich_requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -387,6 +394,7 @@ def make_editor_client(editor: Editor) -> EditorClient:
         client.protocol.changed.set()
         return result
 
+    _answer_editor_context(client)
     for method in (
         "item/commandExecution/requestApproval",
         "item/fileChange/requestApproval",
@@ -394,6 +402,58 @@ def make_editor_client(editor: Editor) -> EditorClient:
     ):
         client.feature(f"codex/{method}")(_rich_handler(client, method))
     return client
+
+
+def _answer_editor_context(client: EditorClient) -> None:
+    editor = client.editor
+
+    def modified(doc_uri: str, buffer: Buffer) -> bool:
+        path = Path(to_fs_path(doc_uri) or "")
+        return not path.exists() or path.read_text() != buffer.text
+
+    def recorded(method: str, params: Any) -> None:
+        editor.context_requests.append((method, params))
+        client.protocol.changed.set()
+
+    @client.feature("codex/editor/openBuffers")
+    def open_buffers(params: Any) -> Any:
+        recorded("editor/openBuffers", params)
+        return {
+            "buffers": [
+                {"uri": doc_uri, "languageId": b.language, "modified": modified(doc_uri, b)}
+                for doc_uri, b in editor.buffers.items()
+            ]
+        }
+
+    @client.feature("codex/editor/readBuffer")
+    def read_buffer(params: Any) -> Any:
+        recorded("editor/readBuffer", params)
+        buffer = editor.buffers.get(params["uri"])
+        if buffer is None:
+            return None
+        return {
+            "uri": params["uri"],
+            "text": buffer.text,
+            "languageId": buffer.language,
+            "modified": modified(params["uri"], buffer),
+        }
+
+    @client.feature("codex/editor/selection")
+    def selection(params: Any) -> Any:
+        recorded("editor/selection", params)
+        return editor.selection
+
+    @client.feature("codex/editor/diagnostics")
+    def diagnostics(params: Any) -> Any:
+        recorded("editor/diagnostics", params)
+        wanted = (params or {}).get("uri")
+        return {
+            "files": [
+                {"uri": doc_uri, "diagnostics": found}
+                for doc_uri, found in editor.diagnostics.items()
+                if wanted is None or doc_uri == wanted
+            ]
+        }
 
 
 def _rich_handler(client: EditorClient, method: str) -> Callable[[Any], Awaitable[Any]]:

@@ -91,6 +91,7 @@ def _session(
         emit=observe,
         task_group=root.task_group,
         workspace=root.workspace,
+        editor=root.editor,
         services=root.services,
         history=ConversationHistory(history),
         rollout=rollout,
