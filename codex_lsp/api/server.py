@@ -45,6 +45,7 @@ from codex_lsp.api.skills import list_skills
 from codex_lsp.api.threads import ThreadManager
 from codex_lsp.api.turns import interrupt_turn, start_turn
 from codex_lsp.api.validation import validation_message
+from codex_lsp.engine.approvals import RememberedApproval
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
 from codex_lsp.protocol.inputs import ReviewOutputEvent
@@ -135,6 +136,21 @@ class ApiServer:
         """The working directory a loaded thread's turns run in, or None if it is not loaded."""
         thread = self.threads.loaded.get(thread_id)
         return thread.cwd if thread is not None else None
+
+    def session_approvals(self) -> list[tuple[str, RememberedApproval]]:
+        """Every loaded thread's `approved_for_session` decisions, with the thread's id."""
+        found: list[tuple[str, RememberedApproval]] = []
+        for thread_id, thread in list(self.threads.loaded.items()):
+            session = thread.codex.session
+            if session is not None:
+                found.extend((thread_id, entry) for entry in session.approval_cache.remembered())
+        return found
+
+    def forget_session_approval(self, thread_id: str, entry: RememberedApproval) -> bool:
+        """Take back one `approved_for_session` decision; False when the thread had none such."""
+        thread = self.threads.loaded.get(thread_id)
+        session = thread.codex.session if thread is not None else None
+        return session is not None and session.approval_cache.forget(entry.kind, entry.key)
 
     def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
         """The structured findings of the latest review that finished on a loaded thread

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
 
 import anyio
 
@@ -58,24 +59,51 @@ class PendingRequests(Generic[T]):
         return list(self._pending)
 
 
+@dataclass(frozen=True)
+class RememberedApproval:
+    """One `approved_for_session` decision: a command (or MCP tool) by its key, or a file."""
+
+    kind: Literal["command", "file"]
+    key: str
+    description: str
+
+
 class ApprovalCache:
-    """Decisions the user made `approved_for_session`: commands by key, patches by path."""
+    """Decisions the user made `approved_for_session`: commands by key, patches by path.
+
+    They can be listed and taken back: a forgotten decision is asked again next time.
+    """
 
     def __init__(self) -> None:
-        self._commands: set[str] = set()
+        # Key -> what the user approved, as they saw it.
+        self._commands: dict[str, str] = {}
         self._paths: set[str] = set()
 
     def command_approved(self, key: str) -> bool:
         return key in self._commands
 
-    def approve_command(self, key: str) -> None:
-        self._commands.add(key)
+    def approve_command(self, key: str, description: str | None = None) -> None:
+        self._commands[key] = description or key
 
     def paths_approved(self, paths: list[str]) -> bool:
         return bool(paths) and all(path in self._paths for path in paths)
 
     def approve_paths(self, paths: list[str]) -> None:
         self._paths.update(paths)
+
+    def remembered(self) -> list[RememberedApproval]:
+        commands = [RememberedApproval("command", k, d) for k, d in self._commands.items()]
+        files = [RememberedApproval("file", path, path) for path in sorted(self._paths)]
+        return commands + files
+
+    def forget(self, kind: str, key: str) -> bool:
+        """Take back one decision; False when there was none."""
+        if kind == "command":
+            return self._commands.pop(key, None) is not None
+        if kind == "file" and key in self._paths:
+            self._paths.discard(key)
+            return True
+        return False
 
 
 ApprovalWaiters = PendingRequests[ReviewDecision]

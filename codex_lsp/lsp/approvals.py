@@ -7,6 +7,10 @@ that renders approvals itself says so in `initialize`
 (`capabilities.experimental.codex.richApprovals`) and gets the v2 request as
 `codex/<method>` with the v2 params, its result going back unchanged.
 
+An editor that cannot answer `window/showMessageRequest` (its initialize leaves out
+`window.showMessage`) gets the same question as a `window/showMessage` saying how to answer,
+and answers with a command or a code action (`pending_approvals`, `approval_commands`).
+
 A prompt only ever blocks the turn that asked; if that turn is interrupted first, the editor
 is told to drop the prompt with `$/cancelRequest`.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +29,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+
+from codex_lsp.lsp.pending_approvals import Choice, EntryKind, PendingApprovals
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +52,7 @@ DISMISSED_DECISION = "decline"
 
 # A prompt is a popup; past this it is a wall of text no one reads.
 DIFF_PREVIEW_LINES = 20
+SHELLS = ("bash", "sh", "zsh")
 KIND_LETTERS = {"add": "A", "delete": "D", "update": "M"}
 
 
@@ -66,6 +74,17 @@ def _relative(path: str, cwd: Path | None) -> str:
     except ValueError:
         return path
     return path if rel.startswith("..") else rel
+
+
+def script_of(command: str) -> str:
+    """`bash -lc 'SCRIPT'` as just SCRIPT, which is what the user recognises; else as is."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return command
+    if len(argv) == 3 and argv[1] in ("-c", "-lc") and os.path.basename(argv[0]) in SHELLS:
+        return argv[2]
+    return command
 
 
 def command_message(params: dict[str, Any]) -> str:
@@ -114,6 +133,15 @@ def file_change_message(
     return "\n".join(lines)
 
 
+def change_summary(changes: list[dict[str, Any]] | None, cwd: Path | None) -> str:
+    """A short name for a file change: the files it touches."""
+    names = [_relative(str(change.get("path", "")), cwd) for change in changes or []]
+    if not names:
+        return "apply a patch"
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"change {shown}"
+
+
 def decision_for(choice: types.MessageActionItem | None) -> str:
     """The v2 decision for the action the user picked; a dismissed prompt declines."""
     if choice is None:
@@ -136,11 +164,13 @@ class ApprovalBroker:
         rich: Callable[[], bool],
         thread_cwd: Callable[[str], Path | None] = lambda _thread: None,
         file_changes: Callable[[str], list[dict[str, Any]] | None] = lambda _item: None,
+        pending: PendingApprovals | None = None,
     ) -> None:
         self._server = server
         self._rich = rich
         self._thread_cwd = thread_cwd
         self._file_changes = file_changes
+        self.pending = pending or PendingApprovals()
 
     async def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if self._rich() or method not in (COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INPUT):
@@ -149,14 +179,49 @@ class ApprovalBroker:
             return await self._ask_questions(params)
         if method == COMMAND_APPROVAL:
             message = command_message(params)
+            summary = f"run `{script_of(str(params.get('command') or '(unknown command)'))}`"
         else:
             changes = params.get("changes")
             if changes is None:
                 changes = self._file_changes(str(params.get("itemId")))
             cwd = self._thread_cwd(str(params.get("threadId")))
             message = file_change_message(params, changes, cwd)
+            summary = change_summary(changes, cwd)
+        if not self.message_requests():
+            choices = [Choice(title, decision) for title, decision in DECISIONS.items()]
+            answer = await self._wait_for_command("approval", summary, message, choices)
+            return {"decision": answer}
         choice = await self._prompt(message, list(DECISIONS), types.MessageType.Warning)
         return {"decision": decision_for(choice)}
+
+    def message_requests(self) -> bool:
+        """Whether the editor said it answers `window/showMessageRequest`."""
+        window = self._server.client_capabilities.window
+        return window is not None and window.show_message is not None
+
+    async def _wait_for_command(
+        self, kind: EntryKind, summary: str, message: str, choices: list[Choice]
+    ) -> str:
+        """Wait for a `codex.*` command (or its code action) to answer; say how to."""
+        entry = self.pending.add(kind, summary, choices)
+        if kind == "approval":
+            how = (
+                'answer with a code action ("Codex: approve …" or "Codex: deny …", offered in '
+                "any file), or run the command codex.approve or codex.deny with "
+                f'{{"id": "{entry.id}"}}.'
+            )
+        else:
+            how = (
+                'answer with a code action ("Codex: answer …", offered in any file), or run the '
+                f'command codex.answer with {{"id": "{entry.id}", "answer": "<choice>"}}.'
+            )
+        self._server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"{message}\n\nThis editor shows no prompts: {how}",
+            )
+        )
+        return await self.pending.wait(entry)
 
     async def _ask_questions(self, params: dict[str, Any]) -> dict[str, Any]:
         """One prompt per question, its options as the actions; free-text questions are skipped
@@ -173,6 +238,12 @@ class ApprovalBroker:
                 if o.get("label") and o.get("description")
             ]
             message = "\n".join([line for line in lines if line] + descriptions)
+            if not self.message_requests():
+                summary = str(question.get("header") or question.get("question") or "a question")
+                choices = [Choice(option, option) for option in options]
+                answer = await self._wait_for_command("question", summary, message, choices)
+                answers[str(question.get("id"))] = {"answers": [answer]}
+                continue
             choice = await self._prompt(message, options, types.MessageType.Info)
             if choice is None:
                 break

@@ -1,13 +1,16 @@
-"""Quick fixes on review findings (`textDocument/codeAction`).
+"""Code actions (`textDocument/codeAction`): quick fixes on review findings, and more.
 
-For each finding under the cursor or selection (or named by a diagnostic the editor sends in
-the request's context), three actions: "Fix with Codex", "Explain" and "Dismiss". Each carries
-the matching command of `review_command` with the finding's id, so the work happens when the
-user picks it, not when the editor merely asks what is available (it asks on every cursor move).
+Other features add their actions through `providers` (answers to a waiting approval, offered
+everywhere). For each finding under the cursor or selection (or named by a diagnostic the
+editor sends in the request's context), three actions: "Fix with Codex", "Explain" and
+"Dismiss". Each carries the matching command of `review_command` with the finding's id, so
+the work happens when the user picks it, not when the editor merely asks what is available
+(it asks on every cursor move).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -57,10 +60,19 @@ def _wanted(only: list[str] | None) -> bool:
     return any(KIND.value == kind or KIND.value.startswith(f"{kind}.") or not kind for kind in only)
 
 
+ActionProvider = Callable[[types.CodeActionParams], list[types.CodeAction]]
+
+
 class ReviewCodeActions:
-    def __init__(self, server: CodexLanguageServer, diagnostics: ReviewDiagnostics) -> None:
+    def __init__(
+        self,
+        server: CodexLanguageServer,
+        diagnostics: ReviewDiagnostics,
+        providers: Sequence[ActionProvider] = (),
+    ) -> None:
         self._server = server
         self._diagnostics = diagnostics
+        self._providers = list(providers)
 
     def register(self, server: CodexLanguageServer) -> None:
         options = types.CodeActionOptions(code_action_kinds=[KIND])
@@ -74,9 +86,9 @@ class ReviewCodeActions:
             finding = self._named(diagnostic)
             if finding is not None and finding not in found:
                 found.append(finding)
-        if not found:
-            return None
-        return [action for finding in found for action in finding_actions(finding)]
+        actions = [action for provider in self._providers for action in provider(params)]
+        actions += [action for finding in found for action in finding_actions(finding)]
+        return actions or None
 
     def _named(self, diagnostic: types.Diagnostic) -> Finding | None:
         data = diagnostic.data

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from codex_lsp.lsp.pending_approvals import PendingApprovals
+
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
@@ -69,6 +71,8 @@ class EngineHost:
         self.observers: list[Observer] = [progress.observe]
         # Features told of each thread resumed through this door, by id.
         self.resume_observers: list[Callable[[str], None]] = []
+        # Approvals waiting for an editor that cannot show a prompt to answer by command.
+        self.pending = PendingApprovals()
 
     def register(self, server: CodexLanguageServer) -> None:
         server.protocol.codex_handler = self.call
@@ -112,6 +116,7 @@ class EngineHost:
             rich=lambda: self._server.rich_approvals,
             thread_cwd=self._thread_cwd,
             file_changes=lambda item_id: self._port.file_changes(item_id) if self._port else None,
+            pending=self.pending,
         )
         workspace = EditorWorkspace(self._server)
         editor = LspEditorContext(self._server, workspace)

@@ -18,6 +18,7 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp import __version__
+from codex_lsp.lsp.approval_commands import ApprovalCommands
 from codex_lsp.lsp.code_actions import ReviewCodeActions
 from codex_lsp.lsp.commands import Commands
 from codex_lsp.lsp.context_input import ContextCommands
@@ -76,6 +77,7 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     host = EngineHost(server, options or EngineOptions(), progress)
     server.host = host
     diagnostics = ReviewDiagnostics(server, host.last_review)
+    approvals = ApprovalCommands(server, host, host.pending)
     notices = EditorNotices(server)
     host.observers += [diagnostics.observe, notices.observe]
     host.resume_observers.append(diagnostics.thread_resumed)
@@ -86,7 +88,8 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
         Commands(server, host, progress),
         ContextCommands(server, host),
         diagnostics,
-        ReviewCodeActions(server, diagnostics),
+        ReviewCodeActions(server, diagnostics, providers=[approvals.code_actions]),
+        approvals,
         ReviewCommands(server, host, diagnostics),
         notices,
     ):

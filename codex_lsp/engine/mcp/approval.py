@@ -85,5 +85,5 @@ async def ask_approval(call: ToolCall, server: str, tool: str, arguments: dict[s
     if decision == "abort":
         raise TurnAbortRequested
     if decision == "approved_for_session":
-        session.approval_cache.approve_command(key)
+        session.approval_cache.approve_command(key, f"the MCP tool {tool} of {server}")
     return decision in ("approved", "approved_for_session")

@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from codex_lsp.engine.safety import (
     session_approval_key,
     should_escalate_on_sandbox_denial,
 )
-from codex_lsp.engine.shell import shell_command_argv
+from codex_lsp.engine.shell import shell_command_argv, shell_script_of
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.protocol.events import (
     Duration,
@@ -149,7 +150,8 @@ async def ask_exec_approval(
     if decision == "abort":
         raise TurnAbortRequested
     if decision == "approved_for_session" and cache_key is not None:
-        session.approval_cache.approve_command(cache_key)
+        shown = shell_script_of(argv) or shlex.join(argv)
+        session.approval_cache.approve_command(cache_key, f"{shown} (in {cwd})")
     return decision in ("approved", "approved_for_session")
 
 
