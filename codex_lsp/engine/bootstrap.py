@@ -59,4 +59,5 @@ def services_for(config: Config, home: Path) -> EngineServices:
         auth=AuthStore(home),
         http=http,
         extensions=default_extensions(config),
+        record_streams=config.feature_enabled("record_model_streams"),
     )

@@ -57,7 +57,7 @@ async def maybe_compact(session: Any, task: Any, ctx: TurnContext) -> None:
 
 async def compact(session: Any, task: Any, ctx: TurnContext) -> None:
     sub_id = task.sub_id
-    client = session.services.model_client(ctx, session.thread_id)
+    client = session.model_client(ctx)
     prompt = Prompt(
         model=ctx.model,
         instructions=ctx.base_instructions or "",

@@ -12,6 +12,7 @@ from codex_lsp.engine.extensions import Extension
 from codex_lsp.engine.tools.router import ToolRouter
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelClient
+from codex_lsp.model.recording import StreamRecorder
 
 
 @dataclass
@@ -22,6 +23,8 @@ class EngineServices:
     http: httpx.AsyncClient | None = None
     router: ToolRouter = field(default_factory=ToolRouter)
     extensions: list[Extension] = field(default_factory=list)
+    # Each thread's model streams are saved next to its rollout (`codex-lsp record`).
+    record_streams: bool = False
 
     def __post_init__(self) -> None:
         for extension in self.extensions:
@@ -35,7 +38,9 @@ class EngineServices:
     def instruction_sections(self, session: Any, ctx: TurnContext) -> list[str]:
         return [text for ext in self.extensions for text in ext.instructions(session, ctx)]
 
-    def model_client(self, ctx: TurnContext, thread_id: str) -> ModelClient:
+    def model_client(
+        self, ctx: TurnContext, thread_id: str, recorder: StreamRecorder | None = None
+    ) -> ModelClient:
         auth = self.auth
         provider = ctx.provider
 
@@ -44,7 +49,9 @@ class EngineServices:
                 return auth.api_key_for(provider)
             return provider.env_api_key()
 
-        return ModelClient(provider, api_key=api_key, http=self.http, session_id=thread_id)
+        return ModelClient(
+            provider, api_key=api_key, http=self.http, session_id=thread_id, recorder=recorder
+        )
 
     async def handle_extra_op(self, codex: Any, session: Any, sub_id: str, op: Any) -> None:
         """Ops served by extensions (review, skills); without one, a clear error."""

@@ -28,6 +28,8 @@ from codex_lsp.engine.steering import Steering
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.turn_diff import TurnDiffTracker
 from codex_lsp.engine.workspace import Workspace
+from codex_lsp.model import ModelClient
+from codex_lsp.model.recording import StreamRecorder, recording_path
 from codex_lsp.protocol.events import (
     ErrorEvent,
     Event,
@@ -119,6 +121,7 @@ class Session:
         self._task: RunningTask | None = None
         self.event_backlog = backlog or (lambda: 0)
         self._warned: set[str] = set()
+        self._recorder: StreamRecorder | None = None
 
     # Events and persistence -------------------------------------------------------------
 
@@ -155,6 +158,29 @@ class Session:
     @property
     def rollout_path(self) -> Path | None:
         return getattr(self._rollout, "path", None)
+
+    def model_client(self, ctx: TurnContext) -> ModelClient:
+        """A client for one model request of this session, its streams recorded when asked."""
+        return self.services.model_client(ctx, self.thread_id, recorder=self._stream_recorder(ctx))
+
+    def _stream_recorder(self, ctx: TurnContext) -> StreamRecorder | None:
+        rollout = self.rollout_path
+        if not getattr(self.services, "record_streams", False) or rollout is None:
+            return None
+        if self._recorder is None:
+            provider = ctx.provider
+            self._recorder = StreamRecorder(
+                recording_path(rollout),
+                {
+                    "thread_id": self.thread_id,
+                    "wire_api": provider.wire_api,
+                    "model": ctx.model,
+                    "request_max_retries": provider.request_max_retries,
+                    "stream_max_retries": provider.stream_max_retries,
+                    "stream_idle_timeout_ms": provider.stream_idle_timeout_ms,
+                },
+            )
+        return self._recorder
 
     def close(self) -> None:
         """Flush and close the rollout; the session takes no more turns."""

@@ -185,7 +185,7 @@ async def run_regular_task(
 async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> str | None:
     """Sample and run tools until the model stops calling them; the last agent message."""
     sub_id = task.sub_id
-    client = session.services.model_client(ctx, session.thread_id)
+    client = session.model_client(ctx)
     last_message: str | None = None
     steering = task.steering
     while True:

@@ -44,6 +44,7 @@ from codex_lsp.model.errors import ModelError, quote_server_text, redact, stream
 from codex_lsp.model.events import Completed, ResponseEvent
 from codex_lsp.model.failures import error_for_code, error_for_status, server_error_fields
 from codex_lsp.model.prompt import Prompt
+from codex_lsp.model.recording import StreamRecorder
 from codex_lsp.model.responses import CLOSED_EARLY_MESSAGE, iter_response_events
 from codex_lsp.model.retry import backoff_delay, parse_retry_after, parse_try_again
 from codex_lsp.model.transport import http_client
@@ -70,9 +71,12 @@ class ModelClient:
         http: httpx.AsyncClient | None = None,
         session_id: str | None = None,
         originator: str = ORIGINATOR,
+        recorder: StreamRecorder | None = None,
     ) -> None:
         self.provider = provider
         self.session_id = session_id
+        # Every HTTP attempt, request and answer, is copied here when set (`codex-lsp record`).
+        self._recorder = recorder
         self._api_key = api_key
         self._http = http
         self._owns_http = http is None
@@ -133,6 +137,9 @@ class ModelClient:
         if final is None:
             raise stream_disconnected(CLOSED_EARLY_MESSAGE)
         yield final
+
+    def _base_path(self) -> str:
+        return httpx.URL(self.base_url).path.rstrip("/")
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
@@ -197,6 +204,9 @@ class ModelClient:
                     codex_error_info="other",
                 ) from None
             except httpx.TransportError as exc:
+                if self._recorder is not None:
+                    reason = str(exc) or type(exc).__name__
+                    self._recorder.failed(request, self._base_path(), reason, secrets)
                 if attempt < max_retries:
                     attempt += 1
                     await anyio.sleep(backoff_delay(attempt))
@@ -209,9 +219,13 @@ class ModelClient:
                     retryable=True,
                 ) from None
             if response.is_success:
+                if self._recorder is not None:
+                    response = self._recorder.tee(response, self._base_path(), secrets)
                 return response, secrets
             body = await response.aread()
             await response.aclose()
+            if self._recorder is not None:
+                self._recorder.answered(response, body, self._base_path(), secrets)
             status = response.status_code
             if status == 429:
                 delay = _rate_limit_delay(response.headers, body, secrets)

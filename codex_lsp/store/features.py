@@ -45,6 +45,14 @@ FEATURES: tuple[Feature, ...] = (
         "Let the model spawn subagents that work on a task in threads of their own.",
     ),
     Feature(
+        "record_model_streams",
+        "underDevelopment",
+        False,
+        "Record model streams",
+        "Save each thread's requests to the model and the streamed answers, secrets removed, "
+        "next to its rollout, so `codex-lsp replay` can run the thread again offline.",
+    ),
+    Feature(
         "web_search_request",
         "beta",
         False,

@@ -124,7 +124,7 @@ async def run_review_task(
 async def _ask_reviewer(session: Session, task: RunningTask, job: ReviewJob) -> str:
     """Sample (and run read-only commands) until the reviewer answers; its final text."""
     ctx = job.ctx
-    client = _ReviewClient(session.services.model_client(ctx, session.thread_id))
+    client = _ReviewClient(session.model_client(ctx))
     transcript = ConversationHistory([user_message(job.prompt)])
     answer = ""
     for round_ in range(MAX_REVIEW_ROUNDS):

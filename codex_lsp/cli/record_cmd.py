@@ -1,0 +1,66 @@
+"""`codex-lsp record [COMMAND ARGS...]` and `codex-lsp replay FILE`.
+
+`record` runs another command (`serve` unless told: `record exec "fix it"`, `record
+app-server`) with the `record_model_streams` feature on: every thread saves its model requests
+and streamed answers, secrets removed, next to its rollout (`model-streams-*.jsonl`).
+
+`replay FILE` (the recording, or the rollout beside it) runs the same thread again against the
+recording, offline, and says whether it reached the same items. Commands and patches run for
+real, in the thread's directory or `--cd DIR`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+RECORDABLE = ("serve", "exec", "app-server", "proto")
+FEATURE_ON = "features.record_model_streams=true"
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    record = commands.add_parser(
+        "record",
+        help="run a command (serve by default) saving each thread's model streams for replay",
+    )
+    record.add_argument(
+        "recorded",
+        nargs=argparse.REMAINDER,
+        metavar="COMMAND ...",
+        help=f"the command to run and its arguments ({', '.join(RECORDABLE)}); default: serve",
+    )
+    record.set_defaults(run=run_record)
+
+    replay = commands.add_parser(
+        "replay", help="run a recorded thread again offline against its recording"
+    )
+    replay.add_argument("file", type=Path, help="the recording (model-streams-*.jsonl) or rollout")
+    replay.add_argument(
+        "-C", "--cd", type=Path, help="run the thread's commands here instead of where it ran"
+    )
+    replay.set_defaults(run=run_replay)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    from codex_lsp.cli.main import main
+
+    recorded = list(args.recorded) or ["serve"]
+    command, rest = recorded[0], recorded[1:]
+    if command not in RECORDABLE:
+        print(f"error: record runs one of {', '.join(RECORDABLE)}, not {command!r}")
+        return 2
+    return main([command, "-c", FEATURE_ON, *rest])
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    import sys
+
+    import anyio
+
+    from codex_lsp.cli.replay_session import ReplayError, replay
+
+    try:
+        return anyio.run(replay, args.file, args.cd, sys.stdout)
+    except ReplayError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
