@@ -1,9 +1,12 @@
-"""Journey: deciding a proposal hunk by hunk (]c / [c to move, accept one, reject the other)."""
+"""Journey: deciding a proposal hunk by hunk (]c / [c to move, accept one, reject the other).
+
+The answer names the rejected hunk: the server applies only the accepted one and the model is
+told which hunk the user declined."""
 
 from __future__ import annotations
 
 from tests.support.nvim import run_suite
-from tests.support.nvim_journeys import check, workspace
+from tests.support.nvim_journeys import check, tool_output, workspace
 from tests.support.scripted_builders import custom_tool_call_response, text_response
 
 CALC = (
@@ -32,3 +35,7 @@ def test_accept_one_hunk_and_reject_the_other(scripted_model, tmp_path):
     check(run_suite("hunks", tmp_path, codex_home=home, workspace=ws))
 
     assert (ws / "calc.py").read_text() == CALC  # the editor holds the change until it is saved
+    told = tool_output(scripted_model.requests[-1].body, "p1")
+    assert "The user declined 1 of 2 hunks; it was not applied:" in told
+    assert "calc.py @@" in told and "+    return 20" in told
+    assert "+    return 10" not in told

@@ -1,5 +1,6 @@
 -- A proposal with two hunks: move between them with ]c / [c, accept the first and reject the
--- second. The buffer gets only the first; one `u` takes the whole change back.
+-- second. The answer names the rejected hunk, so the server applies only the first (the
+-- buffer never holds the second); one `u` takes the whole change back.
 local H = dofile(os.getenv("CODEX_NVIM_ROOT") .. "/tests/helpers.lua")
 
 local function cursor_row()
@@ -34,6 +35,9 @@ H.run("per-hunk accept and reject", function()
     return H.lines(buf)[2] == "    return 10"
   end)
   H.eq(H.lines(buf)[13], "    return 2", "the rejected hunk is not applied")
+  H.ok(vim.tbl_contains(vim.tbl_map(function(n)
+    return n.msg
+  end, H.notes), "codex: applying 1 of 2 hunks; Codex is told which you declined"), "the user is told")
   H.eq(#vim.api.nvim_buf_get_extmarks(buf, preview.ns, 0, -1, {}), 0, "no marks left")
   H.wait("the edit turn to finish", function()
     return next(require("codex.inline").edits) == nil

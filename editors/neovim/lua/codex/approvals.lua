@@ -111,7 +111,8 @@ function M.file_prompt(params)
   return text
 end
 
---- `codex/item/fileChange/requestApproval` -> { decision }.
+--- `codex/item/fileChange/requestApproval` -> { decision, declinedHunks? }: hunks rejected in
+--- the inline preview are named, and the server applies the rest.
 function M.file_change(params, ctx)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, true)
   local thread = threads.get(params.threadId)
@@ -119,7 +120,7 @@ function M.file_change(params, ctx)
   local cwd = (thread and thread.cwd) or (client and client.root_dir)
   local changes = M.changes_of(params)
   local float = nil
-  local decision = async.await(function(resolve)
+  local decision, declined = async.await(function(resolve)
     local proposal = vim.tbl_extend("force", params, { changes = changes })
     local inline = require("codex.preview").show(proposal, { cwd = cwd, client_id = ctx.client_id }, resolve)
     if inline then
@@ -140,7 +141,7 @@ function M.file_change(params, ctx)
   end)
   view.close(float)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
-  return { decision = decision }
+  return { decision = decision, declinedHunks = declined }
 end
 
 local OTHER = "Something else…"

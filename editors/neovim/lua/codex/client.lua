@@ -1,5 +1,7 @@
 -- codex.client: starts `codex-lsp serve` through vim.lsp (one server per project root),
--- attaches file buffers to it, and sends requests to it.
+-- attaches file buffers to it, and sends requests to it. On Neovim 0.11 the server is an
+-- lsp-config named "codex" (vim.lsp.config / vim.lsp.enable), so `vim.lsp.config("codex", ...)`
+-- adjusts it like any other server; older versions start it with vim.lsp.start directly.
 local config = require("codex.config")
 
 local M = {}
@@ -7,6 +9,10 @@ local M = {}
 M.name = "codex"
 
 local has_011 = vim.fn.has("nvim-0.11") == 1
+-- Whether this Neovim has the lsp-config API (0.11); read at setup, so a test can hide it.
+local function has_lsp_config()
+  return type(vim.lsp.config) == "table" and type(vim.lsp.enable) == "function"
+end
 local ready_queue = {} -- client id -> functions waiting for `initialize` to finish
 local ours = {} -- id -> the command line of each client this plugin started
 local warned_missing = {} -- executables we already said are missing
@@ -52,8 +58,9 @@ end
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  -- Approvals arrive as codex/* requests we render ourselves (inline diff, vim.ui.select).
-  caps.experimental.codex = { richApprovals = true }
+  -- Approvals arrive as codex/* requests we render ourselves (inline diff, vim.ui.select);
+  -- the model may ask about the editor (codex/editor/*, answered by codex.editor_context).
+  caps.experimental.codex = { richApprovals = true, editorContext = true }
   return caps
 end
 
@@ -118,6 +125,8 @@ end
 
 local function on_init(client)
   restarts = 0
+  -- A server Neovim started for us (vim.lsp.enable) is ours too.
+  ours[client.id] = ours[client.id] or table.concat(client.config.cmd or config.options.cmd, " ")
   local queued = ready_queue[client.id] or {}
   ready_queue[client.id] = nil
   for _, fn in ipairs(queued) do
@@ -128,13 +137,21 @@ local function on_init(client)
   end
 end
 
-local function client_config(root)
+local function stopped(client)
+  return invoke(client, "is_stopped")
+end
+
+-- vim.lsp.start's reuse test: the same server serves every buffer of one project root.
+local function same_root(client, cfg)
+  return client.name == M.name and not stopped(client) and client.root_dir == cfg.root_dir
+end
+
+-- What every codex client shares, whatever its root.
+local function base_config()
   return {
     name = M.name,
     cmd = config.options.cmd,
     cmd_env = config.options.cmd_env,
-    root_dir = root,
-    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     capabilities = capabilities(),
     handlers = require("codex.handlers").table(),
     on_init = on_init,
@@ -145,13 +162,77 @@ local function client_config(root)
   }
 end
 
-local function stopped(client)
-  return invoke(client, "is_stopped")
+local uses_lsp_config = false
+
+--- Register the "codex" lsp-config (Neovim 0.11): Neovim starts it for file buffers once it is
+--- enabled, each in its project root. Returns false on older versions.
+function M.register_config()
+  uses_lsp_config = has_lsp_config()
+  if not uses_lsp_config then
+    return false
+  end
+  local cfg = base_config()
+  cfg.reuse_client = same_root
+  cfg.root_dir = function(bufnr, on_dir)
+    if is_file_buffer(bufnr) and M.check_cmd(true) then
+      on_dir(M.root_for(bufnr))
+    end
+  end
+  vim.lsp.config(M.name, cfg)
+  return true
 end
 
--- vim.lsp.start's reuse test: the same server serves every buffer of one project root.
-local function same_root(client, cfg)
-  return client.name == M.name and not stopped(client) and client.root_dir == cfg.root_dir
+--- Whether the server is an lsp-config (Neovim 0.11) rather than started by hand.
+function M.uses_lsp_config()
+  return uses_lsp_config
+end
+
+local function enabled()
+  return vim.lsp.is_enabled == nil or vim.lsp.is_enabled(M.name)
+end
+
+--- Start the server for file buffers as they are opened (`on`), or stop doing so: vim.lsp.enable
+--- on 0.11 (then the buffers already open are attached), else the plugin's own autocommand.
+function M.autostart(on)
+  local group = vim.api.nvim_create_augroup("codex_autostart", { clear = true })
+  if uses_lsp_config then
+    if not on then
+      if enabled() then
+        -- Disabling stops the running servers too: only when it was on.
+        vim.lsp.enable(M.name, false)
+      end
+      return
+    end
+    vim.lsp.enable(M.name)
+  elseif not on then
+    return
+  end
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
+    callback = function(ev)
+      -- Neovim starts an enabled lsp-config on FileType, which a file of no known type never
+      -- has; those (and every file before 0.11) are started here.
+      local by_neovim = uses_lsp_config and vim.bo[ev.buf].filetype ~= ""
+      if is_file_buffer(ev.buf) and not by_neovim and (not uses_lsp_config or enabled()) then
+        M.start(ev.buf, nil, true)
+      end
+    end,
+  })
+  M.attach_loaded()
+end
+
+-- The config to start a client for `root` with: the lsp-config as the user left it (0.11),
+-- else the plugin's own.
+local function client_config(root)
+  local cfg
+  if uses_lsp_config then
+    cfg = vim.deepcopy(vim.lsp.config[M.name] or base_config())
+  else
+    cfg = base_config()
+  end
+  cfg.root_dir = root
+  cfg.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
+  return cfg
 end
 
 --- Can the configured server command run at all? Returns false and says why when it cannot:

@@ -1,6 +1,7 @@
 -- codex.handlers: the vim.lsp handler table for the codex client. Notifications named
 -- `codex/<v2 method>` go to codex.events; the server's approval and question requests go to
--- codex.approvals, which answer from inside the coroutine Neovim runs them in.
+-- codex.approvals, which answer from inside the coroutine Neovim runs them in; its questions
+-- about the editor (`codex/editor/*`) go to codex.editor_context.
 local M = {}
 
 local requests = {
@@ -12,6 +13,18 @@ local requests = {
   end,
   ["codex/item/tool/requestUserInput"] = function(params, ctx)
     return require("codex.approvals").user_input(params, ctx)
+  end,
+  ["codex/editor/openBuffers"] = function(params, ctx)
+    return require("codex.editor_context").open_buffers(params, ctx)
+  end,
+  ["codex/editor/readBuffer"] = function(params, ctx)
+    return require("codex.editor_context").read_buffer(params, ctx)
+  end,
+  ["codex/editor/selection"] = function(params, ctx)
+    return require("codex.editor_context").selection(params, ctx)
+  end,
+  ["codex/editor/diagnostics"] = function(params, ctx)
+    return require("codex.editor_context").diagnostics(params, ctx)
   end,
 }
 
@@ -74,9 +87,8 @@ local function edited_buffers(edit)
   return bufs
 end
 
--- `workspace/applyEdit` as Neovim applies it (one undo step per buffer), then: rejected
--- hunks put back, and a word about files changed in buffers no window shows, which stay
--- unsaved until written.
+-- `workspace/applyEdit` as Neovim applies it (one undo step per buffer), then a word about
+-- files changed in buffers no window shows, which stay unsaved until written.
 local function apply_edit(_, params, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   if not (client and params and params.edit) then
@@ -88,7 +100,6 @@ local function apply_edit(_, params, ctx)
   end
   local hidden = {}
   for _, buf in ipairs(edited_buffers(params.edit)) do
-    require("codex.preview").edit_applied(buf)
     if #vim.fn.win_findbuf(buf) == 0 and vim.bo[buf].modified then
       table.insert(hidden, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:."))
     end

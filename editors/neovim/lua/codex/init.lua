@@ -41,18 +41,6 @@ local function set_keymaps(keys)
   end
 end
 
-local function autostart()
-  local group = vim.api.nvim_create_augroup("codex_autostart", { clear = true })
-  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
-    group = group,
-    callback = function(ev)
-      if require("codex.client").is_file_buffer(ev.buf) then
-        require("codex.client").start(ev.buf, nil, true)
-      end
-    end,
-  })
-  require("codex.client").attach_loaded()
-end
 
 local function watch_progress()
   local group = vim.api.nvim_create_augroup("codex_progress", { clear = true })
@@ -94,9 +82,8 @@ function M.setup(opts)
   set_keymaps(options.keymaps)
   watch_progress()
   require("codex.review").register_commands()
-  if options.autostart then
-    autostart()
-  end
+  require("codex.client").register_config()
+  require("codex.client").autostart(options.autostart)
 end
 
 function M.configured()

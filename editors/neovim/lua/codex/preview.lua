@@ -1,8 +1,8 @@
 -- codex.preview: shows a proposed file change inside the buffers it touches as an inline
 -- diff (removed lines highlighted, added lines as virtual lines; the text itself is left
 -- alone) and turns the keys into the approval decision: accept or reject it all, or move
--- between hunks and decide each. A mix of decisions accepts the change and, once the server's
--- edit has landed, puts the rejected hunks back in the same undo step.
+-- between hunks and decide each. A mix of decisions accepts the change and names the declined
+-- hunks in the answer: the server applies the others and tells the agent which were left out.
 local config = require("codex.config")
 local diff = require("codex.diff")
 
@@ -152,25 +152,27 @@ local function changed_since_shown(p)
   return changed
 end
 
-local pending_reverts = {} -- bufnr -> { hunks to put back once the server's edit lands }
-
--- The decision a set of hunk decisions adds up to; "accept" may leave hunks to put back.
+-- The decision a set of hunk decisions adds up to, and with "accept" the hunks declined (as
+-- the server names them: the change's path and the hunk's place in its diff, from 0).
 local function overall(p)
-  local any_accepted, rejected = false, {}
+  local accepted, total, declined = 0, 0, {}
   for _, buf in ipairs(p.bufs) do
-    for _, hunk in ipairs(p.hunks[buf]) do
+    for index, hunk in ipairs(p.hunks[buf]) do
+      total = total + 1
       if hunk.decision == "accept" then
-        any_accepted = true
+        accepted = accepted + 1
       else
-        rejected[buf] = rejected[buf] or {}
-        table.insert(rejected[buf], hunk)
+        table.insert(declined, { path = p.paths[buf], index = index - 1 })
       end
     end
   end
-  return any_accepted and "accept" or "decline", rejected
+  if accepted == 0 then
+    return "decline", nil, 0, total
+  end
+  return "accept", (#declined > 0 and declined or nil), accepted, total
 end
 
-local function finish(p, decision)
+local function finish(p, decision, declined)
   if p.done then
     return
   end
@@ -185,10 +187,11 @@ local function finish(p, decision)
           .. "Codex is told and may propose it again."):format(table.concat(changed, ", ")),
         vim.log.levels.WARN
       )
-    elseif p.rejected then
-      for buf, hunks in pairs(p.rejected) do
-        pending_reverts[buf] = { hunks = hunks, thread_id = p.thread_id, total = #p.hunks[buf] }
-      end
+    elseif declined then
+      vim.notify(
+        ("codex: applying %d of %d hunks; Codex is told which you declined"):format(p.accepted, p.total),
+        vim.log.levels.INFO
+      )
     end
   end
   for _, buf in ipairs(p.bufs) do
@@ -215,7 +218,7 @@ local function finish(p, decision)
     end
   end
   pcall(vim.api.nvim_del_augroup_by_id, p.group)
-  p.resolve(decision)
+  p.resolve(decision, declined)
 end
 
 -- Every hunk is decided: answer for the whole change.
@@ -227,9 +230,9 @@ local function settle_if_decided(p)
       end
     end
   end
-  local decision, rejected = overall(p)
-  p.rejected = decision == "accept" and next(rejected) ~= nil and rejected or nil
-  finish(p, decision)
+  local decision, declined, accepted, total = overall(p)
+  p.accepted, p.total = accepted, total
+  finish(p, decision, declined)
   return true
 end
 
@@ -298,8 +301,8 @@ end
 
 --- Show the file changes of an approval request in their buffers. Returns false (and shows
 --- nothing) when none of the changed files is open in a window, so the caller asks otherwise.
---- `opts` = { cwd, client_id }; `resolve(decision)` is called once with "accept", "decline"
---- or "cancel".
+--- `opts` = { cwd, client_id }; `resolve(decision, declined)` is called once with "accept",
+--- "decline" or "cancel", and with "accept" the declined hunks ({ path, index }) if any.
 function M.show(params, opts, resolve)
   local cwd = opts.cwd
   define_highlights()
@@ -308,7 +311,7 @@ function M.show(params, opts, resolve)
     local buf = kind_of(change) == "update" and M.find_buffer(change.path, cwd)
     local moved = type(change.kind) == "table" and change.kind.movePath
     if buf and not active[buf] and (moved == nil or moved == vim.NIL) then
-      table.insert(targets, { buf = buf, hunks = diff.parse(change.diff) })
+      table.insert(targets, { buf = buf, hunks = diff.parse(change.diff), path = change.path })
     else
       table.insert(others, vim.fn.fnamemodify(change.path or "?", ":~:."))
     end
@@ -329,6 +332,7 @@ function M.show(params, opts, resolve)
     client_id = opts.client_id,
     bufs = {},
     hunks = {},
+    paths = {}, -- bufnr -> the change's path, as the server named it
     keys = {},
     saved = {},
     texts = {},
@@ -373,6 +377,7 @@ function M.show(params, opts, resolve)
     local buf = t.buf
     table.insert(p.bufs, buf)
     p.hunks[buf] = t.hunks
+    p.paths[buf] = t.path
     p.texts[buf] = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
     active[buf] = p
     local first = draw(buf, t.hunks)
@@ -406,38 +411,6 @@ function M.show(params, opts, resolve)
   table.insert(order, p)
   vim.notify(("codex: proposed change shown inline — %s"):format(hint), vim.log.levels.INFO)
   return true
-end
-
---- The server's edit has just been applied to `buf`: put back the hunks the user rejected,
---- in the same undo step. Hunks are taken bottom-up, so the earlier ones keep their lines.
-function M.edit_applied(buf)
-  local pending = pending_reverts[buf]
-  pending_reverts[buf] = nil
-  if not pending or not vim.api.nvim_buf_is_valid(buf) then
-    return
-  end
-  local hunks = vim.list_slice(pending.hunks)
-  table.sort(hunks, function(a, b)
-    return a.new_start > b.new_start
-  end)
-  vim.api.nvim_buf_call(buf, function()
-    pcall(vim.cmd.undojoin)
-    for _, hunk in ipairs(hunks) do
-      local old = {}
-      for _, line in ipairs(hunk.lines) do
-        if line.kind ~= "+" then
-          table.insert(old, line.text)
-        end
-      end
-      local first = hunk.new_count == 0 and hunk.new_start or hunk.new_start - 1
-      vim.api.nvim_buf_set_lines(buf, first, first + hunk.new_count, false, old)
-    end
-  end)
-  local applied = pending.total - #hunks
-  vim.notify(
-    ("codex: applied %d of %d hunks to %s"):format(applied, pending.total, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:.")),
-    vim.log.levels.INFO
-  )
 end
 
 local function proposal_for(bufnr)
@@ -482,11 +455,6 @@ function M.turn_ended(thread_id)
   for _, p in ipairs(vim.list_slice(order)) do
     if p.thread_id == thread_id then
       finish(p, "cancel")
-    end
-  end
-  for buf, pending in pairs(pending_reverts) do
-    if pending.thread_id == thread_id then
-      pending_reverts[buf] = nil
     end
   end
 end

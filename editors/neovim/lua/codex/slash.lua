@@ -17,7 +17,8 @@ local function model(arg)
   if not client then
     return
   end
-  require("codex.client").request(client, "codex/model/list", {}, function(result)
+  -- An empty Lua table would go out as a JSON array; the server wants an object.
+  require("codex.client").request(client, "codex/model/list", vim.empty_dict(), function(result)
     local models = type(result) == "table" and result.data or {}
     if #models == 0 then
       require("codex.client").notify("the server lists no models")
