@@ -311,6 +311,11 @@ async def test_server_advertises_its_commands_and_sync(home, ws):
             "codex.explainFinding",
             "codex.dismissFinding",
             "codex.message",
+            "codex.approve",
+            "codex.deny",
+            "codex.answer",
+            "codex.sessionApprovals",
+            "codex.revokeApproval",
         }
         sync = capabilities.text_document_sync
         assert sync.open_close is True
