@@ -18,7 +18,7 @@ RECORDABLE = ("serve", "exec", "app-server", "proto")
 FEATURE_ON = "features.record_model_streams=true"
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     record = commands.add_parser(
         "record",
         help="run a command (serve by default) saving each thread's model streams for replay",

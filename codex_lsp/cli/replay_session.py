@@ -181,6 +181,7 @@ async def _run(home: Path, thread: RecordedThread, cwd: Path) -> list[dict[str, 
     """Run the recorded turns in a fresh engine; its persisted events, as a rollout has them."""
     from codex_lsp.engine.bootstrap import load_services
     from codex_lsp.engine.codex import Codex
+    from codex_lsp.protocol.events import ApplyPatchApprovalRequestEvent, ExecApprovalRequestEvent
     from codex_lsp.protocol.inputs import TextInput
     from codex_lsp.protocol.ops import (
         Compact,
@@ -224,16 +225,14 @@ async def _run(home: Path, thread: RecordedThread, cwd: Path) -> list[dict[str, 
                     payload = event.msg.model_dump(mode="json", exclude_none=True)
                     if should_persist_event(event.msg.type, payload):
                         persisted.append(sanitize_event(payload))
-                    kind = event.msg.type
-                    if kind == "exec_approval_request":
-                        call_id = event.msg.call_id
-                        decision: Any = thread.decisions.get(call_id, "denied")
-                        await codex.submit(ExecApproval(id=call_id, decision=decision))
-                    elif kind == "apply_patch_approval_request":
-                        call_id = event.msg.call_id
-                        decision = thread.decisions.get(call_id, "denied")
-                        await codex.submit(PatchApproval(id=call_id, decision=decision))
-                    elif kind in END_EVENTS and event.id == sub_id:
+                    msg = event.msg
+                    if isinstance(msg, ExecApprovalRequestEvent):
+                        decision: Any = thread.decisions.get(msg.call_id, "denied")
+                        await codex.submit(ExecApproval(id=msg.call_id, decision=decision))
+                    elif isinstance(msg, ApplyPatchApprovalRequestEvent):
+                        decision = thread.decisions.get(msg.call_id, "denied")
+                        await codex.submit(PatchApproval(id=msg.call_id, decision=decision))
+                    elif msg.type in END_EVENTS and event.id == sub_id:
                         break
     finally:
         if services.http is not None:

@@ -113,6 +113,7 @@ class ApprovalCommands:
         """The answers to everything waiting, whatever the file or range."""
         actions: list[types.CodeAction] = []
         for entry in self._pending.entries():
+            offered: list[tuple[str, str, dict[str, Any]]]
             if entry.kind == "approval":
                 offered = [
                     (f"Codex: approve: {entry.summary}", APPROVE, {}),
