@@ -108,6 +108,12 @@ class FakeProtocol:
 class FakeServer:
     def __init__(self, answers: list[Any]) -> None:
         self.protocol = FakeProtocol(answers)
+        # An editor that answers window/showMessageRequest.
+        self.client_capabilities = types.ClientCapabilities(
+            window=types.WindowClientCapabilities(
+                show_message=types.ShowMessageRequestClientCapabilities()
+            )
+        )
 
 
 QUESTIONS = {
@@ -297,3 +303,28 @@ def test_an_unusable_answer_fails_the_pending_request_instead_of_hanging_it():
     dispatch(server.protocol, b'{"jsonrpc": "2.0", "id": "edit-1", "result": {"failedChange": 1}}')
     assert pending.done()
     assert pending.exception() is not None
+
+
+async def test_without_message_requests_an_interrupted_approval_stops_waiting():
+    server = FakeServer([])
+    server.client_capabilities = types.ClientCapabilities()  # no window.showMessage
+    shown: list[types.ShowMessageParams] = []
+    server.window_show_message = shown.append  # type: ignore[attr-defined]
+    broker = ApprovalBroker(server, rich=lambda: False)  # type: ignore[arg-type]
+    asking = asyncio.ensure_future(
+        broker.ask("item/commandExecution/requestApproval", {"command": "ls"})
+    )
+
+    async def waiting() -> None:
+        while not broker.pending.entries():
+            await asyncio.sleep(0)
+
+    await asyncio.wait_for(waiting(), 5)
+    [entry] = broker.pending.entries()
+    assert entry.summary == "run `ls`"
+    assert 'codex.approve or codex.deny with {"id": "1"}' in shown[0].message
+    assert server.protocol.sent == []  # no showMessageRequest
+    asking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asking
+    assert broker.pending.entries() == []
