@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 from codex_lsp.api import thread_store
 from codex_lsp.api.account import Accounts
 from codex_lsp.api.catalog import list_models
+from codex_lsp.api.commands import CommandExecutor, thread_shell_command
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.loaded import LoadedThread
@@ -62,10 +63,8 @@ NOT_SERVED = frozenset(
         "turn/steer",
         "thread/rollback",
         "thread/compact/start",
-        "thread/shellCommand",
         "thread/loaded/list",
         "thread/turns/list",
-        "command/exec",
         "config/value/write",
         "config/batchWrite",
         "mcpServerStatus/list",
@@ -85,6 +84,7 @@ class ApiServer:
         self._closed = False
         self.threads = ThreadManager(services_factory, client, self._host, self._note_limits)
         self._accounts: Accounts | None = None
+        self.commands = CommandExecutor(client, self._services)
         self._handlers: dict[str, Handler] = {
             "thread/start": self._thread_start,
             "thread/resume": self._thread_resume,
@@ -105,6 +105,7 @@ class ApiServer:
             "account/login/cancel": self._login_cancel,
             "account/logout": self._logout,
             "account/rateLimits/read": self._rate_limits,
+            **self._command_handlers(),
         }
 
     # -- the seam ---------------------------------------------------------------------------
@@ -148,6 +149,7 @@ class ApiServer:
         if self._closed:
             return
         self._closed = True
+        self.commands.close()
         if self._accounts is not None:
             self._accounts.close()
         await self.threads.close_all()
@@ -156,6 +158,25 @@ class ApiServer:
             await self._host_task
         if self._base is not None and self._base.http is not None:
             await self._base.http.aclose()
+
+    def _command_handlers(self) -> dict[str, Handler]:
+        commands = self.commands
+
+        async def resize(params: Any, _raw: dict[str, Any]) -> None:
+            commands.resize(params)
+
+        async def terminate(params: Any, _raw: dict[str, Any]) -> None:
+            commands.terminate(params)
+
+        return {
+            "command/exec": lambda p, _raw: commands.execute(p),
+            "command/exec/write": lambda p, _raw: commands.write(p),
+            "command/exec/resize": resize,
+            "command/exec/terminate": terminate,
+            "thread/shellCommand": lambda p, _raw: thread_shell_command(
+                self.threads.get(p.thread_id), p
+            ),
+        }
 
     # -- hosting ----------------------------------------------------------------------------
 

@@ -153,6 +153,14 @@ class Shutdown(WireModel):
     type: Literal["shutdown"] = "shutdown"
 
 
+class RunUserShellCommand(WireModel):
+    """A command line the user typed: run in the user's shell and recorded in the thread."""
+
+    type: Literal["run_user_shell_command"] = "run_user_shell_command"
+    command: str
+    timeout_ms: int | None = Field(default=None, ge=0)
+
+
 Op = Annotated[
     ConfigureSession
     | UserInputOp
@@ -166,7 +174,8 @@ Op = Annotated[
     | Compact
     | SetThreadName
     | Review
-    | Shutdown,
+    | Shutdown
+    | RunUserShellCommand,
     Field(discriminator="type"),
 ]
 
@@ -217,5 +226,6 @@ _KNOWN_OP_TYPES = frozenset(
         SetThreadName,
         Review,
         Shutdown,
+        RunUserShellCommand,
     )
 )

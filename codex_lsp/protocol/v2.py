@@ -30,6 +30,7 @@ from codex_lsp.protocol.v2_catalog import (
     SkillsListParams,
     SkillsListResponse,
 )
+from codex_lsp.protocol.v2_commands import COMMAND_REQUESTS
 from codex_lsp.protocol.v2_common import dump, dump_json
 from codex_lsp.protocol.v2_config import ConfigReadParams, ConfigReadResponse
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
@@ -83,6 +84,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "account/login/cancel": (CancelLoginAccountParams, CancelLoginAccountResponse),
     "account/logout": (LogoutAccountParams, LogoutAccountResponse),
     "account/rateLimits/read": (GetAccountRateLimitsParams, GetAccountRateLimitsResponse),
+    **COMMAND_REQUESTS,
 }
 """Client request method -> (params model, result model)."""
 
