@@ -265,17 +265,10 @@ async def _first_chunk(call: ToolCall, entry: ProcessEntry, args: ExecCommandArg
 # -- write_stdin ---------------------------------------------------------------------------
 
 
-async def handle_write_stdin(call: ToolCall) -> ToolOutput:
-    args = parse_write_stdin_args(call.payload)
-    store = call.session.processes
-    entry = store.get(args.session_id)
-    if entry is None:
-        raise ToolError(f"write_stdin failed: Unknown process id {args.session_id}")
-    entry.touch()
+async def _interact(call: ToolCall, entry: ProcessEntry, args: WriteStdinArgs) -> ExecChunk:
+    """Type `args.chars` (if any), then gather the output until the yield time passes."""
     process = entry.process
     if args.chars:
-        if not entry.tty:
-            raise ToolError(f"write_stdin failed: {STDIN_CLOSED}")
         try:
             await process.write(args.chars.encode("utf-8"))
         except ProcessError:
@@ -293,9 +286,24 @@ async def handle_write_stdin(call: ToolCall) -> ToolOutput:
     wall = time.monotonic() - started
     if args.chars:
         report_interaction(call.session, call.sub_id, entry, args.chars)
-    if process.has_exited:
+    session_id = None if process.has_exited else entry.process_id
+    return ExecChunk(_text(output), wall, process.exit_code, session_id, new_chunk_id())
+
+
+async def handle_write_stdin(call: ToolCall) -> ToolOutput:
+    args = parse_write_stdin_args(call.payload)
+    store = call.session.processes
+    entry = store.get(args.session_id)
+    if entry is None:
+        raise ToolError(f"write_stdin failed: Unknown process id {args.session_id}")
+    entry.touch()
+    if args.chars and not entry.tty:
+        raise ToolError(f"write_stdin failed: {STDIN_CLOSED}")
+    entry.quiet.clear()
+    try:
+        chunk = await _interact(call, entry, args)
+    finally:
+        entry.quiet.set()
+    if chunk.session_id is None:
         await entry.done.wait()
-        chunk = ExecChunk(_text(output), wall, process.exit_code, None, new_chunk_id())
-    else:
-        chunk = ExecChunk(_text(output), wall, None, entry.process_id, new_chunk_id())
     return ToolOutput(format_chunk(chunk, _token_budget(call, args.max_output_tokens)))

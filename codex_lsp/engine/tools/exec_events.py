@@ -95,6 +95,8 @@ async def _watch(session: Session, entry: ProcessEntry, begin: ExecCommandBeginE
     process = entry.process
     try:
         exit_code = await process.wait()
+        # The input that made it exit is reported before its end.
+        await entry.quiet.wait()
     finally:
         if session.processes.get(entry.process_id) is entry:
             session.processes.release(entry.process_id)

@@ -45,6 +45,11 @@ class ProcessEntry:
     last_used: float = field(default_factory=time.monotonic)
     # Set once the process has ended and whoever watches it has said so.
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    # Clear while a caller is still reporting input it sent: the end is told after that.
+    quiet: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.quiet.set()
 
     def touch(self) -> None:
         self.last_used = time.monotonic()
