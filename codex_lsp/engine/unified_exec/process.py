@@ -406,9 +406,9 @@ class ExecProcess:
         if self._proc is None or (self._closed.is_set() and self._exited.is_set()):
             return
         self._killed = not self._exited.is_set()
+        # The leader heads its own group, so this reaches it too. (Popen.kill would reap it
+        # behind asyncio's back, which then reports exit code 255.)
         kill_process_group(self._proc.pid)
-        with contextlib.suppress(ProcessLookupError):
-            self._proc.kill()
 
     async def wait(self) -> int:
         """Wait until the process has exited and its output is closed; its exit code."""
