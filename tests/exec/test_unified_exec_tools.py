@@ -24,7 +24,8 @@ from tests.support.scripted_builders import (
 FORMAT = re.compile(
     r"Chunk ID: [0-9a-f]{6}\n"
     r"Wall time: \d+\.\d{4} seconds\n"
-    r"(?P<state>Process exited with code (?P<code>-?\d+)|Process running with session ID (?P<sid>\d+))\n"
+    r"(?:Process exited with code (?P<code>-?\d+)"
+    r"|Process running with session ID (?P<sid>\d+))\n"
     r"Original token count: (?P<tokens>\d+)\n"
     r"Output:\n(?P<output>.*)\Z",
     re.DOTALL,
@@ -146,7 +147,9 @@ def outputs_of(body: Any) -> list[str]:
 
 async def test_typing_into_a_pipe_process_is_refused(scripted_model, tmp_path):
     home, ws = await _engine(tmp_path, scripted_model)
-    scripted_model.enqueue(call("exec_command", {"cmd": "sleep 30", "yield_time_ms": 250, **PLAIN}, "c1"))
+    scripted_model.enqueue(
+        call("exec_command", {"cmd": "sleep 30", "yield_time_ms": 250, **PLAIN}, "c1")
+    )
     scripted_model.enqueue_responder(
         lambda body: call(
             "write_stdin", {"session_id": session_id_in_last_output(body), "chars": "x"}, "c2"
@@ -185,7 +188,9 @@ async def test_a_process_outlives_its_turn_and_reports_its_end_later(scripted_mo
     home, ws = await _engine(tmp_path, scripted_model)
     marker = ws / "go-on"
     script = f"while [ ! -e {marker} ]; do sleep 0.05; done; echo finished"
-    scripted_model.enqueue(call("exec_command", {"cmd": script, "yield_time_ms": 250, **PLAIN}, "c1"))
+    scripted_model.enqueue(
+        call("exec_command", {"cmd": script, "yield_time_ms": 250, **PLAIN}, "c1")
+    )
     scripted_model.enqueue(text_response("started it", response_id="resp_2"))
     async with running_engine(home) as engine:
         await engine.configure(cwd=str(ws))
@@ -312,4 +317,3 @@ async def test_sixty_open_processes_bring_a_warning_to_the_model(scripted_model,
         "you currently have 60 processes open. Reuse older processes or close them to prevent "
         "automatic pruning of old processes"
     ]
-
