@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,8 +83,18 @@ class _Capped:
 
 @dataclass
 class _Command:
-    process: ExecProcess
+    """A command known by its client-chosen id from before it starts: follow-ups that arrive
+    while it is starting wait for it."""
+
     streams_stdin: bool
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    process: ExecProcess | None = None
+
+    async def started(self, process_id: str) -> ExecProcess:
+        await self.ready.wait()
+        if self.process is None:
+            raise ApiError(INVALID_REQUEST, f'no active command/exec for process id "{process_id}"')
+        return self.process
 
 
 def _spawn_error(err: ProcessError) -> ApiError:
@@ -100,6 +113,7 @@ class CommandExecutor:
         self._client = client
         self._services = services
         self._running: dict[str, _Command] = {}
+        self._closed = False
 
     # -- command/exec -----------------------------------------------------------------------
 
@@ -113,6 +127,9 @@ class CommandExecutor:
         cwd = Path.cwd() / params.cwd if params.cwd else Path.cwd()
         env = exec_env_for(params.env)
         argv = list(params.command)
+        # Said before the sandbox wraps the command, which would otherwise start fine and
+        # only then fail to run it.
+        _check_spawnable(argv[0], cwd, env)
         policy = self._policy(params, cwd)
         try:
             argv, env = wrap_command(argv, policy, cwd, env)
@@ -131,10 +148,20 @@ class CommandExecutor:
             size=_size(params),
             stdin="pipe" if params.stream_stdin and not params.tty else "none",
         )
+        command = _Command(params.stream_stdin or params.tty)
+        if process_id is not None:
+            self._running[process_id] = command
         try:
             process = await ExecProcess.spawn(spec)
         except ProcessError as err:
+            if process_id is not None:
+                self._running.pop(process_id, None)
             raise _spawn_error(err) from None
+        finally:
+            command.ready.set()
+        command.process = process
+        if self._closed:
+            process.terminate()
 
         def on_output(stream: Stream, chunk: bytes) -> None:
             capped = outputs[stream]
@@ -155,8 +182,6 @@ class CommandExecutor:
                 )
 
         process.add_listener(on_output)
-        if process_id is not None:
-            self._running[process_id] = _Command(process, params.stream_stdin or params.tty)
         limit_ms = None if params.disable_timeout else (params.timeout_ms or DEFAULT_TIMEOUT_MS)
         if params.timeout_ms == 0:
             limit_ms = 0
@@ -192,6 +217,7 @@ class CommandExecutor:
 
     async def write(self, params: CommandExecWriteParams) -> None:
         command = self._command(params.process_id)
+        process = await command.started(params.process_id)
         if not command.streams_stdin:
             raise ApiError(INVALID_REQUEST, "stdin streaming is not enabled for this command/exec")
         data = b""
@@ -202,33 +228,36 @@ class CommandExecutor:
                 raise ApiError(INVALID_PARAMS, f"invalid deltaBase64: {err}") from None
         try:
             if data:
-                await command.process.write(data)
+                await process.write(data)
             if params.close_stdin:
-                if command.process.tty:
-                    await command.process.write(b"\x04")  # a terminal's end of input: ^D
+                if process.tty:
+                    await process.write(b"\x04")  # a terminal's end of input: ^D
                 else:
-                    command.process.close_stdin()
+                    process.close_stdin()
         except ProcessError as err:
             raise ApiError(INVALID_REQUEST, f"failed to write stdin: {err}") from None
 
-    def resize(self, params: CommandExecResizeParams) -> None:
-        command = self._command(params.process_id)
-        if not command.process.tty:
+    async def resize(self, params: CommandExecResizeParams) -> None:
+        process = await self._command(params.process_id).started(params.process_id)
+        if not process.tty:
             raise ApiError(
                 INVALID_REQUEST, "failed to resize PTY: process is not attached to a PTY"
             )
         try:
-            command.process.resize(TerminalSize(rows=params.size.rows, cols=params.size.cols))
+            process.resize(TerminalSize(rows=params.size.rows, cols=params.size.cols))
         except (ProcessError, OSError) as err:
             raise ApiError(INVALID_REQUEST, f"failed to resize PTY: {err}") from None
 
-    def terminate(self, params: CommandExecTerminateParams) -> None:
-        self._command(params.process_id).process.terminate()
+    async def terminate(self, params: CommandExecTerminateParams) -> None:
+        process = await self._command(params.process_id).started(params.process_id)
+        process.terminate()
 
     def close(self) -> None:
         """The connection is gone: its commands end (each `execute` then returns)."""
+        self._closed = True
         for command in list(self._running.values()):
-            command.process.terminate()
+            if command.process is not None:
+                command.process.terminate()
 
 
 def _check(params: CommandExecParams) -> None:
@@ -249,6 +278,21 @@ def _check(params: CommandExecParams) -> None:
         )
     if params.timeout_ms is not None and params.timeout_ms < 0:
         raise ApiError(INVALID_PARAMS, "command/exec timeoutMs must not be negative")
+
+
+def _check_spawnable(program: str, cwd: Path, env: dict[str, str]) -> None:
+    missing = ApiError(
+        INTERNAL_ERROR,
+        f"failed to spawn command: {os.strerror(errno.ENOENT)} (os error {errno.ENOENT})",
+    )
+    if not cwd.is_dir():
+        raise missing
+    if "/" in program:
+        if not (cwd / program).exists():
+            raise missing
+        return
+    if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise missing
 
 
 def _size(params: CommandExecParams) -> TerminalSize:

@@ -161,18 +161,11 @@ class ApiServer:
 
     def _command_handlers(self) -> dict[str, Handler]:
         commands = self.commands
-
-        async def resize(params: Any, _raw: dict[str, Any]) -> None:
-            commands.resize(params)
-
-        async def terminate(params: Any, _raw: dict[str, Any]) -> None:
-            commands.terminate(params)
-
         return {
             "command/exec": lambda p, _raw: commands.execute(p),
             "command/exec/write": lambda p, _raw: commands.write(p),
-            "command/exec/resize": resize,
-            "command/exec/terminate": terminate,
+            "command/exec/resize": lambda p, _raw: commands.resize(p),
+            "command/exec/terminate": lambda p, _raw: commands.terminate(p),
             "thread/shellCommand": lambda p, _raw: thread_shell_command(
                 self.threads.get(p.thread_id), p
             ),
