@@ -14,6 +14,7 @@ from codex_lsp.protocol import v2_initialize as ini
 from codex_lsp.protocol import v2_items as it
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
+from tests.exec.v2_samples import COMMAND_CLIENT_SAMPLES
 from tests.support.schema_check import SchemaChecker, default_checker
 from tests.test_v2_items import item_variants, limits, session, thread, turn
 
@@ -293,6 +294,8 @@ CLIENT_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
         )
     ],
 }
+
+CLIENT_SAMPLES.update(COMMAND_CLIENT_SAMPLES)
 
 
 def test_samples_cover_every_client_request() -> None:
