@@ -1,5 +1,6 @@
-"""`command/exec` and its follow-ups, commands a client runs outside any thread; and
-`thread/shellCommand`, a command line the user runs in a thread (see `engine.user_shell`).
+"""`command/exec` and its follow-ups, commands a client runs outside any thread;
+`thread/shellCommand`, a command line the user runs in a thread (see `engine.user_shell`);
+and `thread/backgroundTerminals/clean`, which ends the processes the model left running.
 
 A command runs in the sandbox its params ask for (the configured one by default), in the
 server's working directory unless told otherwise, with a timeout (10 s by default). Its output
@@ -21,10 +22,12 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 from codex_lsp.api.convert import invalid
+from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ApiError, ClientPort
 from codex_lsp.engine.services import EngineServices
@@ -54,6 +57,7 @@ __all__ = [
     "DEFAULT_OUTPUT_BYTES_CAP",
     "DEFAULT_TIMEOUT_MS",
     "CommandExecutor",
+    "handlers",
     "thread_shell_command",
 ]
 
@@ -252,7 +256,7 @@ class CommandExecutor:
         process = await self._command(params.process_id).started(params.process_id)
         process.terminate()
 
-    def close(self) -> None:
+    async def close(self) -> None:
         """The connection is gone: its commands end (each `execute` then returns)."""
         self._closed = True
         for command in list(self._running.values()):
@@ -332,3 +336,26 @@ async def thread_shell_command(thread: LoadedThread, params: ThreadShellCommandP
     op = RunUserShellCommand(command=params.command, timeout_ms=params.timeout_ms)
     # A UUIDv7 like a turn's: the command runs as a turn of its own when none is running.
     await thread.submit(op, sub_id=new_thread_id())
+
+
+def handlers(ctx: ApiContext) -> dict[str, Handler]:
+    commands = CommandExecutor(ctx.client, ctx.services)
+    ctx.closers.append(commands.close)
+
+    async def shell_command(params: Any, _raw: dict[str, Any]) -> None:
+        await thread_shell_command(ctx.threads.get(params.thread_id), params)
+
+    async def clean_background_terminals(params: Any, _raw: dict[str, Any]) -> None:
+        # The processes the model left running end; each item completes as they go.
+        session = ctx.threads.get(params.thread_id).codex.session
+        if session is not None:
+            session.processes.terminate_all()
+
+    return {
+        "command/exec": lambda params, _raw: commands.execute(params),
+        "command/exec/write": lambda params, _raw: commands.write(params),
+        "command/exec/resize": lambda params, _raw: commands.resize(params),
+        "command/exec/terminate": lambda params, _raw: commands.terminate(params),
+        "thread/shellCommand": shell_command,
+        "thread/backgroundTerminals/clean": clean_background_terminals,
+    }

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,10 @@ from pydantic import BaseModel, ValidationError
 from codex_lsp.api import thread_store
 from codex_lsp.api.account import Accounts
 from codex_lsp.api.catalog import list_models
-from codex_lsp.api.commands import CommandExecutor, thread_shell_command
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
+from codex_lsp.api.families import API_FAMILIES
+from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import (
     INVALID_PARAMS,
@@ -54,20 +55,12 @@ from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Any, dict[str, Any]], Awaitable[BaseModel | None]]
 
 # Methods the v2 protocol has that this server does not serve (yet): a clear -32601.
 NOT_SERVED = frozenset(
     {
         "initialize",
-        "turn/steer",
         "thread/rollback",
-        "thread/compact/start",
-        "thread/loaded/list",
-        "thread/turns/list",
-        "config/value/write",
-        "config/batchWrite",
-        "mcpServerStatus/list",
     }
 )
 
@@ -84,7 +77,6 @@ class ApiServer:
         self._closed = False
         self.threads = ThreadManager(services_factory, client, self._host, self._note_limits)
         self._accounts: Accounts | None = None
-        self.commands = CommandExecutor(client, self._services)
         self._handlers: dict[str, Handler] = {
             "thread/start": self._thread_start,
             "thread/resume": self._thread_resume,
@@ -105,8 +97,17 @@ class ApiServer:
             "account/login/cancel": self._login_cancel,
             "account/logout": self._logout,
             "account/rateLimits/read": self._rate_limits,
-            **self._command_handlers(),
         }
+        self._context = ApiContext(
+            self.threads,
+            client,
+            self._services,
+            self._after_response,
+            self._after_response_call,
+            self._host,
+        )
+        for family in API_FAMILIES:
+            self._handlers.update(family.handlers(self._context))
 
     # -- the seam ---------------------------------------------------------------------------
 
@@ -149,7 +150,8 @@ class ApiServer:
         if self._closed:
             return
         self._closed = True
-        self.commands.close()
+        for closer in reversed(self._context.closers):
+            await closer()
         if self._accounts is not None:
             self._accounts.close()
         await self.threads.close_all()
@@ -158,18 +160,6 @@ class ApiServer:
             await self._host_task
         if self._base is not None and self._base.http is not None:
             await self._base.http.aclose()
-
-    def _command_handlers(self) -> dict[str, Handler]:
-        commands = self.commands
-        return {
-            "command/exec": lambda p, _raw: commands.execute(p),
-            "command/exec/write": lambda p, _raw: commands.write(p),
-            "command/exec/resize": lambda p, _raw: commands.resize(p),
-            "command/exec/terminate": lambda p, _raw: commands.terminate(p),
-            "thread/shellCommand": lambda p, _raw: thread_shell_command(
-                self.threads.get(p.thread_id), p
-            ),
-        }
 
     # -- hosting ----------------------------------------------------------------------------
 

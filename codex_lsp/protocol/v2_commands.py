@@ -1,4 +1,5 @@
-"""The commands family of the v2 API: `command/exec` and its follow-ups, `thread/shellCommand`.
+"""The commands family of the v2 API: `command/exec` and its follow-ups, `thread/shellCommand`,
+and the terminal interactions of the model's own processes.
 
 `command/exec` runs an argv for the client (not the model) in the sandbox, buffered or streamed
 (`command/exec/outputDelta`, base64), optionally on a PTY the client types into and resizes.
@@ -14,8 +15,9 @@ from pydantic import BaseModel, Field
 from codex_lsp.protocol.v2_common import Opt, SandboxPolicy, V2Model
 
 __all__ = [
-    "COMMAND_NOTIFICATIONS",
-    "COMMAND_REQUESTS",
+    "EXPERIMENTAL",
+    "NOTIFICATIONS",
+    "REQUESTS",
     "CommandExecOutputDeltaNotification",
     "CommandExecParams",
     "CommandExecResizeParams",
@@ -27,6 +29,8 @@ __all__ = [
     "CommandExecWriteParams",
     "CommandExecWriteResponse",
     "TerminalInteractionNotification",
+    "ThreadBackgroundTerminalsCleanParams",
+    "ThreadBackgroundTerminalsCleanResponse",
     "ThreadShellCommandParams",
     "ThreadShellCommandResponse",
 ]
@@ -102,6 +106,14 @@ class ThreadShellCommandResponse(V2Model):
     pass
 
 
+class ThreadBackgroundTerminalsCleanParams(V2Model):
+    thread_id: str
+
+
+class ThreadBackgroundTerminalsCleanResponse(V2Model):
+    pass
+
+
 class CommandExecOutputDeltaNotification(V2Model):
     process_id: str
     stream: Literal["stdout", "stderr"]
@@ -120,16 +132,23 @@ class TerminalInteractionNotification(V2Model):
     stdin: str
 
 
-COMMAND_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
+REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "command/exec": (CommandExecParams, CommandExecResponse),
     "command/exec/write": (CommandExecWriteParams, CommandExecWriteResponse),
     "command/exec/resize": (CommandExecResizeParams, CommandExecResizeResponse),
     "command/exec/terminate": (CommandExecTerminateParams, CommandExecTerminateResponse),
     "thread/shellCommand": (ThreadShellCommandParams, ThreadShellCommandResponse),
+    "thread/backgroundTerminals/clean": (
+        ThreadBackgroundTerminalsCleanParams,
+        ThreadBackgroundTerminalsCleanResponse,
+    ),
 }
 """Client request method -> (params model, result model)."""
 
-COMMAND_NOTIFICATIONS: dict[str, type[BaseModel]] = {
+# Experimental in the reference server: absent from its stable schema.
+EXPERIMENTAL = frozenset({"thread/backgroundTerminals/clean"})
+
+NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "command/exec/outputDelta": CommandExecOutputDeltaNotification,
     "item/commandExecution/terminalInteraction": TerminalInteractionNotification,
 }

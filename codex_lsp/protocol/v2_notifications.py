@@ -8,7 +8,6 @@ from pydantic import BaseModel
 from typing_extensions import TypeAliasType
 
 from codex_lsp.protocol.v2_account import AuthMode, RateLimitSnapshot
-from codex_lsp.protocol.v2_commands import COMMAND_NOTIFICATIONS
 from codex_lsp.protocol.v2_common import Opt, PlanType, RequestId, ThreadTokenUsage, V2Model
 from codex_lsp.protocol.v2_items import ThreadItem
 from codex_lsp.protocol.v2_threads import Thread, ThreadStatus
@@ -191,6 +190,5 @@ SERVER_NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "account/updated": AccountUpdatedNotification,
     "account/rateLimits/updated": AccountRateLimitsUpdatedNotification,
     "account/login/completed": AccountLoginCompletedNotification,
-    **COMMAND_NOTIFICATIONS,
 }
 """Notification method -> params model."""

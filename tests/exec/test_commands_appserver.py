@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from codex_lsp.protocol import v2
 from tests.support.appserver import AppServerClient, app_server, make_home
 from tests.support.schema_check import SchemaChecker, TranscriptChecker
-from tests.support.scripted_builders import text_response
+from tests.support.scripted_builders import function_call_response, text_response
 
 NO_TMP = "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
 
@@ -36,7 +37,22 @@ def server(tmp_path: Path, scripted_model):
         yield client
     # Every message both ways fits the reference schema (errors included).
     checker = TranscriptChecker(SchemaChecker(), forbid_jsonrpc_from_server=True)
-    assert checker.feed_all(client.transcript) == []
+    assert checker.feed_all(_stable(client.transcript)) == []
+
+
+def _stable(transcript: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The transcript without experimental requests (absent from the stable schema) and their
+    responses."""
+    experimental = {
+        m["id"]
+        for who, m in transcript
+        if who == "client" and m.get("method") in v2.EXPERIMENTAL_METHODS
+    }
+    return [
+        (who, m)
+        for who, m in transcript
+        if m.get("id") not in experimental or (who == "server" and "method" in m)
+    ]
 
 
 def test_a_buffered_command_returns_both_streams_and_its_exit_code(server: AppServerClient):
@@ -335,3 +351,21 @@ def test_a_user_shell_command_needs_a_command_and_a_loaded_thread(server: AppSer
     assert empty["error"] == {"code": -32600, "message": "command must not be empty"}
     unknown = server.call("thread/shellCommand", {"threadId": "nope", "command": "true"})
     assert unknown["error"]["code"] == -32600
+
+
+def test_cleaning_background_terminals_ends_the_models_processes(
+    server: AppServerClient, scripted_model
+):
+    pidfile = server.cwd / "sleep.pid"
+    run = {"cmd": f"echo $$ > {pidfile}; exec sleep 300", "yield_time_ms": 250, "login": False}
+    scripted_model.enqueue(function_call_response("exec_command", run, call_id="bg"))
+    scripted_model.enqueue(text_response("left it running", response_id="resp_2"))
+    thread = server.start_thread()
+    server.run_turn(thread["id"], "start something")
+    pid = int(pidfile.read_text())
+    assert not _zombie(pid)
+    answer = server.result("thread/backgroundTerminals/clean", {"threadId": thread["id"]})
+    assert answer == {}
+    done = server.wait_method("item/completed", threadId=thread["id"])["params"]["item"]
+    assert (done["id"], done["status"], done["exitCode"]) == ("bg", "failed", 137)
+    assert _zombie(pid)
