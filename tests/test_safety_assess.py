@@ -75,6 +75,7 @@ def test_dangerous_commands(policy: AskForApproval, sandbox: object, expected: t
             "`bash -lc 'rm -rf build'` rejected: rm -f style commands are not permitted. "
             "Use a safer approach"
         )
+        assert decision.rejected
     if isinstance(decision, Prompt):
         assert not decision.run_unsandboxed
         assert decision.reason is None

@@ -193,9 +193,11 @@ class Prompt:
 
 @dataclass(frozen=True)
 class Forbidden:
-    """Don't run; `reason` goes back to the model."""
+    """Don't run; `reason` goes back to the model. `rejected` marks a command refused for what
+    it is (not for the policy's sake), which `exec_command` reports as a failure to start it."""
 
     reason: str
+    rejected: bool = False
 
 
 CommandAssessment = Allow | Prompt | Forbidden
@@ -260,7 +262,7 @@ def assess_command(
         return Prompt(reason=justification, run_unsandboxed=escalate)
     if is_dangerous_command(argv):
         if policy == AskForApproval.NEVER:
-            return Forbidden(dangerous_rejection(argv))
+            return Forbidden(dangerous_rejection(argv), rejected=True)
         return Prompt(reason=justification, run_unsandboxed=escalate)
     if policy == AskForApproval.ON_REQUEST and not unrestricted:
         if escalated:

@@ -185,8 +185,8 @@ async def handle_exec_command(call: ToolCall) -> ToolOutput:
         tty=args.tty,
     )
     if isinstance(gate, Refused):
-        if gate.forbidden is not None and gate.forbidden.reason.startswith("`"):
-            # A command the rules refuse fails to start, in the reference server's words.
+        if gate.forbidden is not None and gate.forbidden.rejected:
+            # A command refused for what it is fails to start, in the reference server's words.
             inner = json.dumps(f"Rejected({json.dumps(gate.forbidden.reason)})")
             return ToolOutput(
                 f"exec_command failed: CreateProcess {{ message: {inner} }}", success=False

@@ -258,7 +258,10 @@ class ExecProcess:
         stream = self._readers[fd]
         self._output.feed(stream, chunk)
         for listener in list(self._listeners):
-            listener(stream, chunk)
+            try:
+                listener(stream, chunk)
+            except Exception:  # One listener's bug must not stop the output for the others.
+                log.exception("an output listener failed")
         self._changed.set()
 
     def _close_reader(self, fd: int) -> None:
