@@ -11,6 +11,7 @@ from pygls.exceptions import JsonRpcException
 
 from tests.support.engine import write_config
 from tests.support.lsp_client import EditorClient, EditorSession
+from tests.support.scripted_builders import function_call_response, text_response
 
 NO_TMP = "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
 
@@ -104,3 +105,19 @@ async def test_a_user_shell_command_in_a_thread(home, ws):
     assert item["item"]["source"] == "userShell"
     assert item["item"]["aggregatedOutput"] == "from-user\n"
     assert item["item"]["status"] == "completed"
+
+
+async def test_cleaning_background_terminals_ends_the_models_processes(home, ws, scripted_model):
+    run = {"cmd": "exec sleep 300", "yield_time_ms": 250, "login": False}
+    scripted_model.enqueue(function_call_response("exec_command", run, call_id="bg"))
+    scripted_model.enqueue(text_response("left it running", response_id="resp_2"))
+    async with EditorSession(home, ws) as client:
+        thread_id = await client.start_thread(ws)
+        await client.run_turn(thread_id, "start something")
+        started = await client.wait_for("item/started", lambda p: p["item"]["id"] == "bg")
+        assert started["item"]["processId"] is not None
+        # The turn is over, the process is not: its item is still open.
+        assert all(p["item"]["id"] != "bg" for p in client.notifications("item/completed"))
+        assert await client.codex("thread/backgroundTerminals/clean", {"threadId": thread_id}) == {}
+        done = await client.wait_for("item/completed", lambda p: p["item"]["id"] == "bg")
+    assert (done["item"]["status"], done["item"]["exitCode"]) == ("failed", 137)
