@@ -147,11 +147,7 @@ class ScriptedModelServer:
             self._scripts.clear()
             self._requests.clear()
 
-    def _take(self, record: RecordedRequest, raw_body: str) -> Script | None:
-        script = self._take_entry(record, raw_body)
-        return script(record.body) if callable(script) else script
-
-    def _take_entry(self, record: RecordedRequest, raw_body: str) -> Script | Responder | None:
+    def _take(self, record: RecordedRequest, raw_body: str) -> Script | Responder | None:
         with self._cond:
             chosen = None
             for i, (when, _) in enumerate(self._scripts):
@@ -248,6 +244,8 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         record = RecordedRequest("POST", path, headers, body)
         script = owner._take(record, raw)
+        if callable(script):
+            script = script(body)
         if script is None:
             message = (
                 f"scripted model server: no script left for POST {path} "
