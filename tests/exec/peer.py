@@ -32,7 +32,9 @@ CACHE = Path(
 )
 # Where the test set-up installs the peer; a developer's own install is the fallback.
 PEER_CANDIDATES = (CACHE / "codex-peer" / _TAIL, Path.home() / ".cache" / "codex-peer" / _TAIL)
-WAIT_S = 60.0
+# Only a bound on a hang: the reference runs commands in the user's login shell, whose profile
+# may be slow on a busy machine.
+WAIT_S = 180.0
 
 Side = Literal["real", "ours"]
 Message = dict[str, Any]

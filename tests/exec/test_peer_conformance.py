@@ -270,9 +270,9 @@ def _shell_command_item(side: Side) -> tuple[list[str], dict[str, Any]]:
         messages = server.received[start:]
     methods = [m["method"] for m in messages if m.get("method", "").startswith(("turn/", "item/"))]
     item = next(m["params"]["item"] for m in messages if m.get("method") == "item/completed")
-    facts = {
-        key: item.get(key) for key in ("type", "source", "status", "exitCode", "aggregatedOutput")
-    }
+    facts = {key: item.get(key) for key in ("type", "source", "status", "exitCode")}
+    # The command's own lines; a login profile may print before them on some machines.
+    facts["output"] = (item.get("aggregatedOutput") or "").splitlines()[-1:]
     facts["unsandboxed"] = ran_unsandboxed
     facts["command"] = re.sub(r"^\S+ -lc ", "SHELL -lc ", item["command"])
     return methods, facts
