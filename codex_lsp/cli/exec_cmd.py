@@ -11,6 +11,7 @@ without the engine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -162,8 +163,6 @@ def _only_broken_pipes(err: BaseException) -> bool:
 def _silence_standard_streams() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             os.dup2(devnull, stream.fileno())
-        except (OSError, ValueError):
-            pass
     os.close(devnull)
