@@ -21,11 +21,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"codex-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from codex_lsp.cli import doctor_cmd, exec_cmd, proto_cmd
+    from codex_lsp.cli import doctor_cmd, exec_cmd, login_cmd, proto_cmd
 
     exec_cmd.add_parser(commands)
     proto_cmd.add_parser(commands)
     doctor_cmd.add_parser(commands)
+    login_cmd.add_parser(commands)
     for name in ("serve", "app-server"):
         _add_optional(commands, name)
     return parser

@@ -223,4 +223,3 @@ def test_exec_without_a_prompt_reads_it_from_piped_stdin(scripted_model, tmp_pat
     assert "read from stdin" in result.stdout
     sent = str(scripted_model.requests[0].body["input"])
     assert "what is in app.py?" in sent
-
