@@ -75,6 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    if getattr(args, "overrides", None):
+        from codex_lsp.cli.config_keys import override_warnings
+
+        for warning in override_warnings(args.overrides):
+            print(warning, file=sys.stderr)
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

@@ -16,7 +16,16 @@ from codex_lsp.cli.main import add_config_arguments
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("proto", help="speak the raw SQ/EQ protocol as JSONL on stdio")
+    parser = commands.add_parser(
+        "proto",
+        help="speak the raw SQ/EQ protocol as JSONL on stdio",
+        description=(
+            'One Submission ({"id", "op"}) per stdin line, one Event ({"id", "msg"}) per stdout '
+            'line. The first op must be configure_session, e.g. {"id": "1", "op": {"type": '
+            '"configure_session", "cwd": "/path/to/repo"}}; it is answered by a '
+            "session_configured event. EOF ends the session."
+        ),
+    )
     add_config_arguments(parser)
     parser.set_defaults(run=run)
 
