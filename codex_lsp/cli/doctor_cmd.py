@@ -16,7 +16,7 @@ from codex_lsp import __version__
 from codex_lsp.cli.main import add_config_arguments
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("doctor", help="check the config, the provider key, the sandbox")
     add_config_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -27,7 +27,8 @@ def diagnose(profile: str | None, overrides: list[str], model: str | None) -> di
     from codex_lsp.engine.models import DEFAULT_MODEL
     from codex_lsp.sandbox import sandbox_support, sandbox_unavailable_warning
     from codex_lsp.store.auth import AuthError, AuthStore
-    from codex_lsp.store.config import CONFIG_FILENAME, ConfigError, load_config
+    from codex_lsp.store.config import CONFIG_FILENAME, load_config
+    from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
 
     home = codex_home()

@@ -24,7 +24,7 @@ SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 EXIT_BROKEN_PIPE = 141
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "exec",
         help="run one task non-interactively",
@@ -134,7 +134,7 @@ def _run_engine(args: argparse.Namespace, prompt: str) -> int:
 
     from codex_lsp.cli.exec_session import run_task
     from codex_lsp.engine.bootstrap import load_services
-    from codex_lsp.store.config import ConfigError
+    from codex_lsp.store.config_errors import ConfigError
 
     try:
         services = load_services(profile=args.profile, overrides=args.overrides, cwd=args.cd)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 ISSUER_CALLBACK_PORTS = (1455, 1457)
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     login = commands.add_parser(
         "login",
         help="sign in with ChatGPT in the browser, or with an API key from stdin",
@@ -53,7 +53,8 @@ def _say(text: str) -> None:
 
 
 def _config(args: argparse.Namespace) -> Config | None:
-    from codex_lsp.store.config import ConfigError, load_config
+    from codex_lsp.store.config import load_config
+    from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
 
     try:

@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_optional(commands: argparse._SubParsersAction, name: str) -> None:
+def _add_optional(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str) -> None:
     """Doors that live in other packages register themselves if present."""
     import importlib
 

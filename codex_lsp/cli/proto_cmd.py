@@ -15,7 +15,7 @@ from typing import Any
 from codex_lsp.cli.main import add_config_arguments
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "proto",
         help="speak the raw SQ/EQ protocol as JSONL on stdio",
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     import anyio
 
     from codex_lsp.engine.bootstrap import load_services
-    from codex_lsp.store.config import ConfigError
+    from codex_lsp.store.config_errors import ConfigError
 
     try:
         services = load_services(profile=args.profile, overrides=args.overrides)

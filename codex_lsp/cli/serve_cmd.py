@@ -19,7 +19,7 @@ def _host_port(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "serve", help="serve the engine to an editor as a language server (stdio by default)"
     )
