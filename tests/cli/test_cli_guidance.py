@@ -12,7 +12,7 @@ from pathlib import Path
 
 from codex_lsp.engine.models import DEFAULT_MODEL
 from codex_lsp.store.config import load_config
-from tests.support.cli import CLI, cli_env, run_cli
+from tests.support.cli import CLI, StderrLines, cli_env, run_cli
 from tests.support.engine import write_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,16 +101,15 @@ def test_serve_at_a_terminal_says_what_it_is_waiting_for(tmp_path):
     )
     os.close(terminal)
     try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()
+        lines = StderrLines(proc)
+        line = lines.until("Language Server Protocol")
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
-        rest = proc.stderr.read()
     finally:
         proc.kill()
         os.close(controller)
-    assert "Language Server Protocol" in line and "Ctrl-C" in line
-    assert "Traceback" not in rest
+    assert "Ctrl-C" in line
+    assert "Traceback" not in lines.rest()
 
 
 def test_serve_started_by_an_editor_prints_nothing_to_stderr_before_it_is_spoken_to(tmp_path):

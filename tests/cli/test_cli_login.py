@@ -8,10 +8,8 @@ is exchanged at an OAuth token endpoint on 127.0.0.1. No key or token is ever pr
 from __future__ import annotations
 
 import json
-import queue
 import stat
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -20,7 +18,7 @@ import httpx
 import pytest
 
 from codex_lsp.store.login_server import DEFAULT_CLIENT_ID
-from tests.support.cli import CLI, cli_env, run_cli
+from tests.support.cli import CLI, StderrLines, cli_env, run_cli
 from tests.support.engine import make_git_repo, write_config
 from tests.support.oauth_issuer import CODE, FakeIssuer
 from tests.support.scripted_builders import text_response
@@ -98,36 +96,6 @@ def test_the_missing_key_error_names_the_sign_in_command(scripted_model, tmp_pat
     assert "CODEX_LSP_TEST_UNSET_KEY" in result.stderr and "codex-lsp login" in result.stderr
 
 
-class _StderrLines:
-    """Lines from a running process's stderr, with a deadline on each wait."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self._lines: queue.Queue[str] = queue.Queue()
-        self.seen: list[str] = []
-
-        def pump() -> None:
-            assert proc.stderr is not None
-            for line in proc.stderr:
-                self._lines.put(line)
-
-        self._thread = threading.Thread(target=pump, daemon=True)
-        self._thread.start()
-
-    def until(self, marker: str, timeout: float = 30) -> str:
-        while True:
-            line = self._lines.get(timeout=timeout)
-            self.seen.append(line)
-            if marker in line:
-                return line
-
-    def rest(self) -> str:
-        """Everything, once the process has closed its stderr."""
-        self._thread.join(timeout=30)
-        while not self._lines.empty():
-            self.seen.append(self._lines.get())
-        return "".join(self.seen)
-
-
 def _start_browser_login(home: Path, issuer: FakeIssuer) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*CLI, "login", "-c", f'login_issuer="{issuer.url}"'],
@@ -150,7 +118,7 @@ def _authorize_query(line: str, issuer: FakeIssuer) -> dict[str, str]:
 def test_browser_sign_in_through_the_local_callback(issuer, tmp_path):
     home = tmp_path / "home"
     proc = _start_browser_login(home, issuer)
-    lines = _StderrLines(proc)
+    lines = StderrLines(proc)
     try:
         query = _authorize_query(lines.until("/oauth/authorize"), issuer)
         redirect = urlsplit(query["redirect_uri"])
@@ -181,7 +149,7 @@ def test_browser_sign_in_reports_a_failed_token_exchange(issuer, tmp_path):
     home = tmp_path / "home"
     issuer.fail_with = (400, {"error": "invalid_grant"})
     proc = _start_browser_login(home, issuer)
-    lines = _StderrLines(proc)
+    lines = StderrLines(proc)
     try:
         query = _authorize_query(lines.until("/oauth/authorize"), issuer)
         httpx.get(query["redirect_uri"], params={"code": CODE, "state": query["state"]})
