@@ -25,9 +25,22 @@ def resolve_workdir(given: Path | None) -> Path:
 
 
 def git_repository_root(path: Path) -> Path | None:
-    """The nearest folder at or above `path` holding `.git` (a directory, or a worktree's
-    file), or None. Read from the file system alone, so no `git` binary is needed."""
+    """The nearest folder at or above `path` whose `.git` is a repository (a directory with
+    a HEAD, or a worktree's `gitdir:` file), or None. Read from the file system alone, so no
+    `git` binary is needed; a stray empty `.git` folder does not count."""
     for folder in (path, *path.parents):
-        if (folder / ".git").exists():
+        if _is_git_dir_entry(folder / ".git"):
             return folder
     return None
+
+
+def _is_git_dir_entry(entry: Path) -> bool:
+    try:
+        if entry.is_dir():
+            return (entry / "HEAD").is_file()
+        if entry.is_file():
+            with entry.open("rb") as handle:
+                return handle.read(8) == b"gitdir: "
+    except OSError:
+        return False
+    return False

@@ -223,3 +223,46 @@ def test_exec_without_a_prompt_reads_it_from_piped_stdin(scripted_model, tmp_pat
     assert "read from stdin" in result.stdout
     sent = str(scripted_model.requests[0].body["input"])
     assert "what is in app.py?" in sent
+
+
+def test_full_auto_keeps_the_network_setting_the_advice_names(scripted_model, tmp_path):
+    home, ws = _setup(scripted_model, tmp_path, sandbox_mode="read-only")
+    scripted_model.enqueue(text_response("hello"))
+
+    result = run_cli(
+        home,
+        "exec",
+        "--full-auto",
+        "-c",
+        "sandbox_workspace_write.network_access=true",
+        "-C",
+        str(ws),
+        "hello",
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "sandbox: workspace-write" in result.stderr and "network on" in result.stderr
+
+
+def test_a_stray_empty_git_folder_is_not_a_repository(scripted_model, tmp_path):
+    home = tmp_path / "home"
+    write_config(home, scripted_model.base_url)
+    plain = tmp_path / "plain"
+    (plain / ".git").mkdir(parents=True)
+
+    result = run_cli(home, "exec", "-C", str(plain), "hello")
+
+    assert result.returncode == 1 and "--skip-git-repo-check" in result.stderr
+    assert scripted_model.requests == []
+
+
+def test_a_git_worktree_checkout_passes_the_check(scripted_model, tmp_path):
+    home, ws = _setup(scripted_model, tmp_path)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", str(linked)], cwd=ws, check=True)
+    scripted_model.enqueue(text_response("in the worktree"))
+
+    result = run_cli(home, "exec", "-C", str(linked), "hello")
+
+    assert result.returncode == 0, result.stderr
+    assert "in the worktree" in result.stdout
