@@ -62,8 +62,6 @@ NOT_SERVED = frozenset(
     {
         "initialize",
         "thread/rollback",
-        "thread/shellCommand",
-        "command/exec",
     }
 )
 
