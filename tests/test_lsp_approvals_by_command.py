@@ -33,9 +33,9 @@ def ws(tmp_path: Path) -> Path:
 
 def _escalated(ws: Path, command: str, call_id: str, response_id: str) -> list[Any]:
     return function_call_response(
-        "shell_command",
+        "exec_command",
         {
-            "command": command,
+            "cmd": command,
             "workdir": str(ws),
             "sandbox_permissions": "require_escalated",
             "justification": "to write a file",

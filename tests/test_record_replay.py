@@ -37,7 +37,7 @@ def home(tmp_path: Path, scripted_model: Any) -> Path:
 
 def _script(scripted_model: Any, ws: Path) -> None:
     scripted_model.enqueue(
-        function_call_response("shell_command", {"command": "cat notes.txt"}, call_id="c1")
+        function_call_response("exec_command", {"cmd": "cat notes.txt"}, call_id="c1")
     )
     scripted_model.enqueue(text_response("The notes say draft.", response_id="r2"))
     scripted_model.enqueue(

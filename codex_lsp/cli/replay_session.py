@@ -26,7 +26,7 @@ from codex_lsp.model.recording import (
 from codex_lsp.store.rollout import read_rollout
 
 # Fields that differ from run to run without the thread being any different.
-VOLATILE = frozenset({"startedAtMs", "completedAtMs", "durationMs"})
+VOLATILE = frozenset({"startedAtMs", "completedAtMs", "durationMs", "processId"})
 TURN_EVENTS = ("task_started", "turn_started")
 END_EVENTS = ("task_complete", "turn_complete", "turn_aborted")
 

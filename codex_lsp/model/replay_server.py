@@ -29,8 +29,9 @@ _MAX_HEAD = 64 * 1024
 _HOP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding"})
 
 
-# How long a tool took is never the same twice, and says nothing about where the thread went.
-_WALL_TIME = re.compile(r"Wall time: [0-9.]+ seconds")
+# How long a tool took, and the id a command's output chunk got, are never the same twice and
+# say nothing about where the thread went.
+_VOLATILE = re.compile(r"Wall time: [0-9.]+ seconds|Chunk ID: [0-9a-f]+")
 
 
 def _outputs(body: Any) -> list[tuple[str, str]]:
@@ -42,7 +43,7 @@ def _outputs(body: Any) -> list[tuple[str, str]]:
         if isinstance(item, dict) and str(item.get("type", "")).endswith("_output"):
             output = item.get("output")
             text = output if isinstance(output, str) else json.dumps(output, sort_keys=True)
-            found.append((str(item.get("call_id")), _WALL_TIME.sub("Wall time: -", text)))
+            found.append((str(item.get("call_id")), _VOLATILE.sub("-", text)))
     return found
 
 
