@@ -12,7 +12,8 @@ import threading
 
 import pytest
 
-from codex_lsp.appserver.stdio import LineReader, LineWriter
+from codex_lsp.appserver.output import OutputWriter
+from codex_lsp.appserver.stdio import LineReader
 
 LINES = [b'{"n":%d,"pad":"%s"}\n' % (n, b"x" * (n % 300)) for n in range(5000)]
 
@@ -38,13 +39,13 @@ def test_a_slow_reader_gets_every_line_once_and_in_order(kind: str) -> None:
     else:
         left, right = socket.socketpair()
         read_end, write_end = left.detach(), right.detach()
-    writer = LineWriter(write_end)
+    writer = OutputWriter(write_end)
     # Nobody reads yet: the pipe fills, and later lines must queue behind the first that
     # did not fit rather than overtake it.
     for line in LINES:
         writer.write(line)
     assert writer._thread is not None, "the output filled up, so the thread took over"
-    assert writer.pending() > 0
+    assert writer.backlog() > 0
     received = bytearray()
     expected = b"".join(LINES) + b'{"last":true}\n'
     reader = threading.Thread(target=_drain, args=(read_end, received, len(expected)))
@@ -53,7 +54,7 @@ def test_a_slow_reader_gets_every_line_once_and_in_order(kind: str) -> None:
     writer.close()
     reader.join(10)
     assert bytes(received) == expected
-    assert writer.pending() == 0
+    assert writer.backlog() == 0
     # The descriptor handed in is left as it was: still blocking.
     assert os.get_blocking(write_end)
     os.close(read_end)
@@ -62,7 +63,7 @@ def test_a_slow_reader_gets_every_line_once_and_in_order(kind: str) -> None:
 
 def test_lines_go_straight_out_while_the_client_keeps_up() -> None:
     read_end, write_end = _pipe()
-    writer = LineWriter(write_end)
+    writer = OutputWriter(write_end)
     for line in LINES[:50]:
         writer.write(line)
         assert os.read(read_end, 65536) == line
@@ -76,7 +77,7 @@ def test_a_closed_output_is_reported_once_and_later_lines_dropped(tmp_path) -> N
     read_end, write_end = _pipe()
     os.close(read_end)
     broken = []
-    writer = LineWriter(write_end, on_broken=lambda: broken.append(True))
+    writer = OutputWriter(write_end, on_broken=lambda: broken.append(True))
     writer.write(b"lost\n")
     writer.write(b"lost too\n")
     writer.close()
@@ -86,7 +87,7 @@ def test_a_closed_output_is_reported_once_and_later_lines_dropped(tmp_path) -> N
     # Outputs that are neither pipes nor sockets are written by the thread, in order.
     path = tmp_path / "out.jsonl"
     with open(path, "wb") as out:
-        writer = LineWriter(out)
+        writer = OutputWriter(out)
         for line in LINES[:100]:
             writer.write(line)
         writer.close()
