@@ -114,6 +114,7 @@ async def configure_session(
         rollout=rollout,
         persist_filter=should_persist_event,
         backlog=codex.event_backlog,
+        drained=codex.events_drained,
     )
     for extension in services.extensions:
         try:

@@ -91,6 +91,8 @@ async def _stream_once(
     # A summarisation request streams nothing to the user.
     emit = session.emit if show_messages else _discard
     async for event in client.stream(prompt):
+        # Not reading on while the client is behind keeps memory bounded and loses nothing.
+        await session.events_drained()
         # Most events are text deltas: test for them first.
         if isinstance(event, OutputTextDelta):
             emit(sub_id, AgentMessageDeltaEvent(delta=event.delta, item_id=event.item_id))
