@@ -25,6 +25,8 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MAX_NESTING_DEPTH = 128
 # How much of an undecodable message is searched for its id.
 ID_SEARCH_BYTES = 64 * 1024
+# Error messages quote what the client sent; a quote of a 20 MB string helps nobody.
+MAX_ERROR_MESSAGE_CHARS = 2000
 
 RequestId = int | str
 
@@ -51,6 +53,13 @@ def decode_message(body: bytes) -> Any:
     if nesting_exceeds(value, MAX_NESTING_DEPTH):
         raise too_deep(body)
     return value
+
+
+def clip_error_message(message: str) -> str:
+    """`message`, shortened to `MAX_ERROR_MESSAGE_CHARS` when it is longer."""
+    if len(message) <= MAX_ERROR_MESSAGE_CHARS:
+        return message
+    return f"{message[:MAX_ERROR_MESSAGE_CHARS]}… ({len(message)} characters in all)"
 
 
 def too_deep(body: bytes) -> MessageRejected:

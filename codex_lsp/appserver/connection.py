@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_lsp.api.port import INTERNAL_ERROR, ApiError
+from codex_lsp.api.wire_input import clip_error_message
 from codex_lsp.appserver.output import Outbox
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
 
@@ -54,7 +55,7 @@ class Connection:
         self.send({"id": request_id, "result": result})
 
     def send_error(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
-        error: dict[str, Any] = {"code": code, "message": message}
+        error: dict[str, Any] = {"code": code, "message": clip_error_message(message)}
         if data is not None:
             error["data"] = data
         self.send({"id": request_id, "error": error})

@@ -35,6 +35,8 @@ from pygls.protocol import (
     LanguageServerProtocol,
 )
 
+from codex_lsp.api.wire_input import clip_error_message
+
 if TYPE_CHECKING:
     from codex_lsp.appserver.output import Outbox
 
@@ -138,6 +140,8 @@ class CodexProtocol(LanguageServerProtocol):
 
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         self._in_flight.discard(msg_id)
+        if error is not None and isinstance(getattr(error, "message", None), str):
+            error.message = clip_error_message(error.message)
         super()._send_response(msg_id, result, error)
 
     async def shutdown_done(self) -> None:
@@ -156,9 +160,8 @@ class CodexProtocol(LanguageServerProtocol):
 
     def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
         """Answer a request (or, with `msg_id=None`, an unidentifiable message) with an error."""
-        self._send_data(
-            {"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}}
-        )
+        error = {"code": code, "message": clip_error_message(message)}
+        self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": error})
 
     def fail_request(self, msg_id: int | str, error: Exception) -> None:
         """Fail our pending request `msg_id`: the client's answer to it was unusable.

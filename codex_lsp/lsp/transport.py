@@ -91,6 +91,10 @@ def dispatch(protocol: CodexProtocol, body: bytes) -> None:
     if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
         protocol.send_error(msg_id, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 object")
         return
+    if data.get("id") is not None and msg_id is None:
+        message = "Invalid Request: id must be a string or an integer"
+        protocol.send_error(None, INVALID_REQUEST, message)
+        return
     method = data.get("method")
     if "method" in data and not isinstance(method, str):
         protocol.send_error(msg_id, INVALID_REQUEST, "Invalid Request: method must be a string")
