@@ -1,6 +1,7 @@
 """A client that stops reading while a turn streams: the server holds the turn (the model's
-stream stops being read), its memory stays bounded, and once the client reads again every
-delta arrives, in order, and the turn completes."""
+stream stops being read) and its memory stays bounded, yet it keeps working: a request that
+needs no output to do its work (naming another thread) is carried out meanwhile. Once the
+client reads again every delta arrives, in order, and the turn completes."""
 
 from __future__ import annotations
 
@@ -59,13 +60,18 @@ def _text(text: str) -> dict[str, object]:
     return {"type": "text", "text": text, "text_elements": []}
 
 
+def _start_thread(door: Door, ws) -> str:
+    thread = door.result("thread/start", {"cwd": str(ws), "sandbox": "danger-full-access"})
+    return thread["thread"]["id"]
+
+
 def test_a_client_that_stops_reading_holds_the_turn_and_loses_nothing(
     door: Door, scripted_model: ScriptedModelServer, ws
 ) -> None:
     steps, text = _long_answer()
     scripted_model.enqueue(steps)
-    thread = door.result("thread/start", {"cwd": str(ws), "sandbox": "danger-full-access"})
-    thread_id = thread["thread"]["id"]
+    thread_id = _start_thread(door, ws)
+    side_thread_id = _start_thread(door, ws)
     baseline = door.rss_kib()
     door.result("turn/start", {"threadId": thread_id, "input": [_text("write a lot")]})
 
@@ -86,15 +92,26 @@ def test_a_client_that_stops_reading_holds_the_turn_and_loses_nothing(
     )
     assert peak - baseline < RSS_BUDGET_KIB, f"grew by {(peak - baseline) // 1024} MiB"
 
+    # Still not reading, the client names another thread: the server is held only where it
+    # streams output, so the name is stored (its answer waits for the client).
+    name = "named while the client was away"
+    door.request("thread/name/set", {"threadId": side_thread_id, "name": name})
+    index = door.home / "session_index.jsonl"
+    deadline = time.monotonic() + GIVE_UP_S
+    while not (index.exists() and name in index.read_text()):
+        assert time.monotonic() < deadline, "the server did nothing while the client was away"
+        time.sleep(POLL_S)
+
     # The client reads again: everything arrives, in order, and the turn completes.
     delta_method = door.method("item/agentMessage/delta")
     received: list[str] = []
     while True:
         message = door.read()
+        params = message.get("params") or {}
         if message.get("method") == delta_method:
-            received.append(message["params"]["delta"])
+            received.append(params["delta"])
         elif message.get("method") == door.method("turn/completed"):
-            assert message["params"]["turn"]["status"] == "completed"
+            assert params["turn"]["status"] == "completed"
             break
     assert len(received) == DELTAS
     assert "".join(received) == text
