@@ -61,5 +61,6 @@ def test_requests_are_answered_while_a_big_patch_is_applied(
         elif message.get("method") == door.method("turn/completed"):
             assert message["params"]["turn"]["status"] == "completed"
             break
-    assert order == ["probe answered", "turn diff"]
+    assert order[0] == "probe answered", order
+    assert "turn diff" in order
     assert (ws / "big.py").read_text() == expected
