@@ -256,7 +256,7 @@ def test_editor_log_handler_forwards_warnings_redacted():
 # -- framing ---------------------------------------------------------------------------------
 
 
-async def test_read_message_handles_extra_headers_and_blank_lines():
+async def test_frames_are_read_past_extra_headers_and_blank_lines():
     reader = asyncio.StreamReader()
     body = b'{"jsonrpc": "2.0"}'
     reader.feed_data(b"\r\nContent-Type: x\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
