@@ -92,7 +92,10 @@ class OutputWriter:
         self._on_broken = on_broken
         self.broken = False
         sender = _nonblocking_sender(self._fd) if self._fd is not None else None
-        self._send, self._release = sender if sender is not None else (None, None)
+        self._send: Callable[[bytes], int] | None = None
+        self._release: Callable[[], None] | None = None
+        if sender is not None:
+            self._send, self._release = sender
         # `_pending` is what the thread has yet to write; while it is not empty, new messages
         # must queue behind it. The lock makes "queue empty, so write directly" one step.
         self._lock = threading.Lock()

@@ -72,7 +72,7 @@ def _params_problem(error: JsonRpcException) -> str:
     if cause is None:
         return error.message
     try:
-        problems = transform_error(cause, path="$")  # type: ignore[arg-type]
+        problems = transform_error(cause, path="$")
     except Exception:
         return str(cause)
     return "; ".join(_camel_path(problem) for problem in problems)
