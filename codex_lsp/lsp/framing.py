@@ -99,13 +99,14 @@ class FrameReader:
 
     async def _header_block(self) -> tuple[bytes, int] | FrameError | None:
         """The next header block (without its blank line) and its size with it, unconsumed."""
-        searched = self._start
+        # Bytes after `_start` already searched (offsets, as reading may move the buffer).
+        searched = 0
         while True:
             # Blank lines between messages are harmless.
             while self._buffer.startswith(b"\r\n", self._start):
                 self._consume(2)
-                searched = max(searched, self._start)
-            end = self._buffer.find(_HEADER_END, max(self._start, searched - 3))
+                searched = max(0, searched - 2)
+            end = self._buffer.find(_HEADER_END, self._start + max(0, searched - 3))
             if end >= 0 and end - self._start <= MAX_HEADER_BYTES:
                 block = bytes(self._buffer[self._start : end])
                 return block, end + len(_HEADER_END) - self._start
@@ -113,7 +114,7 @@ class FrameReader:
                 self._consume(1)
                 self._lost = True
                 return FrameError(f"a header block over {MAX_HEADER_BYTES} bytes")
-            searched = len(self._buffer)
+            searched = len(self._buffer) - self._start
             if not await self._more():
                 return None
 
