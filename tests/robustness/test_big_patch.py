@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.robustness.clients import Door
+from tests.support.lsp_client import EditorSession
 from tests.support.scripted_builders import custom_tool_call_response, text_response
 from tests.support.scripted_model import ScriptedModelServer
 
@@ -63,4 +64,31 @@ def test_requests_are_answered_while_a_big_patch_is_applied(
             break
     assert order[0] == "probe answered", order
     assert "turn diff" in order
+    assert (ws / "big.py").read_text() == expected
+
+
+async def test_an_editor_is_answered_while_a_big_patch_is_applied(
+    home: Path, scripted_model: ScriptedModelServer, ws: Path
+) -> None:
+    patch, expected = _big_file_and_patch(ws)
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", patch, call_id="call_big"))
+    scripted_model.enqueue(text_response("Marked every eighth line.", response_id="resp_2"))
+    # An editor without workspace/applyEdit: the server writes the file itself.
+    async with EditorSession(home, ws, apply_edit=False) as editor:
+        thread_id = await editor.start_thread(ws, sandbox="danger-full-access")
+        turn_id = await editor.start_turn(thread_id, "mark them", approvalPolicy="never")
+        await editor.wait_for("item/started", lambda p: p["item"]["type"] == "fileChange")
+        models = await editor.codex("model/list", {})
+        answered_at = next(
+            index
+            for index, (kind, value) in enumerate(editor.protocol.arrivals)
+            if kind == "response" and value is models
+        )
+        await editor.turn_completed(thread_id, turn_id)
+        diffs = [
+            index
+            for index, (kind, _) in enumerate(editor.protocol.arrivals)
+            if kind == "codex/turn/diff/updated"
+        ]
+        assert diffs and answered_at < diffs[0]
     assert (ws / "big.py").read_text() == expected
