@@ -12,8 +12,8 @@ import threading
 
 import pytest
 
-from codex_lsp.appserver.output import OutputWriter
-from codex_lsp.appserver.stdio import LineReader
+from codex_lsp.appserver.output import HIGH_WATER_BYTES, LOW_WATER_BYTES, OutputWriter
+from codex_lsp.appserver.stdio import LineReader, OversizedLine
 
 LINES = [b'{"n":%d,"pad":"%s"}\n' % (n, b"x" * (n % 300)) for n in range(5000)]
 
@@ -120,3 +120,46 @@ async def test_input_ends_when_the_hangup_descriptor_closes() -> None:
     for fd in (read_end, write_end):
         os.close(fd)
     session.close()
+
+
+async def test_drained_waits_while_the_client_is_far_behind() -> None:
+    read_end, write_end = _pipe()
+    writer = OutputWriter(write_end)
+    line = b"x" * 1023 + b"\n"
+    for _ in range(2048):  # 2 MiB, far more than the pipe holds
+        writer.write(line)
+    assert writer.pending_bytes() > HIGH_WATER_BYTES
+    waiting = asyncio.ensure_future(writer.drained())
+    await asyncio.sleep(0.05)
+    assert not waiting.done(), "nobody read, so the producer must wait"
+    received = bytearray()
+    reader = threading.Thread(target=_drain, args=(read_end, received, 2048 * 1024))
+    reader.start()
+    await asyncio.wait_for(waiting, 10)
+    assert writer.pending_bytes() <= LOW_WATER_BYTES
+    reader.join(10)
+    assert bytes(received) == line * 2048
+    writer.close()
+    os.close(read_end)
+    os.close(write_end)
+
+
+async def test_a_line_over_the_limit_is_skipped_and_the_next_one_is_whole() -> None:
+    read_end, write_end = _pipe()
+    reader = LineReader(read_end, asyncio.get_running_loop(), max_line=1000)
+    long_line = b'{"id": 7, "params": "' + b"y" * 5000 + b'"}\n'
+
+    def feed() -> None:
+        for start in range(0, len(long_line), 300):
+            os.write(write_end, long_line[start : start + 300])
+        os.write(write_end, b'{"ok": true}\n')
+        os.close(write_end)
+
+    threading.Thread(target=feed).start()
+    skipped = await reader.readline()
+    assert isinstance(skipped, OversizedLine)
+    assert skipped.size == len(long_line)
+    assert skipped.prefix.startswith(b'{"id": 7')
+    assert await reader.readline() == b'{"ok": true}\n'
+    assert await reader.readline() is None
+    os.close(read_end)
