@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .diff import grouped_opcodes, hunk_header, split_keepends
+from .diff import LineEdit, diff_hunks, hunk_header, split_lines
 from .plan import FileOperation, PatchPlan
 
 HunkKind = Literal["update", "add", "delete", "move"]
@@ -98,7 +98,9 @@ def file_hunks(plan: PatchPlan) -> list[FileHunks]:
         elif after is None:
             whole = "delete"
         else:
-            split = _split_update(path, display, before, after)
+            # The diff of a file touched once is made from the patch's own line ranges.
+            edits = first.edits if len(ops) == 1 else None
+            split = _split_update(path, display, before, after, edits)
             if split.hunks:
                 out.append(split)
             continue
@@ -112,10 +114,12 @@ def file_hunks(plan: PatchPlan) -> list[FileHunks]:
     return out
 
 
-def _split_update(path: Path, display: str, before: str, after: str) -> FileHunks:
-    old, new = split_keepends(before), split_keepends(after)
+def _split_update(
+    path: Path, display: str, before: str, after: str, edits: tuple[LineEdit, ...] | None
+) -> FileHunks:
+    old, new = split_lines(before), split_lines(after)
     hunks: list[ChangeHunk] = []
-    for index, group in enumerate(grouped_opcodes(old, new)):
+    for index, group in enumerate(diff_hunks(before, after, edits)):
         changed = [op for op in group if op[0] != "equal"]
         i1, j1 = changed[0][1], changed[0][3]
         i2, j2 = changed[-1][2], changed[-1][4]
@@ -144,7 +148,7 @@ def plan_hunks(plan: PatchPlan) -> list[ChangeHunk]:
 
 def merge_hunks(before: str, hunks: Iterable[ChangeHunk], taken: Iterable[bool]) -> str:
     """`before` with the taken hunks of one split file applied and the others left out."""
-    old = split_keepends(before)
+    old = split_lines(before)
     out: list[str] = []
     cursor = 0
     for hunk, take in zip(hunks, taken, strict=True):
@@ -201,7 +205,7 @@ def applied_hunks(before: str, result: str, hunks: tuple[ChangeHunk, ...]) -> li
     None when no choice of hunks gives `result` (the file was changed some other way). When
     several choices give it, taking a hunk is preferred to leaving it out.
     """
-    old = split_keepends(before)
+    old = split_lines(before)
     # Between hunks the text is the same whichever hunks are taken.
     gaps: list[str] = []
     cursor = 0

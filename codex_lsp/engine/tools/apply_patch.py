@@ -8,6 +8,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.patch import (
     PatchApplyError,
@@ -90,11 +92,13 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     session = call.session
     started = time.monotonic()
     try:
-        plan = plan_patch(text, cwd, session.workspace)
+        # Planning and diffing are linear in the files' size, but for a long file that is
+        # still long enough to keep the event loop (and every other request) waiting.
+        plan = await anyio.to_thread.run_sync(plan_patch, text, cwd, session.workspace)
     except PatchApplyError as err:
         return ToolOutput(err.model_message, success=False)
     original = plan
-    changes = plan.changes()
+    changes = await anyio.to_thread.run_sync(plan.changes)
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
         return ToolOutput(f"patch rejected: {reason}", success=False)
@@ -120,9 +124,10 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
         if decision == "approved_for_session":
             session.approval_cache.approve_paths(paths)
         if refused:
-            plan, declined = _leave_out(plan, refused)
+            plan, declined = await anyio.to_thread.run_sync(_leave_out, plan, refused)
             if not plan.operations:
-                return _all_declined(call, changes, declined, total=len(plan_hunks(original)))
+                total = await _hunk_count(original)
+                return _all_declined(call, changes, declined, total=total)
 
     session.emit(
         call.sub_id,
@@ -138,25 +143,32 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
         )
         return ToolOutput(f"apply_patch failed: {err}", success=False)
     if applied.declined:
-        plan = without_hunks(plan, [hunk.key for hunk in applied.declined])
+        keys = [hunk.key for hunk in applied.declined]
+        plan = await anyio.to_thread.run_sync(without_hunks, plan, keys)
         declined += applied.declined
         if not plan.operations:
-            return _all_declined(call, changes, declined, total=len(plan_hunks(original)))
+            total = await _hunk_count(original)
+            return _all_declined(call, changes, declined, total=total)
     summary = plan.summary()
+    landed = changes
     if declined:
-        summary += declined_note(declined, total=len(plan_hunks(original)))
-    session.emit(
-        call.sub_id,
-        _end(call, plan.changes(), success=True, status="completed", stdout=summary),
-    )
+        summary += declined_note(declined, total=await _hunk_count(original))
+        landed = await anyio.to_thread.run_sync(plan.changes)
+    session.emit(call.sub_id, _end(call, landed, success=True, status="completed", stdout=summary))
     tracker = call.task.diff
     for op in plan.operations:
         tracker.on_change(op.path, op.old_content, None if op.move_path else op.new_content)
         if op.move_path is not None:
             tracker.on_change(op.move_path, None, op.new_content)
-    session.emit(call.sub_id, TurnDiffEvent(unified_diff=tracker.unified_diff()))
+    turn_diff = await anyio.to_thread.run_sync(tracker.unified_diff)
+    session.emit(call.sub_id, TurnDiffEvent(unified_diff=turn_diff))
     wall = round(time.monotonic() - started, 1)
     return ToolOutput(f"Exit code: 0\nWall time: {wall} seconds\nOutput:\n{summary}")
+
+
+async def _hunk_count(plan: PatchPlan) -> int:
+    # Diffing is linear in the files' size: off the event loop, as planning is.
+    return len(await anyio.to_thread.run_sync(plan_hunks, plan))
 
 
 def _leave_out(
