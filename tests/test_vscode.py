@@ -19,18 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine import make_git_repo, write_config
-from tests.support.scripted_builders import (
-    completed,
-    created,
-    custom_tool_call_response,
-    function_call_response,
-    rate_limit_headers,
-    sse,
-    text_response,
-    usage,
-)
+from tests.support.engine import write_config
 from tests.support.scripted_model import ScriptedModelServer
+from tests.support.vscode_scripts import journey_scripts, journey_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 EXT = ROOT / "editors" / "vscode"
@@ -155,116 +146,6 @@ def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
 
 # -- end to end ---------------------------------------------------------------------------------
 
-CHAT_FIRST = (
-    "Hello from the scripted model, with **bold** text and raw "
-    "<img src=x onerror=alert(1)> <b>markup</b> <script>alert(2)</script> shown as text.\n\n"
-)
-CHAT_SECOND = "- and the rest of the answer\n"
-EDIT_PATCH = """*** Begin Patch
-*** Update File: edit_me.py
-@@
--    return "hi"
-+    return "hello"
-*** End Patch"""
-
-
-def _streamed_with_a_pause(first: str, second: str) -> list:
-    """One message whose second half comes after a stall, so the first half is seen alone."""
-    item = {
-        "type": "message",
-        "id": "msg_chat",
-        "role": "assistant",
-        "status": "in_progress",
-        "content": [],
-    }
-    done = {
-        **item,
-        "status": "completed",
-        "content": [{"type": "output_text", "text": first + second, "annotations": []}],
-    }
-
-    def delta(text: str) -> dict:
-        return sse(
-            {
-                "type": "response.output_text.delta",
-                "item_id": "msg_chat",
-                "output_index": 0,
-                "content_index": 0,
-                "delta": text,
-            }
-        )
-
-    return [
-        {
-            "headers": rate_limit_headers(
-                12.0, 300, secondary_used_percent=3.0, secondary_window_minutes=10080
-            )
-        },
-        created("resp_chat"),
-        sse({"type": "response.output_item.added", "output_index": 0, "item": item}),
-        delta(first),
-        {"stall_s": 2.0},
-        delta(second),
-        sse({"type": "response.output_item.done", "output_index": 0, "item": done}),
-        completed("resp_chat", usage(1200, 340)),
-    ]
-
-
-def _scripts(ws: Path) -> dict[str, list[dict]]:
-    review = {
-        "findings": [
-            {
-                "title": "[P1] Division by zero when count is 0",
-                "body": "Division by zero: `count` can be 0 and nothing guards it.",
-                "confidence_score": 0.9,
-                "priority": 1,
-                "code_location": {
-                    "absolute_file_path": str(ws / "review_me.py"),
-                    "line_range": {"start": 2, "end": 2},
-                },
-            }
-        ],
-        "overall_correctness": "patch is incorrect",
-        "overall_explanation": "The new parameter can be zero.",
-        "overall_confidence_score": 0.8,
-    }
-    return {
-        "chat": [{"script": _streamed_with_a_pause(CHAT_FIRST, CHAT_SECOND)}],
-        "command": [
-            {
-                "script": function_call_response(
-                    "shell_command",
-                    {"command": "touch approved.txt && echo approved-output", "workdir": str(ws)},
-                    call_id="call_cmd",
-                    response_id="resp_c1",
-                )
-            },
-            {"script": text_response("The command ran.", response_id="resp_c2")},
-        ],
-        "edit": [
-            {
-                "script": custom_tool_call_response(
-                    "apply_patch", EDIT_PATCH, call_id="call_edit", response_id="resp_e1"
-                )
-            },
-            {"script": text_response("Edited the selection.", response_id="resp_e2")},
-        ],
-        "review": [{"script": text_response(json.dumps(review), response_id="resp_r1")}],
-    }
-
-
-def _workspace(path: Path) -> Path:
-    ws = make_git_repo(
-        path,
-        {
-            "edit_me.py": 'def greet():\n    return "hi"\n',
-            "review_me.py": "def mean(values):\n    return sum(values) / len(values)\n",
-        },
-    )
-    # The uncommitted change the review looks at.
-    (ws / "review_me.py").write_text("def mean(values, count):\n    return sum(values) / count\n")
-    return ws
-
 
 def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
     entry = HARNESS / "node_modules" / "code-server" / "out" / "node" / "entry.js"
@@ -277,7 +158,7 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
     if ARTIFACTS.exists():
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
-    ws = _workspace(tmp_path / "ws")
+    ws = journey_workspace(tmp_path / "ws")
     with ScriptedModelServer() as model:
         home = tmp_path / "codex-home"
         write_config(home, model.base_url, approval_policy="untrusted")
@@ -289,7 +170,7 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
             "runDir": str(tmp_path / "vscode"),
             "artifactsDir": str(ARTIFACTS),
             "chromium": chromium,
-            "timeoutMs": 420_000,
+            "timeoutMs": 900_000,
             "settings": {
                 "codexChat.pythonPath": sys.executable,
                 "codexChat.serverEnv": {"CODEX_HOME": str(home)},
@@ -297,13 +178,19 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
             "env": {"CODEX_HOME": str(home)},
             "context": {
                 "modelControl": model.base_url.removesuffix("/v1"),
-                "scripts": _scripts(ws),
+                "scripts": journey_scripts(ws),
                 "workspace": str(ws),
+                "python": sys.executable,
                 "only": os.environ.get("CODEX_E2E_ONLY", ""),
             },
         }
         config_path = tmp_path / "e2e.json"
         config_path.write_text(json.dumps(config))
-        result = _run([node, str(EXT / "e2e" / "driver.mjs"), str(config_path)], timeout=540)
+        result = _run([node, str(EXT / "e2e" / "driver.mjs"), str(config_path)], timeout=1000)
     assert result.returncode == 0, f"the VS Code end-to-end suite failed; see {ARTIFACTS}"
-    assert (ARTIFACTS / "chat-panel.png").exists(), "the panel screenshot is missing"
+    # One screenshot per journey, for a reviewer to look at.
+    results = json.loads((ARTIFACTS / "results.json").read_text())
+    assert results["tests"], "no journey ran"
+    for journey in results["tests"]:
+        shot = ARTIFACTS / f"{journey['screenshot']}.png"
+        assert shot.exists(), f"{journey['name']}: no screenshot {shot.name}"

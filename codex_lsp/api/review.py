@@ -78,3 +78,23 @@ def thread_review(thread: LoadedThread | None) -> ReviewOutputEvent | None:
     """The structured findings of the latest review that finished on `thread`, if any."""
     session = thread.codex.session if thread is not None else None
     return last_review(session) if session is not None else None
+
+
+def resumed_review(thread: LoadedThread | None) -> tuple[str, ReviewOutputEvent] | None:
+    """The latest review that finished before `thread` was resumed, with its turn id: the
+    rollout's last `exited_review_mode` that carries findings."""
+    configured = thread.configured if thread is not None else None
+    if configured is None:
+        return None
+    found: tuple[str, ReviewOutputEvent] | None = None
+    turn_id = ""
+    for event in configured.initial_messages or []:
+        kind = event.get("type")
+        if kind in ("task_started", "turn_started"):
+            turn_id = str(event.get("turn_id") or "")
+        elif kind == "exited_review_mode" and event.get("review_output") is not None:
+            try:
+                found = (turn_id, ReviewOutputEvent.model_validate(event["review_output"]))
+            except ValueError:
+                log.warning("a review in the rollout of %s could not be read", thread.thread_id)
+    return found

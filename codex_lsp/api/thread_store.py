@@ -30,6 +30,7 @@ from codex_lsp.store.rollout import EVENT_MSG, RolloutRecorder, read_rollout
 from codex_lsp.store.rollout_files import (
     ThreadNotFoundError,
     archive_thread,
+    delete_thread,
     find_rollout,
     unarchive_thread,
 )
@@ -198,6 +199,13 @@ async def archive(home: Path, thread_id: str) -> None:
         raise not_found(thread_id) from None
     except FileExistsError as err:
         raise ApiError(INVALID_REQUEST, str(err)) from None
+
+
+async def delete(home: Path, thread_id: str) -> None:
+    try:
+        await anyio.to_thread.run_sync(delete_thread, home, thread_id)
+    except ThreadNotFoundError:
+        raise not_found(thread_id) from None
 
 
 async def unarchive(home: Path, thread_id: str) -> Thread:

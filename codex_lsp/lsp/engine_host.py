@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.client_port import LspClientPort, Observer
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
+    from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +68,8 @@ class EngineHost:
         self._error: str | None = None
         # Features told of every v2 notification; more are added before the engine starts.
         self.observers: list[Observer] = [progress.observe]
+        # Features told of each thread a client resumed, once the response is out.
+        self.on_resumed: list[Callable[[str], None]] = []
 
     def register(self, server: CodexLanguageServer) -> None:
         server.protocol.codex_handler = self.call
@@ -136,9 +140,15 @@ class EngineHost:
         if method == "initialize":
             return self._v2_initialize(params)
         try:
-            return await api.handle(method, params)
+            result = await api.handle(method, params)
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
+        if method == "thread/resume":
+            thread_id = str((result.get("thread") or {}).get("id"))
+            loop = asyncio.get_running_loop()
+            for resumed in self.on_resumed:
+                loop.call_soon(_guarded, resumed, thread_id)
+        return result
 
     def _v2_initialize(self, params: dict[str, Any] | None) -> dict[str, Any]:
         """`codex/initialize`: the v2 handshake's answer, for clients that speak only v2.
@@ -167,6 +177,18 @@ class EngineHost:
         api = self.api
         return api.last_review(thread_id) if api is not None else None
 
+    def resumed_review(self, thread_id: str) -> tuple[str, Any] | None:
+        api = self.api
+        return api.resumed_review(thread_id) if api is not None else None
+
+    def settled_findings(self, thread_id: str) -> dict[str, Resolution]:
+        api = self.api
+        return api.settled_findings(thread_id) if api is not None else {}
+
+    def settle_finding(self, thread_id: str, finding_id: str, resolution: Resolution) -> None:
+        if self.api is not None:
+            self.api.settle_finding(thread_id, finding_id, resolution)
+
     async def interrupt(self, thread_id: str, turn_id: str) -> Any:
         return await self.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
 
@@ -192,6 +214,13 @@ class EngineHost:
         if self._port is not None:
             self._port.closed = True
         self._progress.close()
+
+
+def _guarded(action: Callable[[str], None], thread_id: str) -> None:
+    try:
+        action(thread_id)
+    except Exception:
+        logger.exception("handling the resume of %s failed", thread_id)
 
 
 def _describe_start_failure(err: Exception) -> tuple[str, bool]:

@@ -68,9 +68,10 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     )
     host = EngineHost(server, options or EngineOptions(), progress)
     server.host = host
-    diagnostics = ReviewDiagnostics(server, host.last_review)
+    diagnostics = ReviewDiagnostics(server, host)
     notices = EditorNotices(server)
     host.observers += [diagnostics.observe, notices.observe]
+    host.on_resumed.append(diagnostics.restore)
     for feature in (
         Lifecycle(server, host),
         host,

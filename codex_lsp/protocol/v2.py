@@ -35,9 +35,12 @@ from codex_lsp.protocol.v2_config import ConfigReadParams, ConfigReadResponse
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
 from codex_lsp.protocol.v2_notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.v2_requests import SERVER_REQUESTS
+from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
     ThreadArchiveParams,
     ThreadArchiveResponse,
+    ThreadDeleteParams,
+    ThreadDeleteResponse,
     ThreadForkParams,
     ThreadForkResponse,
     ThreadListParams,
@@ -71,8 +74,10 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "thread/read": (ThreadReadParams, ThreadReadResponse),
     "thread/archive": (ThreadArchiveParams, ThreadArchiveResponse),
     "thread/unarchive": (ThreadUnarchiveParams, ThreadUnarchiveResponse),
+    "thread/delete": (ThreadDeleteParams, ThreadDeleteResponse),
     "thread/name/set": (ThreadSetNameParams, ThreadSetNameResponse),
     "turn/start": (TurnStartParams, TurnStartResponse),
+    "turn/startTask": (TurnStartTaskParams, TurnStartResponse),
     "turn/interrupt": (TurnInterruptParams, TurnInterruptResponse),
     "review/start": (ReviewStartParams, ReviewStartResponse),
     "model/list": (ModelListParams, ModelListResponse),
