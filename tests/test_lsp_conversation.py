@@ -256,7 +256,7 @@ async def test_ask_command_shows_the_question_and_gives_the_model_the_unsaved_se
     request = scripted_model.requests[-1]
     assert _user_texts(request.body)[-1] == "What does this do?"
     told = developer_text(request)
-    assert "Lines 2-3 of `app.py`:\n```py\ndef unsaved():\n    return 42\n```" in told
+    assert "`app.py`, lines 2-3:\n```py\ndef unsaved():\n    return 42\n```" in told
     assert 'print("hi")' not in told
 
 

@@ -41,6 +41,7 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
     "thread/started": [note.ThreadStartedNotification(thread=thread())],
     "thread/archived": [note.ThreadArchivedNotification(thread_id="t1")],
     "thread/unarchived": [note.ThreadUnarchivedNotification(thread_id="t1")],
+    "thread/deleted": [note.ThreadDeletedNotification(thread_id="t1")],
     "thread/name/updated": [note.ThreadNameUpdatedNotification(thread_id="t1", thread_name="Fix")],
     "thread/status/changed": [
         note.ThreadStatusChangedNotification(thread_id="t1", status=s)

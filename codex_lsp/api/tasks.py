@@ -23,8 +23,8 @@ from codex_lsp.protocol.v2_tasks import (
     ContextItem,
     EditTask,
     FileContextItem,
+    LspRange,
     TaskFinding,
-    TextRange,
     TurnStartTaskParams,
     TurnTask,
 )
@@ -53,7 +53,7 @@ async def start_task(thread: LoadedThread, params: TurnStartTaskParams) -> TurnS
     )
 
 
-def lines_of(selection: TextRange) -> core.LineSpan:
+def lines_of(selection: LspRange) -> core.LineSpan:
     """The 1-based lines an LSP range covers; one ending at column 0 of a later line does not
     cover that line (that is how a whole-line selection ends)."""
     first, last = selection.start.line + 1, selection.end.line + 1

@@ -92,8 +92,7 @@ def _task_section(task: EditorTask, workspace: Workspace, cwd: Path) -> str:
         code = task.text if task.text is not None else _read_lines(workspace, task.path, task.lines)
         return render(
             "edit_selection",
-            first=task.lines.start,
-            last=task.lines.end,
+            where=span_text(task.lines),
             path=shown_path(task.path, cwd),
             code=fenced(code, language_of(task.path)),
         )
@@ -143,8 +142,7 @@ def _file(item: FileAttachment, workspace: Workspace, cwd: Path) -> str:
     text = item.text if item.text is not None else _read_lines(workspace, item.path, item.lines)
     return render(
         "attached_lines",
-        first=item.lines.start,
-        last=item.lines.end,
+        where=span_text(item.lines),
         path=path,
         code=fenced(_capped(text), language),
     )

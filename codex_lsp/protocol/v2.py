@@ -91,6 +91,9 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
 }
 """Client request method -> (params model, result model)."""
 
+EXTENSION_REQUESTS = frozenset({"turn/startTask"})
+"""Client requests of ours that the reference protocol lacks (see each params model)."""
+
 NO_PARAMS_METHODS = frozenset({"account/logout", "account/rateLimits/read"})
 """Methods whose params the client may leave out or send as `null`."""
 
@@ -136,6 +139,7 @@ def is_known_method(method: str) -> bool:
 
 __all__ = [
     "CLIENT_REQUESTS",
+    "EXTENSION_REQUESTS",
     "NO_PARAMS_METHODS",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",

@@ -25,14 +25,16 @@ from codex_lsp.protocol.v2_common import (
 )
 
 
-class TextPosition(V2Model):
+class LspPosition(V2Model):
+    """0-based line and character, as LSP counts them."""
+
     line: int = Field(ge=0)
     character: int = Field(ge=0)
 
 
-class TextRange(V2Model):
-    start: TextPosition
-    end: TextPosition
+class LspRange(V2Model):
+    start: LspPosition
+    end: LspPosition
 
 
 class FileContextItem(V2Model):
@@ -40,7 +42,7 @@ class FileContextItem(V2Model):
 
     type: Literal["file"] = "file"
     path: str
-    range: Opt[TextRange] = None
+    range: Opt[LspRange] = None
     text: Opt[str] = None
 
 
@@ -51,7 +53,7 @@ ProblemSeverity = TypeAliasType(
 
 class EditorProblem(V2Model):
     path: str
-    range: TextRange
+    range: LspRange
     severity: ProblemSeverity = "error"
     message: str
     source: Opt[str] = None
@@ -94,7 +96,7 @@ class EditTask(V2Model):
     type: Literal["edit"] = "edit"
     instruction: str = Field(min_length=1)
     path: str
-    range: TextRange
+    range: LspRange
     text: Opt[str] = None
 
 

@@ -43,7 +43,9 @@ FIX_PATCH = """*** Begin Patch
 +        return 0.0
      return sum(values) / count
 *** End Patch"""
-LONG_STORY = "\n\n".join(f"Paragraph {n} of a long story, long enough to scroll." for n in range(1, 60))
+LONG_STORY = "\n\n".join(
+    f"Paragraph {n} of a long story, long enough to scroll." for n in range(1, 60)
+)
 
 
 def streamed_with_a_pause(first: str, second: str) -> list[dict[str, Any]]:
