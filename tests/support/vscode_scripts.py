@@ -43,6 +43,35 @@ FIX_PATCH = """*** Begin Patch
 +        return 0.0
      return sum(values) / count
 *** End Patch"""
+TWO_FILES_PATCH = """*** Begin Patch
+*** Update File: alpha.txt
+@@
+-alpha
++ALPHA
+*** Update File: beta.txt
+@@
+-beta
++BETA
+*** End Patch"""
+APPLY_PATCH = """*** Begin Patch
+*** Update File: edit_me.py
+@@
+ def greet():
+-    return "hi"
++    return "hi there"
+*** End Patch"""
+MARKDOWN_ANSWER = """Here is a summary:
+
+| File | Lines |
+| --- | ---: |
+| edit_me.py | 2 |
+| review_me.py | 2 |
+
+```python
+def greet(name):
+    return f"hi {name}"
+```
+"""
 LONG_STORY = "\n\n".join(
     f"Paragraph {n} of a long story, long enough to scroll." for n in range(1, 60)
 )
@@ -114,6 +143,30 @@ def _review(findings: list[dict[str, Any]], correctness: str, explanation: str) 
     )
 
 
+def _stalled(first: str) -> list[dict[str, Any]]:
+    """An answer that stops streaming after its first words and never finishes."""
+    item = {"type": "message", "id": "msg_slow", "role": "assistant", "status": "in_progress"}
+    delta = {
+        "type": "response.output_text.delta",
+        "item_id": "msg_slow",
+        "output_index": 0,
+        "content_index": 0,
+        "delta": first,
+    }
+    return [
+        created("resp_slow"),
+        sse(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "content": []},
+            }
+        ),
+        sse(delta),
+        {"stall_s": 120},
+    ]
+
+
 def _one(script: list[dict[str, Any]], when: str | None = None) -> Entry:
     return {"script": script, "when": when} if when else {"script": script}
 
@@ -158,7 +211,7 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             _one(
                 function_call_response(
                     "shell_command",
-                    {"command": "echo second-output", "workdir": str(ws)},
+                    {"command": "touch second.txt && echo second-output", "workdir": str(ws)},
                     call_id="call_cmd2",
                     response_id="resp_d1",
                 )
@@ -181,6 +234,27 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
                 )
             )
         ],
+        "markdown": [_one(text_response(MARKDOWN_ANSWER, response_id="resp_md"))],
+        "applyCode": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", APPLY_PATCH, call_id="call_apply", response_id="resp_p1"
+                )
+            ),
+            _one(text_response("Applied the block.", response_id="resp_p2")),
+        ],
+        "contextAsk": [_one(text_response("Both read numbers.", response_id="resp_x1"))],
+        "twoFiles": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", TWO_FILES_PATCH, call_id="call_two", response_id="resp_t1"
+                )
+            ),
+            _one(text_response("Upper-cased both files.", response_id="resp_t2")),
+        ],
+        "threadAlpha": [_one(text_response("Alpha answer.", response_id="resp_al"))],
+        "threadBeta": [_one(text_response("Beta answer.", response_id="resp_be"))],
+        "stalled": [_one(_stalled("Once upon a time, a partial answer "))],
         "fix": [
             _one(
                 custom_tool_call_response(
@@ -200,6 +274,8 @@ def journey_workspace(path: Path) -> Path:
             "edit_me.py": 'def greet():\n    return "hi"\n',
             "review_me.py": "def mean(values):\n    return sum(values) / len(values)\n",
             "stats.py": "def average(xs):\n    return sum(xs) / len(xs) if xs else 0.0\n",
+            "alpha.txt": "alpha\n",
+            "beta.txt": "beta\n",
         },
     )
     (ws / "review_me.py").write_text("def mean(values, count):\n    return sum(values) / count\n")

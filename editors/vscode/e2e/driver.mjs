@@ -77,14 +77,13 @@ async function chatFrame(timeoutMs = 30000) {
   throw new Error('the Codex chat webview did not show up');
 }
 
-/** Wait in `frame` until `selector` exists and (if given) the page text holds `text`. */
+/** Wait in `frame` until an element matching `selector` exists and (if given) holds `text`. */
 async function waitIn(frame, { selector, text, absent, timeoutMs = 60000 }) {
   await frame.waitForFunction(
     ({ selector, text, absent }) => {
-      const root = selector ? document.querySelector(selector) : document.body;
       if (absent) return !document.querySelector(absent);
-      if (!root) return false;
-      return text === undefined || (root.textContent ?? '').includes(text);
+      const roots = selector ? Array.from(document.querySelectorAll(selector)) : [document.body];
+      return roots.some((root) => text === undefined || (root.textContent ?? '').includes(text));
     },
     { selector, text, absent },
     { timeout: timeoutMs, polling: 100 },
@@ -196,7 +195,9 @@ const ops = {
         await item.hover();
         continue;
       }
-      await item.click({ timeout: 30000 });
+      // Hovered, the item has the menu's focus; Enter runs it (a click can land mid-animation).
+      await item.hover({ timeout: 30000 });
+      await page.keyboard.press('Enter');
     }
     return true;
   },

@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import type { CodexApi } from '../../src/extension';
 import { approvalJourneys } from './journeys/approvals';
+import { changeJourneys } from './journeys/changes';
 import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
 import { reviewJourneys } from './journeys/review';
@@ -23,6 +24,7 @@ const journeys: Journey[] = [
   ...chatJourneys,
   ...editorJourneys,
   ...approvalJourneys,
+  ...changeJourneys,
   ...threadJourneys,
   ...reviewJourneys,
 ];

@@ -84,7 +84,7 @@ describe('renderConversation', () => {
 
   it('shows the plan and the running state', () => {
     assert.match(html, /class="plan"/);
-    assert.match(html, /Working…/);
+    assert.match(html, /<div class="working"[^>]*><span class="spinner"><\/span>Waiting for approval<\/div>/);
   });
 
   it('shows an empty state without a conversation', () => {

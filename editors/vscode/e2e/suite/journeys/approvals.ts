@@ -48,7 +48,7 @@ export const approvalJourneys: Journey[] = [
       }
       await ui('screenshot', { name: 'command-approval' });
       await ui('chat.click', { selector: ACCEPT });
-      await ui('chat.waitFor', { selector: '.cmd-out', text: 'second-output' });
+      await ui('chat.waitFor', { selector: '#log', text: 'second-output' });
       await ui('chat.waitFor', { selector: '#log', text: 'The command ran.' });
       await turnFinished(api, threadId);
       await vscode.commands.executeCommand('notifications.clearAll');

@@ -92,7 +92,10 @@ export const editorJourneys: Journey[] = [
     screenshot: 'pickers-reach-commands',
     async run(api, ctx) {
       const threadId = await freshThread(api);
+      const models = await ui<string[]>('chat.query', { selector: '#model option' });
+      assert(models[0] === 'Model: as configured (gpt-5.4)', `"as configured" names the model, got ${models[0]}`);
       await ui('chat.select', { selector: '#model', value: 'gpt-5.4-mini' });
+      await ui('chat.select', { selector: '#effort', value: 'low' });
       await ui('chat.select', { selector: '#policy', value: 'never' });
       await enqueue(ctx, 'edit');
       const editor = await selectLine(ctx, 'edit_me.py', 1);
@@ -104,6 +107,7 @@ export const editorJourneys: Journey[] = [
       await turnFinished(api, threadId);
       const [request] = await modelRequests(ctx);
       assert(request.body.model === 'gpt-5.4-mini', `the picked model, got ${request.body.model}`);
+      assert(request.body.reasoning?.effort === 'low', `the picked effort, got ${JSON.stringify(request.body.reasoning)}`);
       await vscode.window.showTextDocument(editor.document);
       await vscode.commands.executeCommand('undo');
       await waitFor('undo', () => editor.document.getText() === original);
@@ -126,6 +130,7 @@ export const editorJourneys: Journey[] = [
       assert(review.body.model === 'gpt-5.4-mini', `the review used the picked model, got ${review.body.model}`);
       await waitFor('the review to end', () => !api.store.state.conversation?.runningTurnId, 60000);
       await ui('chat.select', { selector: '#model', value: '' });
+      await ui('chat.select', { selector: '#effort', value: '' });
     },
   },
 ];

@@ -23,6 +23,7 @@ export const startupJourneys: Journey[] = [
     name: 'start-up failure: a server that exits at once shows its output and exit code, with Open settings and Restart',
     screenshot: 'start-exits-at-once',
     async run(api, ctx) {
+      await vscode.commands.executeCommand('codexChat.chatView.focus');
       const config = vscode.workspace.getConfiguration('codexChat');
       // A command that forgets `serve`: codex-lsp prints its usage and exits 2.
       await config.update('serverCommand', [ctx.python, '-m', 'codex_lsp'], vscode.ConfigurationTarget.Workspace);
@@ -38,13 +39,17 @@ export const startupJourneys: Journey[] = [
         await ui('screenshot', { name: 'start-exits-at-once' });
         await ui('chat.click', { selector: '.notice.error button[data-action="openSettings"]' });
         await waitFor('the Settings editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Settings');
-      } finally {
         await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await ui('chat.click', { selector: '.notice.error button[data-action="restart"]' });
+        await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
+        await ui('chat.waitFor', { absent: '.notice.server-down' });
+      } finally {
+        if (config.inspect('serverCommand')?.workspaceValue !== undefined) {
+          await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+        }
+        if (api.store.state.server.state !== 'ready') await api.server.start();
       }
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-      await ui('chat.click', { selector: '.notice.error button[data-action="restart"]' });
-      await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
-      await ui('chat.waitFor', { absent: '.notice.error' });
     },
   },
   {
