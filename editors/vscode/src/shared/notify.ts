@@ -12,6 +12,7 @@ import {
   LOCAL_PREFIX,
   MAX_OUTPUT_CHARS,
   NEW_THREAD_TITLE,
+  reviewTitle,
   threadTitle,
   type TurnView,
   upsertThread,
@@ -151,16 +152,18 @@ export function notify(state: ChatState, method: string, raw: unknown): ChatStat
       const p = as('item/started');
       const item = p.item;
       if (!item?.id) return state;
-      return onConversation(state, p.threadId, (c) =>
-        withTurn(c, String(p.turnId ?? ''), (t) => {
+      return onConversation(state, p.threadId, (c) => {
+        // A thread that is a review is known by what it reviews until the user names it.
+        if (item.type === 'enteredReviewMode' && c.title === NEW_THREAD_TITLE) c = { ...c, title: reviewTitle(item) };
+        return withTurn(c, String(p.turnId ?? ''), (t) => {
           let next = withItem(t, item.id, (old) => mergeItem(old, item));
           if (item.type === 'userMessage') {
             // The server's own copy of what we sent replaces the one shown while sending.
             next = { ...next, items: next.items.filter((i) => !i.id.startsWith(LOCAL_PREFIX)) };
           }
           return next;
-        }),
-      );
+        });
+      });
     }
     case 'item/agentMessage/delta':
     case 'item/plan/delta': {

@@ -59,8 +59,11 @@ export function renderConversation(state: ChatState): Block[] {
   }
   if (conv.runningTurnId) {
     const now = turnActivity(state);
-    const text = now.kind === 'approval' || now.kind === 'question' ? now.text : `${now.text || 'Working'}…`;
-    blocks.push({ key: 'working', html: `<div class="working" aria-live="polite"><span class="spinner"></span>${e(text)}</div>` });
+    const waiting = now.kind === 'approval' || now.kind === 'question';
+    const html = waiting
+      ? `<div class="working waiting" aria-live="polite">${e(now.text)}</div>`
+      : `<div class="working" aria-live="polite"><span class="spinner"></span>${e(`${now.text || 'Working'}…`)}</div>`;
+    blocks.push({ key: 'working', html });
   }
   return blocks;
 }

@@ -154,12 +154,18 @@ export function changeKey(turnId: string, path: string): string {
   return `${turnId}\n${path}`;
 }
 
+export function reviewTitle(item: ThreadItem): string {
+  return `Review of ${item.review || 'changes'}`;
+}
+
 export function conversationFrom(thread: Thread): Conversation {
   const turns = (thread.turns ?? []).map(turnView);
   const running = [...turns].reverse().find((t) => t.status === 'inProgress');
+  const review = turns[0]?.items.find((i) => i.type === 'enteredReviewMode');
+  const title = threadTitle(thread);
   return {
     threadId: thread.id,
-    title: threadTitle(thread),
+    title: title === NEW_THREAD_TITLE && review ? reviewTitle(review) : title,
     cwd: thread.cwd,
     turns,
     pendingUserTexts: [],
