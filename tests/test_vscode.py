@@ -92,8 +92,10 @@ def test_type_check(node: str) -> None:
     assert result.returncode == 0, "tsc found type errors"
 
 
-def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
-    out = tmp_path / "codex.vsix"
+@pytest.fixture(scope="module")
+def vsix(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The .vsix as the README builds it (`vsce package`, which runs the production build)."""
+    out = tmp_path_factory.mktemp("vsix") / "codex.vsix"
     npx = ROOT / ".venv" / "bin" / "npx"
     result = _run(
         [
@@ -109,6 +111,11 @@ def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
         timeout=300,
     )
     assert result.returncode == 0, "vsce package failed"
+    return out
+
+
+def test_package_makes_an_installable_vsix(node: str, vsix: Path, tmp_path: Path) -> None:
+    out = vsix
     names = set(zipfile.ZipFile(out).namelist())
     for needed in (
         "extension/package.json",
@@ -121,6 +128,9 @@ def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
     assert not any("node_modules" in n or "/src/" in n for n in names), "sources leaked in"
     bundle = zipfile.ZipFile(out).read("extension/out/extension.js").decode()
     assert "vscode-languageclient" in bundle or "LanguageClient" in bundle, "client not bundled"
+    webview = zipfile.ZipFile(out).read("extension/out/webview.js").decode()
+    for library in ("markdown-it", "highlight", "DOMPurify"):
+        assert library.lower() in webview.lower(), f"{library} is not bundled into the webview"
 
     # And VS Code installs it (code-server's `--install-extension`, as `code` would).
     entry = HARNESS / "node_modules" / "code-server" / "out" / "node" / "entry.js"
@@ -147,7 +157,8 @@ def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
 # -- end to end ---------------------------------------------------------------------------------
 
 
-def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
+def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path) -> None:
+    """Every journey, in code-server with the extension installed from its .vsix."""
     entry = HARNESS / "node_modules" / "code-server" / "out" / "node" / "entry.js"
     if not entry.exists() or not (HARNESS / "node_modules" / "playwright-core").exists():
         pytest.fail(f"code-server / playwright-core are not in {HARNESS}: {SETUP_HINT}")
@@ -164,7 +175,8 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
         write_config(home, model.base_url, approval_policy="untrusted")
         config = {
             "harnessDir": str(HARNESS),
-            "extensionDir": str(EXT),
+            "extensionDir": str(EXT / "e2e" / "host"),
+            "vsix": str(vsix),
             "suitePath": str(built / "test" / "suite.js"),
             "workspace": str(ws),
             "runDir": str(tmp_path / "vscode"),

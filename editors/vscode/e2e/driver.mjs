@@ -14,10 +14,12 @@
 // host, which reads `phase` (one more than before) from GET /config and carries on.
 //
 // CONFIG: { harnessDir, extensionDir, suitePath, workspace, runDir, artifactsDir,
-//           settings: {...}, env: {...}, context: {...}, timeoutMs }
-// `context` is handed to the suite as is (GET /config).
+//           settings: {...}, env: {...}, context: {...}, timeoutMs, vsix? }
+// `context` is handed to the suite as is (GET /config). With `vsix`, the extension is installed
+// from that package (as a user installs it) and `extensionDir` is an empty host extension the
+// suite runs beside.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -277,6 +279,7 @@ writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, 
 
 // -- code-server ----------------------------------------------------------------------------
 const port = await freePort();
+const extensionsDir = join(config.runDir, 'ext');
 const codeServerLog = createWriteStream(join(config.artifactsDir, 'code-server.log'));
 const entry = join(config.harnessDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const env = {
@@ -289,6 +292,20 @@ const env = {
   // code-server's helpers start `node`: make it this Node 24.
   PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
 };
+if (config.vsix) {
+  // As `code --install-extension`: the .vsix built the way the README says.
+  const install = spawnSync(
+    process.execPath,
+    [entry, '--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', config.vsix],
+    { env, encoding: 'utf8', timeout: 120000 },
+  );
+  codeServerLog.write(`${install.stdout ?? ''}${install.stderr ?? ''}`);
+  if (install.status !== 0) {
+    console.error(`[driver] code-server could not install ${config.vsix}: ${install.stderr}`);
+    process.exit(1);
+  }
+  say(`installed ${config.vsix}`);
+}
 const codeServer = spawn(
   process.execPath,
   [
@@ -300,7 +317,7 @@ const codeServer = spawn(
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     '--user-data-dir', userData,
-    '--extensions-dir', join(config.runDir, 'ext'),
+    '--extensions-dir', extensionsDir,
     '--vscode-option', 'enable-smoke-test-driver',
     config.workspace,
   ],
