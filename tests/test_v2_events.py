@@ -11,6 +11,7 @@ from codex_lsp.protocol import v2_notifications as note
 from codex_lsp.protocol import v2_requests as req
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
+from tests import v2_family_samples as family_samples
 from tests.support.schema_check import SchemaChecker, default_checker
 from tests.test_v2_items import item_variants, limits, thread, turn, usage
 
@@ -41,7 +42,6 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
     "thread/started": [note.ThreadStartedNotification(thread=thread())],
     "thread/archived": [note.ThreadArchivedNotification(thread_id="t1")],
     "thread/unarchived": [note.ThreadUnarchivedNotification(thread_id="t1")],
-    "thread/deleted": [note.ThreadDeletedNotification(thread_id="t1")],
     "thread/name/updated": [note.ThreadNameUpdatedNotification(thread_id="t1", thread_name="Fix")],
     "thread/status/changed": [
         note.ThreadStatusChangedNotification(thread_id="t1", status=s)
@@ -192,6 +192,9 @@ SERVER_REQUEST_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
         )
     ],
 }
+
+
+NOTIFICATION_SAMPLES.update(family_samples.NOTIFICATION_SAMPLES)
 
 
 def test_samples_cover_every_notification_and_server_request() -> None:

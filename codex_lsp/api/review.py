@@ -75,26 +75,31 @@ async def start_review(thread: LoadedThread, params: ReviewStartParams) -> Start
 
 
 def thread_review(thread: LoadedThread | None) -> ReviewOutputEvent | None:
-    """The structured findings of the latest review that finished on `thread`, if any."""
+    """The structured findings of the latest review that finished on `thread`, if any: one
+    finished since it was loaded, else the last one its rollout recorded before it was resumed."""
     session = thread.codex.session if thread is not None else None
-    return last_review(session) if session is not None else None
+    if thread is None or session is None:
+        return None
+    recorded = resumed_review(thread)
+    return last_review(session) or (recorded[1] if recorded is not None else None)
 
 
 def resumed_review(thread: LoadedThread | None) -> tuple[str, ReviewOutputEvent] | None:
-    """The latest review that finished before `thread` was resumed, with its turn id: the
-    rollout's last `exited_review_mode` that carries findings."""
+    """The latest review that finished before `thread` was resumed, with the id of its turn:
+    the last `exited_review_mode` with findings among the events its rollout had."""
     configured = thread.configured if thread is not None else None
-    if configured is None:
+    if thread is None or configured is None:
         return None
     found: tuple[str, ReviewOutputEvent] | None = None
     turn_id = ""
     for event in configured.initial_messages or []:
         kind = event.get("type")
+        output = event.get("review_output")
         if kind in ("task_started", "turn_started"):
             turn_id = str(event.get("turn_id") or "")
-        elif kind == "exited_review_mode" and event.get("review_output") is not None:
+        elif kind == "exited_review_mode" and isinstance(output, dict):
             try:
-                found = (turn_id, ReviewOutputEvent.model_validate(event["review_output"]))
+                found = (turn_id, ReviewOutputEvent.model_validate(output))
             except ValueError:
-                log.warning("a review in the rollout of %s could not be read", thread.thread_id)
+                log.warning("the review recorded in thread %s is unreadable", thread.thread_id)
     return found

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ from codex_lsp.api.account import Accounts
 from codex_lsp.api.catalog import list_models
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
+from codex_lsp.api.families import API_FAMILIES
+from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import (
     INVALID_PARAMS,
@@ -55,22 +57,14 @@ from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findi
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Any, dict[str, Any]], Awaitable[BaseModel | None]]
 
 # Methods the v2 protocol has that this server does not serve (yet): a clear -32601.
 NOT_SERVED = frozenset(
     {
         "initialize",
-        "turn/steer",
         "thread/rollback",
-        "thread/compact/start",
         "thread/shellCommand",
-        "thread/loaded/list",
-        "thread/turns/list",
         "command/exec",
-        "config/value/write",
-        "config/batchWrite",
-        "mcpServerStatus/list",
     }
 )
 
@@ -94,7 +88,6 @@ class ApiServer:
             "thread/list": self._thread_list,
             "thread/read": self._thread_read,
             "thread/archive": self._thread_archive,
-            "thread/delete": self._thread_delete,
             "thread/unarchive": self._thread_unarchive,
             "thread/name/set": self._thread_name_set,
             "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
@@ -110,6 +103,16 @@ class ApiServer:
             "account/logout": self._logout,
             "account/rateLimits/read": self._rate_limits,
         }
+        self._context = ApiContext(
+            self.threads,
+            client,
+            self._services,
+            self._after_response,
+            self._after_response_call,
+            self._host,
+        )
+        for family in API_FAMILIES:
+            self._handlers.update(family.handlers(self._context))
 
     # -- the seam ---------------------------------------------------------------------------
 
@@ -165,6 +168,8 @@ class ApiServer:
         if self._closed:
             return
         self._closed = True
+        for closer in reversed(self._context.closers):
+            await closer()
         if self._accounts is not None:
             self._accounts.close()
         await self.threads.close_all()
@@ -266,20 +271,13 @@ class ApiServer:
 
     async def _thread_archive(self, params: Any, _raw: dict[str, Any]) -> None:
         # A thread that is running is stopped first: its rollout must not move under it.
-        await self._unload_for_good(params.thread_id)
+        if await self.threads.unload(params.thread_id):
+            self._client.notify(
+                "thread/status/changed",
+                {"threadId": params.thread_id, "status": {"type": "notLoaded"}},
+            )
         await thread_store.archive(self._services().codex_home, params.thread_id)
         self._after_response("thread/archived", {"threadId": params.thread_id})
-
-    async def _thread_delete(self, params: Any, _raw: dict[str, Any]) -> None:
-        await self._unload_for_good(params.thread_id)
-        await thread_store.delete(self._services().codex_home, params.thread_id)
-        self._after_response("thread/deleted", {"threadId": params.thread_id})
-
-    async def _unload_for_good(self, thread_id: str) -> None:
-        if await self.threads.unload(thread_id):
-            self._client.notify(
-                "thread/status/changed", {"threadId": thread_id, "status": {"type": "notLoaded"}}
-            )
 
     async def _thread_unarchive(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         thread = await thread_store.unarchive(self._services().codex_home, params.thread_id)

@@ -129,7 +129,7 @@ def _finding_location(finding: ReviewFinding, cwd: Path) -> str:
 
 def _attachment(item: Attachment, workspace: Workspace, cwd: Path) -> str:
     if isinstance(item, ProblemsAttachment):
-        return render("attached_problems", problems=_problem_lines(item, cwd))
+        return render("attached_problems", problems=_problem_lines(item, workspace, cwd))
     return _file(item, workspace, cwd)
 
 
@@ -148,12 +148,22 @@ def _file(item: FileAttachment, workspace: Workspace, cwd: Path) -> str:
     )
 
 
-def _problem_lines(item: ProblemsAttachment, cwd: Path) -> str:
+def _problem_lines(item: ProblemsAttachment, workspace: Workspace, cwd: Path) -> str:
+    """One line per problem, with the code line it points at below it when the file reads."""
+    texts: dict[str, list[str] | None] = {}
     lines = []
-    for problem in item.problems:
+    for problem in sorted(item.problems, key=lambda p: (p.path, p.line)):
         source = f" ({problem.source})" if problem.source else ""
         where = f"{shown_path(problem.path, cwd)}:{problem.line}"
         lines.append(f"- {where} {problem.severity}: {problem.message}{source}")
+        if problem.path not in texts:
+            try:
+                texts[problem.path] = _text_of(workspace, problem.path).splitlines()
+            except _Unreadable:
+                texts[problem.path] = None
+        code = texts[problem.path]
+        if code is not None and problem.line <= len(code) and code[problem.line - 1].strip():
+            lines.append(f"    {code[problem.line - 1].rstrip()}")
     return "\n".join(lines)
 
 

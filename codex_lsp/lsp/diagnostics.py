@@ -109,7 +109,7 @@ class ReviewDiagnostics:
         """`turn_id` fixes `finding_id`: once it has applied a change, the finding goes."""
         self._fixes[(thread_id, turn_id)] = (finding_id, False)
 
-    def restore(self, thread_id: str) -> None:
+    def thread_resumed(self, thread_id: str) -> None:
         """Show the resumed thread's latest review again, less what was settled, when the editor
         shows no findings (a restarted server): switching threads must not swap the Problems."""
         if self._findings:
@@ -121,7 +121,7 @@ class ReviewDiagnostics:
         verdict = verdict_from_output(output, thread_id, turn_id, self.document_uri)
         settled = self._source.settled_findings(thread_id)
         verdict.findings = [f for f in verdict.findings if f.id not in settled]
-        if verdict.findings:
+        if not verdict.failed and verdict.findings:
             self.replace(verdict)
 
     def current_text(self, uri: str) -> str | None:

@@ -68,8 +68,8 @@ class EngineHost:
         self._error: str | None = None
         # Features told of every v2 notification; more are added before the engine starts.
         self.observers: list[Observer] = [progress.observe]
-        # Features told of each thread a client resumed, once the response is out.
-        self.on_resumed: list[Callable[[str], None]] = []
+        # Features told of each thread resumed through this door, by id.
+        self.resume_observers: list[Callable[[str], None]] = []
 
     def register(self, server: CodexLanguageServer) -> None:
         server.protocol.codex_handler = self.call
@@ -144,11 +144,19 @@ class EngineHost:
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
         if method == "thread/resume":
-            thread_id = str((result.get("thread") or {}).get("id"))
-            loop = asyncio.get_running_loop()
-            for resumed in self.on_resumed:
-                loop.call_soon(_guarded, resumed, thread_id)
+            self._resumed(result)
         return result
+
+    def _resumed(self, result: dict[str, Any]) -> None:
+        thread = result.get("thread")
+        thread_id = thread.get("id") if isinstance(thread, dict) else None
+        if not isinstance(thread_id, str):
+            return
+        for observe in self.resume_observers:
+            try:
+                observe(thread_id)
+            except Exception:
+                logger.exception("a feature failed on the resume of thread %s", thread_id)
 
     def _v2_initialize(self, params: dict[str, Any] | None) -> dict[str, Any]:
         """`codex/initialize`: the v2 handshake's answer, for clients that speak only v2.
@@ -214,13 +222,6 @@ class EngineHost:
         if self._port is not None:
             self._port.closed = True
         self._progress.close()
-
-
-def _guarded(action: Callable[[str], None], thread_id: str) -> None:
-    try:
-        action(thread_id)
-    except Exception:
-        logger.exception("handling the resume of %s failed", thread_id)
 
 
 def _describe_start_failure(err: Exception) -> tuple[str, bool]:

@@ -5,9 +5,10 @@
   `{type: "custom", instructions}`) with `review/start`, on `threadId` or on a new thread rooted
   at `cwd` (default: the workspace root). Returns the `review/start` result plus `threadId`.
   The findings arrive later as diagnostics.
-* `codex.fixFinding` `[{findingId}]`: a turn on the review's thread that fixes that finding; the
-  fix comes back like any patch (approval, then one `workspace/applyEdit`), and once it is
-  applied the finding leaves the editor. Returns `{threadId, turn}`.
+* `codex.fixFinding` `[{findingId, threadId?}]`: a turn on the review's thread (or on `threadId`,
+  e.g. one whose policy asks before every patch, so the editor can preview the fix) that fixes
+  that finding; the fix comes back like any patch (approval, then one `workspace/applyEdit`),
+  and once it is applied the finding leaves the editor. Returns `{threadId, turn}`.
 * `codex.explainFinding` `[{findingId}]`: a turn on the review's thread that explains the finding
   without changing files. Returns `{threadId, turn}`.
 
@@ -108,7 +109,8 @@ class ReviewCommands:
     async def _finding_turn(self, command: str, kind: str, arguments: tuple[object, ...]) -> Any:
         finding = self._finding(command, arguments)
         options = command_options(command, arguments)
-        thread_id = finding.thread_id
+        chosen = string_option(options, "threadId", command, required=False)
+        thread_id = chosen or finding.thread_id
         text = self._diagnostics.current_text(finding.uri)
         params = {"threadId": thread_id, "task": finding_task(kind, finding, text)}
         params.update(turn_overrides(options))

@@ -32,6 +32,7 @@ from codex_lsp.protocol.v2_catalog import (
 )
 from codex_lsp.protocol.v2_common import dump, dump_json
 from codex_lsp.protocol.v2_config import ConfigReadParams, ConfigReadResponse
+from codex_lsp.protocol.v2_families import FAMILIES
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
 from codex_lsp.protocol.v2_notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.v2_requests import SERVER_REQUESTS
@@ -39,8 +40,6 @@ from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
     ThreadArchiveParams,
     ThreadArchiveResponse,
-    ThreadDeleteParams,
-    ThreadDeleteResponse,
     ThreadForkParams,
     ThreadForkResponse,
     ThreadListParams,
@@ -74,7 +73,6 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "thread/read": (ThreadReadParams, ThreadReadResponse),
     "thread/archive": (ThreadArchiveParams, ThreadArchiveResponse),
     "thread/unarchive": (ThreadUnarchiveParams, ThreadUnarchiveResponse),
-    "thread/delete": (ThreadDeleteParams, ThreadDeleteResponse),
     "thread/name/set": (ThreadSetNameParams, ThreadSetNameResponse),
     "turn/start": (TurnStartParams, TurnStartResponse),
     "turn/startTask": (TurnStartTaskParams, TurnStartResponse),
@@ -96,6 +94,15 @@ EXTENSION_REQUESTS = frozenset({"turn/startTask"})
 
 NO_PARAMS_METHODS = frozenset({"account/logout", "account/rateLimits/read"})
 """Methods whose params the client may leave out or send as `null`."""
+
+EXPERIMENTAL_METHODS: frozenset[str] = frozenset()
+"""Client requests the reference serves only to clients that opt into its experimental API."""
+
+for _family in FAMILIES:
+    CLIENT_REQUESTS.update(_family.REQUESTS)
+    EXPERIMENTAL_METHODS |= getattr(_family, "EXPERIMENTAL", frozenset())
+    SERVER_NOTIFICATIONS.update(getattr(_family, "NOTIFICATIONS", {}))
+    NO_PARAMS_METHODS |= getattr(_family, "NO_PARAMS", frozenset())
 
 
 class UnknownMethodError(KeyError):
@@ -139,6 +146,7 @@ def is_known_method(method: str) -> bool:
 
 __all__ = [
     "CLIENT_REQUESTS",
+    "EXPERIMENTAL_METHODS",
     "EXTENSION_REQUESTS",
     "NO_PARAMS_METHODS",
     "SERVER_NOTIFICATIONS",

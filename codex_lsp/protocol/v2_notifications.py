@@ -26,10 +26,6 @@ class ThreadUnarchivedNotification(V2Model):
     thread_id: str
 
 
-class ThreadDeletedNotification(V2Model):
-    thread_id: str
-
-
 class ThreadNameUpdatedNotification(V2Model):
     thread_id: str
     # Named `threadName` on the wire (not `name`); absent when the name was cleared.
@@ -175,7 +171,6 @@ SERVER_NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "thread/started": ThreadStartedNotification,
     "thread/archived": ThreadArchivedNotification,
     "thread/unarchived": ThreadUnarchivedNotification,
-    "thread/deleted": ThreadDeletedNotification,
     "thread/name/updated": ThreadNameUpdatedNotification,
     "thread/status/changed": ThreadStatusChangedNotification,
     "thread/tokenUsage/updated": ThreadTokenUsageUpdatedNotification,

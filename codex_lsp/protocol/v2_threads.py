@@ -210,14 +210,6 @@ class ThreadArchiveResponse(V2Model):
     """Empty; `thread/archived` follows."""
 
 
-class ThreadDeleteParams(V2Model):
-    thread_id: str
-
-
-class ThreadDeleteResponse(V2Model):
-    """Empty: the thread's rollouts (archived or not) are gone; `thread/deleted` follows."""
-
-
 class ThreadUnarchiveParams(V2Model):
     thread_id: str
 

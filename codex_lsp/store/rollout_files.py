@@ -235,20 +235,3 @@ def unarchive_thread(codex_home: Path, thread_id: str) -> Path:
         raise FileExistsError(f"{target} already exists; not overwriting a rollout")
     os.rename(source, target)
     return target
-
-
-def delete_thread(codex_home: Path, thread_id: str) -> list[Path]:
-    """Remove the thread's rollouts, archived or not; returns the paths removed."""
-    removed = [
-        path
-        for path in (
-            find_active_rollout(codex_home, thread_id),
-            find_archived_rollout(codex_home, thread_id),
-        )
-        if path is not None
-    ]
-    if not removed:
-        raise ThreadNotFoundError(thread_id, "sessions")
-    for path in removed:
-        path.unlink(missing_ok=True)
-    return removed
