@@ -144,7 +144,13 @@ def test_attached_context_reaches_the_model_and_not_the_transcript(scripted_mode
             },
         )
         client.wait_method("turn/completed", threadId=thread["id"])
-        assert _shown_user(client, thread["id"]) == ["What does it print?"]
+        live = items_of(client.received, "item/completed", "userMessage")
+        assert [c["text"] for c in live[0]["content"]] == [
+            "What does it print?",
+            "Context: a.py",
+            "Context: a.py, line 2",
+            "Context: problems in a.py",
+        ]
 
     [request] = scripted_model.requests
     told = _after_last_user(request)[0]["content"][0]["text"]

@@ -69,6 +69,7 @@ def test_every_prompt_file_renders_with_the_values_its_caller_gives(tmp_path):
     used = {"attached_context", "attached_file", "attached_lines", "attached_problems"}
     used |= {"edit_selection", "fix_finding", "explain_finding", "apply_code"}
     used |= {"fix_finding_request", "explain_finding_request", "apply_code_request"}
+    used |= {"attachment_label"}
     shipped = {p.name.removesuffix(".md") for p in files("codex_lsp.engine.prompts").iterdir()}
     assert shipped - {"__init__.py", "__pycache__"} == used
 

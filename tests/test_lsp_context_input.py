@@ -85,8 +85,15 @@ async def test_buffer_selection_file_and_diagnostics_reach_the_model(home, ws, s
         assert completed["turn"]["status"] == "completed"
 
     request = scripted_model.requests[-1]
-    # The user's words, intact and alone: the context follows as the engine's instructions.
-    assert _user_parts(request.body)[-1] == "What is wrong with #buffer and @lib/util.py?"
+    # The user's words, intact, and a label per item; the context itself follows as the
+    # engine's instructions.
+    assert _user_parts(request.body)[-5:] == [
+        "What is wrong with #buffer and @lib/util.py?",
+        "Context: app.py",
+        "Context: app.py, line 2",
+        "Context: lib/util.py",
+        "Context: problems in app.py",
+    ]
     told = developer_text(request)
     buffer = told[told.index("`app.py`:") :]
     assert 'print("unsaved")' in buffer.split("```", 2)[1] and "on disk" not in told

@@ -248,13 +248,15 @@ async def test_ask_command_shows_the_question_and_gives_the_model_the_unsaved_se
         thread_id = result["threadId"]
         completed = await client.turn_completed(thread_id, result["turn"]["id"])
         assert completed["turn"]["status"] == "completed"
-        assert shown_user_messages(client, thread_id) == ["What does this do?"]
+        # The question, and a label naming what was attached: not the selection's text.
+        shown = "What does this do?\nContext: app.py, lines 2-3"
+        assert shown_user_messages(client, thread_id) == [shown]
         read = await client.codex("thread/read", {"threadId": thread_id, "includeTurns": True})
         [user] = [i for i in read["thread"]["turns"][0]["items"] if i["type"] == "userMessage"]
-        assert [c["text"] for c in user["content"]] == ["What does this do?"]
+        assert "\n".join(c["text"] for c in user["content"]) == shown
 
     request = scripted_model.requests[-1]
-    assert _user_texts(request.body)[-1] == "What does this do?"
+    assert _user_texts(request.body)[-2:] == ["What does this do?", "Context: app.py, lines 2-3"]
     told = developer_text(request)
     assert "`app.py`, lines 2-3:\n```py\ndef unsaved():\n    return 42\n```" in told
     assert 'print("hi")' not in told

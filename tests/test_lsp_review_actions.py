@@ -117,7 +117,7 @@ async def test_explain_answers_in_the_thread_without_editing(home, ws, scripted_
     asked = user_text(scripted_model.requests[1])
     assert asked == "Explain: [P0] A negative LIMIT disables the check (util.py:1-2)"
     told = developer_text(scripted_model.requests[1])
-    assert told.startswith("The user asks you to explain this code review finding")
+    assert told.startswith("Explain this code review finding to the user")
     assert "[P0] A negative LIMIT disables the check\nFile: `util.py`, lines 1-2" in told
     assert "LIMIT = -1\nDEBUG = True" in told
 

@@ -1,4 +1,5 @@
-"""`turn/startTask`: a turn on an editor request, its visible input the request as made.
+"""`turn/startTask`: a turn on an editor request, its visible input the request as made: the
+user's words (or the engine's few words for a click), then a label naming each attachment.
 
 The v2 request (LSP ranges, camelCase) becomes the engine's attachments and task (1-based
 lines); the words the model needs besides are the engine's (`engine.editor_tasks`). Relative
@@ -13,7 +14,7 @@ from pathlib import Path
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.turns import TurnOverrides, submit_turn
-from codex_lsp.engine.editor_tasks import request_text
+from codex_lsp.engine.editor_tasks import attachment_label, request_text
 from codex_lsp.protocol import editor_tasks as core
 from codex_lsp.protocol.inputs import ByteRange, ReviewCodeLocation, ReviewFinding
 from codex_lsp.protocol.v2_items import TextUserInput
@@ -23,6 +24,7 @@ from codex_lsp.protocol.v2_tasks import (
     ContextItem,
     EditTask,
     FileContextItem,
+    FixFindingTask,
     LspRange,
     TaskFinding,
     TurnStartTaskParams,
@@ -38,8 +40,11 @@ async def start_task(thread: LoadedThread, params: TurnStartTaskParams) -> TurnS
     cwd = Path(params.cwd) if params.cwd else session.ctx.cwd
     said, task = _task(params.task, cwd)
     attachments = [_attachment(item, cwd, f"context[{n}]") for n, item in enumerate(params.context)]
-    shown = said if said is not None else request_text(task, cwd) if task is not None else None
-    assert shown is not None  # every task without the user's words has a request text
+    said = said if said is not None else request_text(task, cwd) if task is not None else None
+    assert said is not None  # every task without the user's words has a request text
+    # What the user sent: their words, and a label (not the content) for each attachment.
+    shown = [TextUserInput(text=said)]
+    shown += [TextUserInput(text=attachment_label(item, cwd)) for item in attachments]
     overrides = TurnOverrides(
         cwd=params.cwd,
         approval_policy=params.approval_policy,
@@ -48,9 +53,7 @@ async def start_task(thread: LoadedThread, params: TurnStartTaskParams) -> TurnS
         effort=params.effort,
         summary=params.summary,
     )
-    return await submit_turn(
-        thread, [TextUserInput(text=shown)], overrides, attachments=attachments, task=task
-    )
+    return await submit_turn(thread, shown, overrides, attachments=attachments, task=task)
 
 
 def lines_of(selection: LspRange) -> core.LineSpan:
@@ -80,9 +83,10 @@ def _task(task: TurnTask, cwd: Path) -> tuple[str | None, core.EditorTask | None
     if isinstance(task, ApplyCodeTask):
         path = _absolute(task.path, cwd, "task.path")
         return None, core.ApplyCodeTask(path=path, code=task.code, language=task.language)
-    kind = "fix_finding" if task.type == "fixFinding" else "explain_finding"
     finding = _finding(task.finding, cwd)
-    return None, core.FindingTask(type=kind, finding=finding, text=task.text)
+    if isinstance(task, FixFindingTask):
+        return None, core.FindingTask(type="fix_finding", finding=finding, text=task.text)
+    return None, core.FindingTask(type="explain_finding", finding=finding, text=task.text)
 
 
 def _finding(finding: TaskFinding, cwd: Path) -> ReviewFinding:

@@ -65,6 +65,21 @@ def request_text(task: EditorTask, cwd: Path) -> str | None:
     return None
 
 
+def attachment_label(item: Attachment, cwd: Path) -> str:
+    """How an attachment is named in the user's message: a label, not its content."""
+    if isinstance(item, ProblemsAttachment):
+        paths = {problem.path for problem in item.problems}
+        count = len(item.problems)
+        if len(paths) == 1:
+            what = f"problems in {shown_path(paths.pop(), cwd)}"
+        else:
+            what = f"{count} problem{'' if count == 1 else 's'}"
+        return render("attachment_label", what=what)
+    path = shown_path(item.path, cwd)
+    what = path if item.lines is None else f"{path}, {span_text(item.lines)}"
+    return render("attachment_label", what=what)
+
+
 def turn_instructions(
     task: EditorTask | None, attachments: list[Attachment], workspace: Workspace, cwd: Path
 ) -> str | None:

@@ -40,6 +40,6 @@ def test_a_composed_message_with_context_reaches_the_model(scripted_model, tmp_p
     assert message == MESSAGE
     buffer = told[told.index("`app.py`:") :]
     assert "# unsaved line" in buffer and 'print("hi")' in buffer
-    assert '`app.py`, line 3:\n```py\nprint("hi")\n```' in told
+    assert '`app.py`, line 3:\n```py\n    print("hi")\n```' in told
     assert "app.py:3 warning: print is frowned upon (lint)" in told
     assert "`util.py`:\n```py\nANSWER = 42\n```" in told

@@ -76,8 +76,9 @@ function renderTurnEnd(turn: TurnView): string {
   return '';
 }
 
-function renderUserText(text: string, pending = false): string {
-  return `<div class="msg user${pending ? ' pending' : ''}"><div class="role">You</div><div class="text">${e(text)}</div></div>`;
+function renderUserText(text: string, pending = false, refs: string[] = []): string {
+  const attached = refs.length ? `<div class="refs">${refs.map((r) => `<span class="ref">${e(r)}</span>`).join('')}</div>` : '';
+  return `<div class="msg user${pending ? ' pending' : ''}"><div class="role">You</div><div class="text">${e(text)}</div>${attached}</div>`;
 }
 
 export interface ItemOptions {
@@ -91,10 +92,11 @@ export interface ItemOptions {
 export function renderItem(item: ThreadItem, options: ItemOptions = {}): string {
   switch (item.type) {
     case 'userMessage': {
-      const text = (item.content ?? [])
-        .map((c) => (c.type === 'text' ? (c.text ?? '') : `[${c.type}${c.path ? `: ${c.path}` : ''}]`))
-        .join('\n');
-      return renderUserText(text);
+      // The first text is what the user wrote; later ones name what they attached.
+      const [first, ...rest] = (item.content ?? []).map((c) =>
+        c.type === 'text' ? (c.text ?? '') : `[${c.type}${c.name || c.path ? `: ${c.name || c.path}` : ''}]`,
+      );
+      return renderUserText(first ?? '', false, rest);
     }
     case 'agentMessage':
       return `<div class="msg agent"><div class="role">Codex</div><div class="md">${renderMarkdown(item.text ?? '', options.cwd)}</div></div>`;

@@ -163,3 +163,40 @@ describe('what the extension adds to the panel', () => {
     assert.match(html, /data-action="detach" data-id="x"/);
   });
 });
+
+describe('a server that sends every absent field as null', () => {
+  it('renders items, threads and requests without "null" or a crash', () => {
+    const nulls = { text: null, summary: null, command: null, cwd: null, aggregatedOutput: null, exitCode: null, changes: null, review: null, content: null, error: null, status: null };
+    for (const type of ['userMessage', 'agentMessage', 'reasoning', 'commandExecution', 'fileChange', 'enteredReviewMode', 'exitedReviewMode', 'plan']) {
+      const html = renderItem({ type, id: 'x', ...nulls } as unknown as Parameters<typeof renderItem>[0], { cwd: undefined, running: false });
+      assert.doesNotMatch(html, /null|undefined/, `${type}: ${html}`);
+    }
+    let s = reduce(initialState(), { type: 'threads', threads: [{ id: 't', name: null, preview: null, cwd: null } as unknown as { id: string }] });
+    assert.doesNotMatch(renderThreadList(s), /null/);
+    s = reduce(s, { type: 'open', thread: { id: 't', name: null, cwd: null, turns: [{ id: 'u', status: 'inProgress', items: null, error: null }] } as unknown as { id: string } });
+    s = reduce(s, {
+      type: 'request',
+      key: 'k',
+      method: 'item/fileChange/requestApproval',
+      params: { threadId: 't', turnId: 'u', itemId: 'f', reason: null, grantRoot: null, changes: null, availableDecisions: null },
+    });
+    const html = renderConversation(s).map((b) => b.html).join('');
+    assert.doesNotMatch(html, /null/);
+    assert.match(html, /Apply the proposed change\?/);
+  });
+});
+
+describe('the user message', () => {
+  it('shows what the user wrote, and names what they attached under it', () => {
+    const html = renderItem({
+      type: 'userMessage',
+      id: 'u',
+      content: [
+        { type: 'text', text: 'Why?' },
+        { type: 'text', text: 'Context: a.py, line 2' },
+        { type: 'mention', name: 'b.py', path: '/w/b.py' },
+      ],
+    });
+    assert.match(html, /<div class="text">Why\?<\/div><div class="refs"><span class="ref">Context: a.py, line 2<\/span><span class="ref">\[mention: b.py\]<\/span><\/div>/);
+  });
+});

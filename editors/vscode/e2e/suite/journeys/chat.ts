@@ -118,6 +118,8 @@ export const chatJourneys: Journey[] = [
       await ui('chat.waitFor', { absent: '#chips .chip' });
       const users = (await ui<string[]>('chat.query', { selector: '#log .msg.user .text' })).map((t) => t.trim());
       assert(users.length === 1 && users[0] === 'What do these do?', `the user's words only, got ${JSON.stringify(users)}`);
+      const refs = await ui<string[]>('chat.query', { selector: '#log .msg.user .ref' });
+      assert(refs.join('|') === 'Context: edit_me.py, line 2|Context: stats.py', `the attachments named, got ${JSON.stringify(refs)}`);
       const [request] = await modelRequests(ctx);
       const told = textsByRole(request, 'developer').join('\n');
       assert(told.includes('`edit_me.py`, line 2:') && told.includes('return "hi"'), `the selection reached the model: ${told.slice(-600)}`);

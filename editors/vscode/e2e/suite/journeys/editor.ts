@@ -28,7 +28,8 @@ export const editorJourneys: Journey[] = [
       await selectLine(ctx, 'edit_me.py', 1);
       await ui('editor.contextMenu', { path: ['Codex', 'Ask about selection'] });
       await ui('quickInput.accept', { text: 'What does this line return?' });
-      await ui('chat.waitFor', { selector: '#log .msg.user', text: 'What does this line return?' });
+      await ui('chat.waitFor', { selector: '#log .msg.user .text', text: 'What does this line return?' });
+      await ui('chat.waitFor', { selector: '#log .msg.user .ref', text: 'Context: edit_me.py, line 2' });
       await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'It returns the greeting' });
       await turnFinished(api, threadId);
       const [request] = await modelRequests(ctx);
