@@ -57,6 +57,7 @@ export const chatJourneys: Journey[] = [
       await enqueue(ctx, 'markdown');
       await ui('chat.send', { text: 'Summarise the files' });
       await turnFinished(api, threadId);
+      await ui('chat.waitFor', { selector: '#log .msg.agent table', text: 'review_me.py' });
       const cells = await ui<string[]>('chat.query', { selector: '#log .msg.agent table td' });
       assert(cells.join('|') === 'edit_me.py|2|review_me.py|2', `the table, got ${JSON.stringify(cells)}`);
       const keywords = await ui<string[]>('chat.query', { selector: '#log .code-block .hljs-keyword' });

@@ -67,6 +67,7 @@ export const editorJourneys: Journey[] = [
       await ui('chat.waitFor', { selector: '.request.approval', text: 'Apply this change?' });
       await ui('chat.click', { selector: `.request.approval ${ACCEPT}` });
       await turnFinished(api, threadId);
+      await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'Edited the selection.' });
       const shown = async () => (await ui<string[]>('chat.query', { selector: '#log .msg.user .text' })).map((t) => t.trim());
       let users = await shown();
       assert(users.length === 1 && users[0] === 'say hello instead', `the user's words only, got ${JSON.stringify(users)}`);
