@@ -153,8 +153,12 @@ export function notify(state: ChatState, method: string, raw: unknown): ChatStat
       const item = p.item;
       if (!item?.id) return state;
       return onConversation(state, p.threadId, (c) => {
-        // A thread that is a review is known by what it reviews until the user names it.
-        if (item.type === 'enteredReviewMode' && c.title === NEW_THREAD_TITLE) c = { ...c, title: reviewTitle(item) };
+        // A new thread is known by its first request (a review by what it reviews) until named.
+        if (c.title === NEW_THREAD_TITLE) {
+          if (item.type === 'enteredReviewMode') c = { ...c, title: reviewTitle(item) };
+          const first = item.type === 'userMessage' ? item.content?.find((part) => part.type === 'text')?.text : undefined;
+          if (first?.trim()) c = { ...c, title: threadTitle({ id: c.threadId, preview: first }) };
+        }
         return withTurn(c, String(p.turnId ?? ''), (t) => {
           let next = withItem(t, item.id, (old) => mergeItem(old, item));
           if (item.type === 'userMessage') {

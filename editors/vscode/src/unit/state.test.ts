@@ -236,3 +236,13 @@ describe('reduce: what the extension adds', () => {
     assert.deepEqual(s.configured, { model: 'gpt-5.4', effort: undefined, approvalPolicy: 'untrusted' });
   });
 });
+
+describe('reduce: titles', () => {
+  it('names a new thread after its first request, however it was sent', () => {
+    const s = run([
+      { type: 'open', thread: { id: 't1', turns: [] } },
+      n('item/started', { turnId: 'u1', item: { type: 'userMessage', id: 'um', content: [{ type: 'text', text: 'What does this line return?' }, { type: 'text', text: 'Context: a.py, line 2' }] } }),
+    ]);
+    assert.equal(s.conversation!.title, 'What does this line return?');
+  });
+});
