@@ -94,21 +94,11 @@ def test_type_check(node: str) -> None:
 
 @pytest.fixture(scope="module")
 def vsix(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The .vsix as the README builds it (`vsce package`, which runs the production build)."""
+    """The .vsix as the README builds it: `scripts/build-vscode` (`vsce package`, which runs
+    the production build)."""
     out = tmp_path_factory.mktemp("vsix") / "codex.vsix"
-    npx = ROOT / ".venv" / "bin" / "npx"
     result = _run(
-        [
-            str(npx),
-            "--yes",
-            "@vscode/vsce@4.1.0",
-            "package",
-            "--no-dependencies",
-            "--allow-missing-repository",
-            "-o",
-            str(out),
-        ],
-        timeout=300,
+        ["bash", str(ROOT / "scripts" / "build-vscode"), "--out", str(out)], timeout=300, cwd=ROOT
     )
     assert result.returncode == 0, "vsce package failed"
     return out

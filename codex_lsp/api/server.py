@@ -63,8 +63,6 @@ NOT_SERVED = frozenset(
     {
         "initialize",
         "thread/rollback",
-        "thread/shellCommand",
-        "command/exec",
     }
 )
 

@@ -39,6 +39,7 @@ from codex_lsp.protocol.ops import (
     OverrideTurnContext,
     PatchApproval,
     RevertToTurn,
+    RunUserShellCommand,
     SetThreadName,
     Shutdown,
     SteerInput,
@@ -51,7 +52,7 @@ from codex_lsp.store.fork import fork_thread
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.persist import should_persist_event
-from codex_lsp.store.rollout import RolloutRecorder, read_rollout
+from codex_lsp.store.rollout import RolloutInUseError, RolloutRecorder, read_rollout
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
@@ -87,7 +88,11 @@ async def configure_session(
         thread_id = str(resumed_state.meta["id"])
         forked_from = resumed_state.meta.get("forked_from_id")
         if not op.ephemeral:
-            rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            try:
+                rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            except RolloutInUseError as err:
+                codex.event(sub_id, ErrorEvent(message=str(err)))
+                return None
     elif op.fork_path:
         thread_id = new_thread_id()
         rollout = fork_thread(
@@ -120,6 +125,7 @@ async def configure_session(
         rollout=rollout,
         persist_filter=should_persist_event,
         backlog=codex.event_backlog,
+        drained=codex.events_drained,
     )
     for extension in services.extensions:
         try:
@@ -218,6 +224,10 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         session.emit(sub_id, ThreadNameUpdatedEvent(thread_id=session.thread_id, thread_name=name))
     elif isinstance(op, Compact):
         await session.start_task(sub_id, "compact", _compact_task)
+    elif isinstance(op, RunUserShellCommand):
+        from codex_lsp.engine.user_shell import start_user_shell_command
+
+        await start_user_shell_command(session, sub_id, op.command, op.timeout_ms)
     elif isinstance(op, SteerInput):
         steer_input(session, sub_id, op)
     elif isinstance(op, InjectItems):

@@ -107,6 +107,8 @@ async def _stream_once(
     partial: dict[str | None, list[str]] = {}
     try:
         async for event in client.stream(prompt):
+            # Not reading on while the client is behind keeps memory bounded and loses nothing.
+            await session.events_drained()
             if on_output is not None and isinstance(event, _VISIBLE_EVENTS):
                 on_output()
                 on_output = None

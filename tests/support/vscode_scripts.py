@@ -199,8 +199,8 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
         "command": [
             _one(
                 function_call_response(
-                    "shell_command",
-                    {"command": "touch approved.txt && echo approved-output", "workdir": str(ws)},
+                    "exec_command",
+                    {"cmd": "touch approved.txt && echo approved-output", "workdir": str(ws)},
                     call_id="call_cmd",
                     response_id="resp_c1",
                 )
@@ -210,8 +210,8 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
         "command2": [
             _one(
                 function_call_response(
-                    "shell_command",
-                    {"command": "touch second.txt && echo second-output", "workdir": str(ws)},
+                    "exec_command",
+                    {"cmd": "touch second.txt && echo second-output", "workdir": str(ws)},
                     call_id="call_cmd2",
                     response_id="resp_d1",
                 )
