@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from codex_lsp.engine.safety import (
     session_approval_key,
     should_escalate_on_sandbox_denial,
 )
+from codex_lsp.engine.sandboxing import prepare_command
 from codex_lsp.engine.shell import shell_command_argv
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.protocol.events import (
@@ -30,7 +29,7 @@ from codex_lsp.protocol.events import (
     ExecCommandOutputDeltaEvent,
 )
 from codex_lsp.protocol.policy import DangerFullAccess
-from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied, wrap_command
+from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied
 
 DEFAULT_TIMEOUT_MS = 10_000
 REJECTED_BY_USER = "exec command rejected by user"
@@ -38,9 +37,6 @@ REJECTED_BY_USER = "exec command rejected by user"
 # hundreds of megabytes cannot pile them up in memory; the end event has the whole output.
 MAX_EVENT_BACKLOG = 256
 RETRY_WITHOUT_SANDBOX = "command failed; retry without sandbox?"
-
-# Variables that look like credentials never reach commands the model runs.
-_SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -69,10 +65,6 @@ def parse_shell_args(payload: str) -> ShellArgs:
         sandbox_permissions=str(raw.get("sandbox_permissions") or "use_default"),
         justification=raw.get("justification"),
     )
-
-
-def command_env() -> dict[str, str]:
-    return {name: value for name, value in os.environ.items() if not _SECRET_NAME.search(name)}
 
 
 async def handle_shell_command(call: ToolCall) -> ToolOutput:
@@ -175,15 +167,19 @@ async def _run(
     call: ToolCall, argv: list[str], cwd: Path, timeout_ms: int | None, *, sandboxed: bool
 ) -> ExecOutput | None:
     session, ctx = call.session, call.ctx
-    env = command_env()
-    run_argv = argv
-    if sandboxed:
-        try:
-            # The policy's roots come from the session's cwd, not the command's workdir.
-            run_argv, env = wrap_command(argv, ctx.sandbox_policy, ctx.cwd, env)
-        except SandboxUnavailable as err:
-            session.warn_once(call.sub_id, str(err))
-            return None
+    try:
+        # The policy's roots come from the session's cwd, not the command's workdir.
+        prepared = prepare_command(
+            argv,
+            policy=ctx.sandbox_policy,
+            policy_cwd=ctx.cwd,
+            config=getattr(session.services, "config", None),
+            codex_home=getattr(session.services, "codex_home", None),
+            sandboxed=sandboxed,
+        )
+    except SandboxUnavailable as err:
+        session.warn_once(call.sub_id, str(err))
+        return None
     parsed = parse_command(argv)
     begin: dict[str, Any] = {
         "call_id": call.call_id,
@@ -215,7 +211,10 @@ async def _run(
         )
 
     params = ExecParams(
-        argv=run_argv, cwd=cwd, env=env, timeout_ms=timeout_ms or DEFAULT_TIMEOUT_MS
+        argv=prepared.argv,
+        cwd=cwd,
+        env=prepared.env,
+        timeout_ms=timeout_ms or DEFAULT_TIMEOUT_MS,
     )
     output = await run_exec(params, on_output=on_output)
     formatted = format_for_model(output)
