@@ -207,7 +207,7 @@ def wrap_command(
             sandbox_unavailable_warning(support) or "the sandbox is unavailable"
         )
     options = options if options is not None else SandboxOptions()
-    for directory in options.hidden():
+    for directory in options.hidden(env):
         # Made now if missing, so it can be hidden before anything appears in it.
         try:
             os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -226,7 +226,7 @@ def wrap_command(
         policy.model_dump_json(),
         "--cwd",
         os.fspath(cwd),
-        *options.launcher_args(),
+        *options.launcher_args(env),
         "--",
         *argv,
     ]

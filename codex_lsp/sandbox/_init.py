@@ -45,6 +45,7 @@ class Confinement:
         limits: _limits.Limits,
         *,
         pid_namespace: bool,
+        mount_namespace: bool,
         user_namespace: bool,
         cgroup: bool,
     ) -> None:
@@ -52,6 +53,7 @@ class Confinement:
         self.seccomp_program = seccomp_program
         self.limits = limits
         self.pid_namespace = pid_namespace
+        self.mount_namespace = mount_namespace
         self.user_namespace = user_namespace
         self.cgroup = cgroup
 
@@ -59,10 +61,12 @@ class Confinement:
 def confine(conf: Confinement) -> None:
     """Restrict this process (and everything it will start) for good."""
     if conf.pid_namespace:
-        try:  # noqa: SIM105 (contextlib costs launcher start-up time)
-            _mounts.mount_proc()
-        except OSError:
-            pass  # the host's /proc then stays; Landlock still hides its processes' innards
+        # Only in a mount namespace of our own: anywhere else this would cover the host's.
+        if conf.mount_namespace:
+            try:  # noqa: SIM105 (contextlib costs launcher start-up time)
+                _mounts.mount_proc()
+            except OSError:
+                pass  # the host's /proc stays; Landlock still hides its processes' innards
         if not conf.cgroup:
             _limits.set_pid_max(conf.limits)
     if conf.cgroup:

@@ -134,7 +134,10 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         if plan.workspace_write:
             plan.make_placeholders()
         flags = _mounts.enter_private_namespace(pid="pidns" not in disabled, net=not network)
-    if flags:
+    elif "pidns" not in disabled:
+        flags = _mounts.enter_pid_namespace()
+    mount_namespace = bool(flags & _mounts.CLONE_NEWNS)
+    if mount_namespace:
         carve = _plan.protect_with_mounts(plan)
     else:
         carve = plan.mountable + plan.links + plan.missing + plan.hidden
@@ -145,8 +148,8 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     program = _seccomp.build_filter(
         table,
         deny_network=not network,
-        landlock_only=not flags,
-        deny_metadata=not flags and not args.fallback_metadata_changes,
+        landlock_only=not mount_namespace,
+        deny_metadata=not mount_namespace and not args.fallback_metadata_changes,
     )
     pid_namespace = bool(flags & _mounts.CLONE_NEWPID)
     conf = _init.Confinement(
@@ -154,6 +157,7 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         program,
         limits,
         pid_namespace=pid_namespace,
+        mount_namespace=mount_namespace,
         user_namespace=bool(flags & _mounts.CLONE_NEWUSER),
         cgroup=cgroup is not None,
     )

@@ -158,9 +158,28 @@ def _remove_stale(parent: str) -> None:
                 continue
 
 
+# pid_max belongs to each PID namespace from Linux 6.14; before, it is one global value,
+# which the sandbox must never touch (root could, and would starve the whole machine).
+PER_NAMESPACE_PID_MAX = (6, 14)
+
+
+def kernel_version() -> tuple[int, int]:
+    release = os.uname().release
+    numbers = []
+    for part in release.split(".")[:2]:
+        digits = ""
+        for char in part:
+            if not char.isdigit():
+                break
+            digits += char
+        numbers.append(int(digits or 0))
+    return (numbers + [0, 0])[0], (numbers + [0, 0])[1]
+
+
 def set_pid_max(limits: Limits) -> bool:
-    """Bound the tasks of this PID namespace; call as its init, with its /proc mounted."""
-    if not limits.max_processes:
+    """Bound the tasks of this PID namespace; call as its init (the sysctl acts on the
+    writer's namespace)."""
+    if not limits.max_processes or kernel_version() < PER_NAMESPACE_PID_MAX:
         return False
     value = max(limits.max_processes + 1, PID_MAX_FLOOR)
     try:

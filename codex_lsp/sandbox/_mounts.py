@@ -105,6 +105,13 @@ def enter_private_namespace(*, pid: bool = True, net: bool = False) -> int:
     return flags
 
 
+def enter_pid_namespace() -> int:
+    """A PID namespace alone (for the children forked next), for root without a mount
+    namespace; CLONE_NEWPID, or 0 if refused. No /proc is mounted for it: there is no
+    private mount namespace to mount it in."""
+    return CLONE_NEWPID if os.geteuid() == 0 and _libc.unshare(CLONE_NEWPID) == 0 else 0
+
+
 def _locked_flags(path: str) -> int:
     flag = os.statvfs(path).f_flag
     flags = 0

@@ -54,8 +54,9 @@ class SandboxOptions:
 
     * `limits`: see `ResourceLimits`.
     * `hidden_dirs`: directories a command may not read or reach, whatever the
-      policy (None: `default_hidden_dirs()`); their parents are created if missing,
-      so that they can be hidden before anything appears in them.
+      policy (None: `default_hidden_dirs()` of the engine's environment and of the
+      command's); they are created if missing, so that they can be hidden before
+      anything appears in them.
     * `protected_paths`: more paths inside the writable roots to keep read-only
       (the nested repositories `nested_git_dirs` finds, for instance).
     * `fallback_metadata_changes`: where no mount namespace is available, let commands
@@ -69,10 +70,16 @@ class SandboxOptions:
     protected_paths: tuple[str, ...] = ()
     fallback_metadata_changes: bool = False
 
-    def hidden(self) -> tuple[str, ...]:
-        return self.hidden_dirs if self.hidden_dirs is not None else default_hidden_dirs()
+    def hidden(self, command_env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+        """The directories to hide from a command that runs with `command_env`."""
+        if self.hidden_dirs is not None:
+            return self.hidden_dirs
+        found = default_hidden_dirs()
+        if command_env is not None:
+            found += default_hidden_dirs(command_env)
+        return tuple(dict.fromkeys(found))
 
-    def launcher_args(self) -> list[str]:
+    def launcher_args(self, command_env: Mapping[str, str] | None = None) -> list[str]:
         """The launcher's arguments for these options."""
         args = [
             "--max-processes",
@@ -80,7 +87,7 @@ class SandboxOptions:
             "--max-memory-mb",
             str(self.limits.max_memory_mb),
         ]
-        for path in self.hidden():
+        for path in self.hidden(command_env):
             args += ["--hide", path]
         for path in self.protected_paths:
             args += ["--protect", path]

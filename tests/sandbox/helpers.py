@@ -13,9 +13,7 @@ from codex_lsp.sandbox import is_likely_sandbox_denied, wrap_command
 
 DENIALS = ("Permission denied", "Operation not permitted", "Read-only file system")
 ISOLATED = WorkspaceWrite(exclude_slash_tmp=True, exclude_tmpdir_env_var=True)
-NETWORKED = WorkspaceWrite(
-    exclude_slash_tmp=True, exclude_tmpdir_env_var=True, network_access=True
-)
+NETWORKED = WorkspaceWrite(exclude_slash_tmp=True, exclude_tmpdir_env_var=True, network_access=True)
 PY = sys.executable
 Policy = WorkspaceWrite | ReadOnly | DangerFullAccess
 

@@ -49,9 +49,7 @@ def _shown_on(master: int) -> bytes:
         return b""
 
 
-def test_other_terminals_cannot_be_opened(
-    ws: Path, terminal: tuple[int, str], mode: str
-) -> None:
+def test_other_terminals_cannot_be_opened(ws: Path, terminal: tuple[int, str], mode: str) -> None:
     master, name = terminal
     result = run([PY, "-c", PROBE, name], ws, mode)
     assert "open refused" in result.output, result.output

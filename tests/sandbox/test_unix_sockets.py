@@ -89,7 +89,5 @@ def test_datagrams_to_outside_sockets_never_arrive(
         "pair-sendmsg-path",
         "pair-sendmsg-abstract",
     ):
-        assert f"{label} refused: [Errno 1] Operation not permitted" in result.output, (
-            result.output
-        )
+        assert f"{label} refused: [Errno 1] Operation not permitted" in result.output, result.output
     assert "stream pair: ping" in result.output

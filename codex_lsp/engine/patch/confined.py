@@ -63,7 +63,8 @@ class WriteConfinement:
         root = writable_root_of(real, self.policy, self.cwd)
         if root is None:
             raise OutsideRootsError(
-                errno.EACCES, "it is outside the writable roots or protected", real
+                errno.EACCES,
+                f"it now resolves to {real}, outside the writable roots or in a protected folder",
             )
         return os.fspath(root)
 
@@ -253,6 +254,12 @@ class ConfinedTransaction(AbstractContextManager["ConfinedTransaction"]):
     def _remember(self, path: Path, *, through_link: bool = True) -> None:
         if path in self._backups:
             return
+        try:
+            self._backups[path] = self._backup(path, through_link=through_link)
+        except FileNotFoundError:
+            self._backups[path] = None  # its folder does not exist yet: nothing to restore
+
+    def _backup(self, path: Path, *, through_link: bool) -> _Backup:
         with _place(self._confinement, path, through_link=through_link) as place:
             info = _lstat(place)
             _refuse_directory(info, path)
@@ -263,7 +270,7 @@ class ConfinedTransaction(AbstractContextManager["ConfinedTransaction"]):
                 backup = _LinkBackup(os.readlink(place.name, dir_fd=place.dir_fd))
             else:
                 backup = _FileBackup(_read(place), stat.S_IMODE(info.st_mode))
-        self._backups[path] = backup
+        return backup
 
     def _rollback(self) -> list[str]:
         failures: list[str] = []

@@ -1,0 +1,137 @@
+"""The escapes as the model would try them: shell commands sent by a scripted model to a
+real `codex-lsp app-server`, under `workspace-write` with approvals `never`.
+
+Each test checks what the user would see: the server still answering, nothing of
+`$CODEX_HOME` in what reached the model or the rollout, nothing left running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.sandbox.lifetime import escaping_script, kill_survivors, lock_is_released
+from tests.support.appserver import AppServerClient, app_server, make_home
+from tests.support.engine import make_git_repo
+from tests.support.scripted_builders import function_call_response, text_response
+
+FAKE_KEY = "sk-test-never-leaves-home-42"
+
+
+def _shell(command: str, call_id: str, **extra: object) -> object:
+    return function_call_response("shell_command", {"command": command, **extra}, call_id=call_id)
+
+
+def _sandboxed_thread(client: AppServerClient) -> str:
+    return str(client.start_thread(sandbox="workspace-write")["id"])
+
+
+def _outputs(client: AppServerClient) -> list[str]:
+    return [
+        str(m["params"]["item"].get("aggregatedOutput") or "")
+        for m in client.received
+        if m.get("method") == "item/completed" and m["params"]["item"]["type"] == "commandExecution"
+    ]
+
+
+def test_the_server_survives_a_command_that_kills_it(scripted_model, tmp_path: Path) -> None:
+    home, _ = make_home(tmp_path, scripted_model.base_url, approval_policy="never")
+    ws = make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    with app_server(home, ws) as client:
+        server_pid = client.process.pid
+        scripted_model.enqueue(_shell(f"kill -9 {server_pid}; kill -9 $PPID; echo tried", "kill"))
+        scripted_model.enqueue(text_response("tried"))
+        thread = _sandboxed_thread(client)
+        client.run_turn(thread, "kill the server")
+        assert "tried" in _outputs(client)[0]
+        listed = client.result("thread/list", {})
+        assert any(entry["id"] == thread for entry in listed["data"])
+        assert client.process.poll() is None
+
+
+def test_codex_home_never_reaches_the_model_with_the_network_on(
+    scripted_model, tmp_path: Path
+) -> None:
+    extra = "[sandbox_workspace_write]\nnetwork_access = true\n"
+    home, _ = make_home(tmp_path, scripted_model.base_url, approval_policy="never", extra=extra)
+    (home / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": FAKE_KEY}))
+    (home / "auth.json").chmod(0o600)
+    ws = make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    with app_server(home, ws) as client:
+        scripted_model.enqueue(
+            _shell(
+                'cat "$CODEX_HOME/auth.json"; ls -a "$CODEX_HOME"; cat ~/.codex-lsp/auth.json',
+                "read",
+            )
+        )
+        scripted_model.enqueue(text_response("done"))
+        thread = _sandboxed_thread(client)
+        client.run_turn(thread, "print the credentials")
+    sent = json.dumps([request.body for request in scripted_model.requests])
+    assert "auth.json" in sent  # the command ran and its (failed) output went back
+    assert FAKE_KEY not in sent
+    for rollout in (home / "sessions").rglob("*.jsonl"):
+        assert FAKE_KEY not in rollout.read_text()
+
+
+def test_a_fork_bomb_leaves_the_server_answering(scripted_model, tmp_path: Path) -> None:
+    home, _ = make_home(tmp_path, scripted_model.base_url, approval_policy="never")
+    ws = make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    token = f"bomb-{os.getpid()}-{id(tmp_path)}"
+    bomb = f"echo started; b(){{ b | b & }}; b; sleep 600 # {token}"
+    try:
+        with app_server(home, ws) as client:
+            scripted_model.enqueue(_shell(bomb, "bomb", timeout_ms=8000))
+            scripted_model.enqueue(text_response("done"))
+            thread = _sandboxed_thread(client)
+            client.request(
+                "turn/start",
+                {
+                    "threadId": thread,
+                    "input": [{"type": "text", "text": "go", "text_elements": []}],
+                },
+            )
+            client.wait_method("item/commandExecution/outputDelta")
+            # While the bomb runs into its limit, the server still answers.
+            listed = client.result("thread/list", {})
+            assert any(entry["id"] == thread for entry in listed["data"])
+            client.wait_method("turn/completed", threadId=thread)
+            assert client.process.poll() is None
+            assert "Resource temporarily unavailable" in _outputs(client)[0]
+    finally:
+        survivors = _mentioning(token)
+        kill_survivors(token)
+    assert survivors == []
+
+
+def test_a_setsid_process_does_not_outlive_its_turn(scripted_model, tmp_path: Path) -> None:
+    home, _ = make_home(tmp_path, scripted_model.base_url, approval_policy="never")
+    ws = make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    lock, ready = ws / "holder.lock", ws / "holder.ready"
+    lock.touch()
+    script = escaping_script("python3", lock, ready, then="exit 0")
+    try:
+        with app_server(home, ws) as client:
+            scripted_model.enqueue(_shell(script, "escape"))
+            scripted_model.enqueue(text_response("done"))
+            thread = _sandboxed_thread(client)
+            client.run_turn(thread, "start something in the background")
+            assert "ready" in _outputs(client)[0]
+            assert lock_is_released(lock), "the setsid'd process outlived the turn"
+    finally:
+        kill_survivors(str(lock))
+
+
+def _mentioning(token: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if token.encode() in f.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
