@@ -173,7 +173,8 @@ def kernel_version() -> tuple[int, int]:
                 break
             digits += char
         numbers.append(int(digits or 0))
-    return (numbers + [0, 0])[0], (numbers + [0, 0])[1]
+    major, minor = [*numbers, 0, 0][:2]
+    return major, minor
 
 
 def set_pid_max(limits: Limits) -> bool:

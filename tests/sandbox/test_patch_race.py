@@ -21,7 +21,6 @@ from codex_lsp.sandbox.beneath import EscapeRefused, open_beneath
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import custom_tool_call_response, text_response
 
-
 NO_TMP = "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
 
 
@@ -89,6 +88,7 @@ async def test_a_swap_cannot_steer_a_patch_into_git_config(scripted_model, tmp_p
         (ws / "sub").symlink_to(ws / ".git")
 
     output, ends = await _patch_with_a_swap_before_approval(scripted_model, tmp_path, patch, swap)
+    assert "No files were changed" in output, output
     assert (ws / ".git" / "config").read_text() == config
     assert "fsmonitor" not in (ws / ".git" / "config").read_text()
     assert [end.success for end in ends] == [False]
