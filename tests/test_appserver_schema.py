@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from codex_lsp.api.server import ApiServer
+from codex_lsp.protocol import v2
 from tests.support.appserver import REPO, app_server, make_home, text_input
 from tests.support.schema_check import SchemaChecker, TranscriptChecker
 from tests.support.scripted_builders import (
@@ -176,6 +177,8 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         client.result("thread/resume", {"threadId": fork["id"]})
         client.result("thread/resume", {"threadId": thread["id"], "excludeTurns": True})
 
+        _walk_history_config_files_and_search(client, scripted_model, thread["id"], ws)
+
         client.result("model/list", {"includeHidden": True})
         client.result("config/read", {"includeLayers": True})
         client.result("account/read", {})
@@ -202,7 +205,7 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         for sender, m in client.transcript
         if sender == "client" and "id" in m and "method" in m
     }
-    handlers = _served_methods()
+    handlers = _served_methods() - v2.EXPERIMENTAL_METHODS
     assert handlers <= requested, f"not exercised: {sorted(handlers - requested)}"
     notified = {
         m["method"] for sender, m in client.transcript if sender == "server" and "id" not in m
@@ -220,6 +223,52 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         "windowDurationMins": 300,
         "resetsAt": 1_900_000_000,
     }
+
+
+def _walk_history_config_files_and_search(client, scripted_model, thread_id, ws) -> None:
+    """Thread history, config edits, files and search, on the thread of the walk."""
+    turns = client.result("thread/turns/list", {"threadId": thread_id, "limit": 2})
+    client.result("thread/turns/list", {"threadId": thread_id, "cursor": turns["nextCursor"]})
+    client.result("thread/items/list", {"threadId": thread_id, "limit": 3})
+    client.result("thread/loaded/list", {})
+    client.result("thread/metadata/update", {"threadId": thread_id, "gitInfo": {"branch": "walk"}})
+    note = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "n"}]}
+    client.result("thread/inject_items", {"threadId": thread_id, "items": [note]})
+    scripted_model.enqueue(text_response("A summary.", response_id="resp_summary"))
+    client.result("thread/compact/start", {"threadId": thread_id})
+    client.wait_method("thread/compacted", threadId=thread_id)
+    client.wait_method("turn/completed", threadId=thread_id)
+    steer = {"threadId": thread_id, "input": [text_input("x")], "expectedTurnId": "none"}
+    assert client.call("turn/steer", steer)["error"]["message"] == "no active turn to steer"
+    newest = client.result("thread/turns/list", {"threadId": thread_id, "limit": 1})
+    client.result("thread/revert", {"threadId": thread_id, "beforeTurnId": newest["data"][0]["id"]})
+    client.wait_method("thread/reverted", threadId=thread_id)
+
+    edit = {"keyPath": "model_reasoning_summary", "value": "concise", "mergeStrategy": "replace"}
+    client.result("config/value/write", edit)
+    client.result("config/batchWrite", {"edits": [{**edit, "value": "auto"}]})
+    client.result("configRequirements/read")
+    client.result("config/mcpServer/reload")
+
+    folder = ws / "walk"
+    client.result("fs/createDirectory", {"path": str(folder)})
+    client.result("fs/watch", {"watchId": "walk", "path": str(folder)})
+    client.result("fs/writeFile", {"path": str(folder / "a.txt"), "dataBase64": "aGk="})
+    client.wait_method("fs/changed", watchId="walk")
+    client.result("fs/unwatch", {"watchId": "walk"})
+    client.result("fs/readFile", {"path": str(folder / "a.txt")})
+    client.result("fs/getMetadata", {"path": str(folder / "a.txt")})
+    client.result("fs/readDirectory", {"path": str(folder)})
+    client.result(
+        "fs/copy",
+        {"sourcePath": str(folder), "destinationPath": str(ws / "walk2"), "recursive": True},
+    )
+    client.result("fs/remove", {"path": str(ws / "walk2")})
+    client.result("fuzzyFileSearch", {"query": "a.txt", "roots": [str(ws)]})
+
+    loose = client.start_thread()
+    client.result("thread/unsubscribe", {"threadId": loose["id"]})
+    client.result("thread/delete", {"threadId": loose["id"]})
 
 
 def _served_methods() -> set[str]:

@@ -23,6 +23,7 @@ from codex_lsp.engine.approvals import (
     TurnAbortRequested,
 )
 from codex_lsp.engine.history import ConversationHistory, user_message
+from codex_lsp.engine.steering import Steering
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.turn_diff import TurnDiffTracker
 from codex_lsp.engine.workspace import Workspace
@@ -66,6 +67,7 @@ class RunningTask:
     abort_reason: str | None = None
     last_response_id: str | None = None
     diff: TurnDiffTracker = field(default_factory=TurnDiffTracker)
+    steering: Steering = field(default_factory=Steering)
 
 
 TaskBody = Callable[["Session", RunningTask], Awaitable[None]]
@@ -119,6 +121,10 @@ class Session:
         # The cheap type check first: most events (deltas) are never persisted.
         if self._rollout is not None and self._persist(msg.type):
             self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
+
+    def reply(self, sub_id: str, msg: EventMsg) -> None:
+        """Answer the op `sub_id` without recording it: a refusal is not part of the thread."""
+        self._emit(Event(id=sub_id, msg=msg))
 
     def warn_once(self, sub_id: str, message: str) -> None:
         """A non-fatal problem, said once per session."""

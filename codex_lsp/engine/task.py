@@ -84,6 +84,15 @@ def _local_image(path: Path) -> dict[str, Any]:
     return {"type": "input_image", "image_url": url, "detail": "high"}
 
 
+def record_user_input(
+    session: Session, sub_id: str, ctx: TurnContext, items: list[UserInput]
+) -> None:
+    """The user's input into the history, and shown as their message in the turn."""
+    user_item, user_event = build_user_item(items, ctx.cwd)
+    session.record_items([user_item])
+    session.emit(sub_id, user_event)
+
+
 def record_turn_context(session: Session, ctx: TurnContext, turn_id: str) -> None:
     """Give the model its context on the first turn, and what changed on later ones."""
     previous = session.context_seen
@@ -157,9 +166,7 @@ async def run_regular_task(
         ),
     )
     record_turn_context(session, ctx, sub_id)
-    user_item, user_event = build_user_item(items, ctx.cwd)
-    session.record_items([user_item])
-    session.emit(sub_id, user_event)
+    record_user_input(session, sub_id, ctx, items)
     for extension in session.services.extensions:
         session.record_items(await extension.extra_user_items(session, ctx, sub_id, items))
     last_message = await run_turns(session, task, ctx)
@@ -180,14 +187,27 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     sub_id = task.sub_id
     client = session.services.model_client(ctx, session.thread_id)
     last_message: str | None = None
+    steering = task.steering
     while True:
+        for steered in steering.take():
+            record_user_input(session, sub_id, ctx, steered)
         try:
             await maybe_compact(session, task, ctx)
-            result = await run_sampling_request(session, sub_id, client, build_prompt(session, ctx))
+            with steering.request() as request:
+                result = await run_sampling_request(
+                    session,
+                    sub_id,
+                    client,
+                    build_prompt(session, ctx),
+                    on_output=steering.output_started,
+                )
+            if request.cancelled_caught:
+                continue  # abandoned for steered input: ask again with it
         except ModelError as err:
             session.emit(
                 sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info)
             )
+            steering.closed = True
             return last_message
         session.record_items(result.items)
         if result.response_id:
@@ -197,6 +217,9 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
         last_message = result.last_agent_message or last_message
         calls = result.tool_calls
         if not calls:
+            if steering.pending:
+                continue  # the model has not seen what the user added yet
+            steering.closed = True
             return last_message
         for item in calls:
             call = ToolCall(

@@ -10,6 +10,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
+from codex_lsp.protocol.events_history import (
+    ItemsInjectedEvent,
+    SteerAcceptedEvent,
+    ThreadRolledBackEvent,
+    ThreadSettingsAppliedEvent,
+)
 from codex_lsp.protocol.inputs import (
     PlanItem,
     RateLimitSnapshot,
@@ -369,7 +375,11 @@ EventMsg = Annotated[
     | ThreadNameUpdatedEvent
     | SubagentLifecycleEvent
     | AgentInboxEvent
-    | ShutdownCompleteEvent,
+    | ShutdownCompleteEvent
+    | SteerAcceptedEvent
+    | ItemsInjectedEvent
+    | ThreadRolledBackEvent
+    | ThreadSettingsAppliedEvent,
     Field(discriminator="type"),
 ]
 
