@@ -10,17 +10,21 @@ kill whatever the command left behind.
 
 from __future__ import annotations
 
-# `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
-import _signal as signal
 import os
 import sys
 
 from . import _caps, _limits, _mounts, _seccomp
 from ._landlock import Ruleset
 
+# Spelled out so the launcher does not import `typing`: its start-up time counts.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import signal
     from typing import NoReturn
+else:
+    # `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
+    import _signal as signal
+
 
 PR_SET_PDEATHSIG = 1
 _RELAYED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)

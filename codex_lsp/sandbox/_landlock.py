@@ -74,7 +74,7 @@ def _call(nr: int, *args: int | ctypes.Array[ctypes.c_char] | None) -> int:
     if result < 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
-    return result
+    return int(result)
 
 
 def abi_version() -> int:

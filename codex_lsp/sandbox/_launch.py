@@ -23,18 +23,21 @@ than none.
 
 from __future__ import annotations
 
-# `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
-import _signal as signal
 import os
 import sys
 
 from . import _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
 from ._jsonlite import loads
 
-# Spelled out so the launcher does not import `typing` (its start-up time counts).
+# Spelled out so the launcher does not import `typing`: its start-up time counts.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import signal
     from typing import NoReturn
+else:
+    # `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
+    import _signal as signal
+
 
 PROG = "codex-sandbox"
 DISABLE_ENV = "CODEX_LSP_SANDBOX_DISABLE"

@@ -338,4 +338,4 @@ def supported() -> bool:
         ctypes.c_long(0),
         action,
     )
-    return result == 0
+    return bool(result == 0)

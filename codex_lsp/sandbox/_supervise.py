@@ -16,14 +16,20 @@ How the whole tree is ended depends on what the kernel gave the launcher:
 
 from __future__ import annotations
 
-# `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
-import _signal as signal
 import errno
 import os
 import select
 import time
 
 from ._limits import CommandCgroup, leave_cgroup
+
+# Spelled out so the launcher does not import `typing`: its start-up time counts.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+else:
+    # `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
+    import _signal as signal
 
 PR_SET_CHILD_SUBREAPER = 36
 # Signals the engine (or a user's terminal) sends to stop a command.
