@@ -129,7 +129,10 @@ def run_as_init(conf: Confinement, command: list[str], status_fd: int) -> NoRetu
             break
         if reaped == pid:
             break
-    os.write(status_fd, status.to_bytes(4, "little"))
+    try:  # noqa: SIM105 (contextlib costs launcher start-up time)
+        os.write(status_fd, status.to_bytes(4, "little"))
+    except OSError:
+        pass  # the outer process is gone; nobody is waiting for the status
     # Leaving ends the namespace: the kernel kills whatever the command left running.
     os._exit(0)
 
