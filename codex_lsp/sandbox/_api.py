@@ -213,8 +213,15 @@ def wrap_command(
             os.makedirs(directory, mode=0o700, exist_ok=True)
         except OSError:
             continue
-    root = _roots.absolute(os.fspath(cwd), "/")
-    nested = _nested.nested_git_dirs(root) if isinstance(policy, WorkspaceWrite) else ()
+    nested: tuple[str, ...] = ()
+    if isinstance(policy, WorkspaceWrite):
+        # The workspace and the roots named in the policy; not /tmp or $TMPDIR, which
+        # every program shares and which hold nobody's project.
+        base = _roots.absolute(os.fspath(cwd), "/")
+        for root in dict.fromkeys(
+            [base, *(_roots.absolute(r, base) for r in policy.writable_roots)]
+        ):
+            nested += _nested.nested_git_dirs(root)
     if nested:
         options = dataclasses.replace(options, protected_paths=(*options.protected_paths, *nested))
     wrapped = [

@@ -15,6 +15,8 @@ import os
 import threading
 import time
 
+from . import _roots
+
 TTL_S = 30.0
 # A walk stops after this many directory entries; what it found so far is kept.
 MAX_ENTRIES = 200_000
@@ -27,7 +29,8 @@ _refreshing: set[str] = set()
 
 
 def walk_for_git(root: str) -> tuple[str, ...]:
-    """Every `.git` (directory or pointer file) below `root`, not counting its own."""
+    """Every `.git` (directory or pointer file) below `root`, not counting its own; for a
+    pointer file, also the git directory it names and that one's common directory."""
     found: list[str] = []
     budget = MAX_ENTRIES
     stack = [(root, 0)]
@@ -43,6 +46,7 @@ def walk_for_git(root: str) -> tuple[str, ...]:
                 if entry.name == GIT:
                     if directory != root:
                         found.append(entry.path)
+                        found += _pointer_targets(entry.path)
                     continue
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
@@ -50,7 +54,17 @@ def walk_for_git(root: str) -> tuple[str, ...]:
                     continue
                 if is_dir and depth < MAX_DEPTH:
                     stack.append((entry.path, depth + 1))
-    return tuple(sorted(found))
+    return tuple(sorted(set(found)))
+
+
+def _pointer_targets(dot_git: str) -> list[str]:
+    if not os.path.isfile(dot_git):
+        return []
+    target = _roots.gitdir_target(dot_git)
+    if target is None:
+        return []
+    common = _roots.commondir_target(target)
+    return [target] if common is None else [target, common]
 
 
 def nested_git_dirs(root: str) -> tuple[str, ...]:
