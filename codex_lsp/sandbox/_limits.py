@@ -79,10 +79,12 @@ def _write(path: str, text: str) -> None:
 
 
 class CommandCgroup:
-    """A cgroup v2 directory holding one command's tree."""
+    """A cgroup v2 directory holding one command's tree, and the cgroup the launcher
+    came from (where it returns to, so that the command's can be removed)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, origin: str) -> None:
         self.path = path
+        self.origin = origin
 
     @classmethod
     def create(cls, limits: Limits) -> CommandCgroup | None:
@@ -103,7 +105,7 @@ class CommandCgroup:
             os.mkdir(path)
         except OSError:
             return None
-        group = cls(path)
+        group = cls(path, os.path.join(mount, own.lstrip("/")))
         try:
             if limits.max_processes:
                 _write(os.path.join(path, "pids.max"), str(limits.max_processes))
@@ -134,9 +136,9 @@ class CommandCgroup:
 
 
 def leave_cgroup(group: CommandCgroup) -> None:
-    """Move this process back to its parent cgroup so the command's can be removed."""
+    """Move this process back to the cgroup it came from so the command's can be removed."""
     try:
-        _write(os.path.join(os.path.dirname(group.path), "cgroup.procs"), "0")
+        _write(os.path.join(group.origin, "cgroup.procs"), "0")
     except OSError:
         return
 
