@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codex_lsp.api import config_write, fs, fuzzy_search, thread_ops, thread_pages
+from codex_lsp.api import commands, config_write, fs, fuzzy_search, thread_ops, thread_pages
 
 API_FAMILIES: tuple[ModuleType, ...] = (
+    commands,
     thread_pages,
     thread_ops,
     config_write,

@@ -61,8 +61,6 @@ NOT_SERVED = frozenset(
     {
         "initialize",
         "thread/rollback",
-        "thread/shellCommand",
-        "command/exec",
     }
 )
 

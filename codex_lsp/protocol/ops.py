@@ -180,6 +180,14 @@ class Shutdown(WireModel):
     type: Literal["shutdown"] = "shutdown"
 
 
+class RunUserShellCommand(WireModel):
+    """A command line the user typed: run in the user's shell and recorded in the thread."""
+
+    type: Literal["run_user_shell_command"] = "run_user_shell_command"
+    command: str
+    timeout_ms: int | None = Field(default=None, ge=0)
+
+
 Op = Annotated[
     ConfigureSession
     | UserInputOp
@@ -196,7 +204,8 @@ Op = Annotated[
     | RevertToTurn
     | SetThreadName
     | Review
-    | Shutdown,
+    | Shutdown
+    | RunUserShellCommand,
     Field(discriminator="type"),
 ]
 
@@ -250,5 +259,6 @@ _KNOWN_OP_TYPES = frozenset(
         SetThreadName,
         Review,
         Shutdown,
+        RunUserShellCommand,
     )
 )
