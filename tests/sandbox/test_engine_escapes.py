@@ -11,6 +11,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.sandbox.lifetime import escaping_script, kill_survivors, lock_is_released
 from tests.support.appserver import AppServerClient, app_server, make_home
 from tests.support.engine import make_git_repo
@@ -50,8 +52,9 @@ def test_the_server_survives_a_command_that_kills_it(scripted_model, tmp_path: P
         assert client.process.poll() is None
 
 
+@pytest.mark.parametrize("tool", ["shell_command", "exec_command"])
 def test_codex_home_never_reaches_the_model_with_the_network_on(
-    scripted_model, tmp_path: Path
+    scripted_model, tmp_path: Path, tool: str
 ) -> None:
     extra = "[sandbox_workspace_write]\nnetwork_access = true\n"
     home, _ = make_home(tmp_path, scripted_model.base_url, approval_policy="never", extra=extra)
@@ -59,12 +62,12 @@ def test_codex_home_never_reaches_the_model_with_the_network_on(
     (home / "auth.json").chmod(0o600)
     ws = make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
     with app_server(home, ws) as client:
-        scripted_model.enqueue(
-            _shell(
-                'cat "$CODEX_HOME/auth.json"; ls -a "$CODEX_HOME"; cat ~/.codex-lsp/auth.json',
-                "read",
-            )
-        )
+        script = 'cat "$CODEX_HOME/auth.json"; ls -a "$CODEX_HOME"; cat ~/.codex-lsp/auth.json'
+        if tool == "exec_command":
+            call = function_call_response("exec_command", {"cmd": script}, call_id="read")
+        else:
+            call = _shell(script, "read")
+        scripted_model.enqueue(call)
         scripted_model.enqueue(text_response("done"))
         thread = _sandboxed_thread(client)
         client.run_turn(thread, "print the credentials")
