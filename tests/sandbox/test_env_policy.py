@@ -94,7 +94,7 @@ async def test_commands_never_see_credentials(
     monkeypatch.setenv("CODEX_TEST_PLAIN", "plain-value")
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
     write_config(home, scripted_model.base_url, approval_policy="never")
-    scripted_model.enqueue(function_call_response("shell_command", {"command": "env"}))
+    scripted_model.enqueue(function_call_response("exec_command", {"cmd": "env"}))
     scripted_model.enqueue(text_response("done"))
     async with running_engine(home) as engine:
         await engine.configure(cwd=str(ws))
@@ -112,7 +112,7 @@ async def test_the_configured_policy_shapes_the_environment(
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
     policy = '[shell_environment_policy]\ninherit = "core"\nset = { GREETING = "from-config" }\n'
     write_config(home, scripted_model.base_url, approval_policy="never", extra=policy)
-    scripted_model.enqueue(function_call_response("shell_command", {"command": "env"}))
+    scripted_model.enqueue(function_call_response("exec_command", {"cmd": "env"}))
     scripted_model.enqueue(text_response("done"))
     async with running_engine(home) as engine:
         await engine.configure(cwd=str(ws))

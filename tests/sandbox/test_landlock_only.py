@@ -66,7 +66,7 @@ def test_the_session_says_why_up_front(scripted_model, tmp_path: Path) -> None:
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
     write_config(home, scripted_model.base_url, approval_policy="never")
     scripted_model.enqueue(
-        function_call_response("shell_command", {"command": "chmod +x a.txt"}, call_id="c1")
+        function_call_response("exec_command", {"cmd": "chmod +x a.txt"}, call_id="c1")
     )
     scripted_model.enqueue(text_response("done"))
     env = {**os.environ, "CODEX_HOME": str(home), "CODEX_LSP_SANDBOX_DISABLE": "mountns"}
@@ -86,3 +86,5 @@ def test_the_session_says_why_up_front(scripted_model, tmp_path: Path) -> None:
     assert "fallback_metadata_changes" in warnings[0]
     assert kinds.index("warning") < kinds.index("task_started")
     assert not os.access(ws / "a.txt", os.X_OK)
+    ran = json.dumps(scripted_model.requests[-1].body)
+    assert "Operation not permitted" in ran, ran[-2000:]
