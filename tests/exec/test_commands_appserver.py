@@ -285,11 +285,11 @@ def test_closing_the_connection_ends_its_commands(tmp_path: Path, scripted_model
         while not pidfile.exists() or not pidfile.read_text().strip():
             assert time.monotonic() < deadline, "the command never started"
             time.sleep(0.02)
-        assert _running(token)
-    assert not _running(token)
+        assert _alive_with(token)
+    assert not _alive_with(token)
 
 
-def _running(token: str) -> bool:
+def _alive_with(token: str) -> bool:
     """Whether a live (not zombie) process has `token` in its command line."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
