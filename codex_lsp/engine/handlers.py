@@ -15,6 +15,7 @@ from codex_lsp.engine.editor_tasks import turn_instructions
 from codex_lsp.engine.history import ConversationHistory
 from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.turn_context import TurnContext
@@ -159,7 +160,9 @@ async def configure_session(
     # After session_configured, which front doors wait for as the first answer to configure.
     for warning in read_warnings:
         session.warn_once(sub_id, warning)
-    sandbox_warning = session_sandbox_warning(ctx.sandbox_policy)
+    sandbox_warning = session_sandbox_warning(
+        ctx.sandbox_policy, sandbox_options(services.config, services.codex_home)
+    )
     if sandbox_warning is not None:
         session.warn_once(sub_id, sandbox_warning)
     return session
