@@ -76,7 +76,7 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     )
     host = EngineHost(server, options or EngineOptions(), progress)
     server.host = host
-    diagnostics = ReviewDiagnostics(server, host.last_review)
+    diagnostics = ReviewDiagnostics(server, host)
     approvals = ApprovalCommands(server, host, host.pending)
     notices = EditorNotices(server)
     host.observers += [diagnostics.observe, notices.observe]

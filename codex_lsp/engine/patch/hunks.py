@@ -13,7 +13,7 @@ the absolute path that keys the change (the source of a move).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -196,7 +196,8 @@ def without_hunks(plan: PatchPlan, declined: Iterable[tuple[str, int]]) -> Patch
         if substitute is not None and op.path not in placed:
             operations.append(substitute)
         placed.add(op.path)
-    return PatchPlan(plan.cwd, tuple(operations), plan.hunks)
+    # The plan keeps its confinement: leaving hunks out never widens where it may write.
+    return replace(plan, operations=tuple(operations))
 
 
 def applied_hunks(before: str, result: str, hunks: tuple[ChangeHunk, ...]) -> list[bool] | None:
