@@ -24,6 +24,14 @@ from tests.support.scripted_builders import (
 
 Entry = dict[str, Any]
 
+# The editor_* tools, each answered by the extension from what VS Code holds.
+EDITOR_CONTEXT_CALLS = [
+    ("call_ec_read", "editor_read_buffer", {"path": "edit_me.py"}),
+    ("call_ec_sel", "editor_selection", {}),
+    ("call_ec_diag", "editor_diagnostics", {"path": "edit_me.py"}),
+    ("call_ec_open", "editor_open_buffers", {}),
+]
+
 CHAT_FIRST = (
     "Hello from the scripted model, with **bold** text and raw "
     "<img src=x onerror=alert(1)> <b>markup</b> <script>alert(2)</script> shown as text.\n\n"
@@ -252,6 +260,13 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             ),
             _one(text_response("Upper-cased both files.", response_id="resp_t2")),
         ],
+        "editorContext": [
+            _one(
+                function_call_response(name, arguments, call_id=call_id, response_id=f"resp_ec{n}")
+            )
+            for n, (call_id, name, arguments) in enumerate(EDITOR_CONTEXT_CALLS)
+        ]
+        + [_one(text_response("Seen it all.", response_id="resp_ec_end"))],
         "threadAlpha": [_one(text_response("Alpha answer.", response_id="resp_al"))],
         "threadBeta": [_one(text_response("Beta answer.", response_id="resp_be"))],
         "stalled": [_one(_stalled("Once upon a time, a partial answer "))],

@@ -14,6 +14,7 @@ import { approvalJourneys } from './journeys/approvals';
 import { changeJourneys } from './journeys/changes';
 import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
+import { editorContextJourneys } from './journeys/editorContext';
 import { reviewJourneys } from './journeys/review';
 import { startupJourneys } from './journeys/startup';
 import { threadJourneys } from './journeys/threads';
@@ -23,6 +24,7 @@ const journeys: Journey[] = [
   ...startupJourneys,
   ...chatJourneys,
   ...editorJourneys,
+  ...editorContextJourneys,
   ...approvalJourneys,
   ...changeJourneys,
   ...threadJourneys,

@@ -30,6 +30,8 @@ import {
   type InlineRequestParams,
   type InlineRequestResult,
 } from '../shared/protocol';
+import * as editorContext from './editorContext';
+import { EDITOR_REQUESTS } from './editorContext';
 import type { ChatStore } from './store';
 
 export const CLIENT_ID = 'codexChat';
@@ -88,10 +90,16 @@ class ProcessWatch {
   }
 }
 
-/** Tells the server, in `initialize`, that this client renders approvals itself. */
-class RichApprovalsFeature implements StaticFeature {
+/**
+ * Tells the server, in `initialize`, that this client renders approvals itself and answers
+ * questions about the editor (`codex/editor/*`, which give the model its `editor_*` tools).
+ */
+class CodexCapabilitiesFeature implements StaticFeature {
   fillClientCapabilities(capabilities: { experimental?: object }): void {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), codex: { richApprovals: true } };
+    capabilities.experimental = {
+      ...(capabilities.experimental ?? {}),
+      codex: { richApprovals: true, editorContext: true },
+    };
   }
   initialize(): void {}
   getState() {
@@ -157,7 +165,11 @@ export class ServerConnection implements vscode.Disposable {
       return false;
     }
     const client = new LanguageClient(CLIENT_ID, 'Codex', serverOptions, clientOptions);
-    client.registerFeature(new RichApprovalsFeature());
+    client.registerFeature(new CodexCapabilitiesFeature());
+    client.onRequest(EDITOR_REQUESTS.openBuffers, () => editorContext.openBuffers());
+    client.onRequest(EDITOR_REQUESTS.readBuffer, (params: { uri?: unknown }) => editorContext.readBuffer(params));
+    client.onRequest(EDITOR_REQUESTS.selection, () => editorContext.selection());
+    client.onRequest(EDITOR_REQUESTS.diagnostics, (params: { uri?: unknown } | null) => editorContext.diagnostics(params));
     for (const method of FOLLOWED_NOTIFICATIONS) {
       client.onNotification(`codex/${method}`, (params: unknown) =>
         this.store.dispatch({ type: 'notify', method, params }),
