@@ -32,6 +32,22 @@ EDITOR_CONTEXT_CALLS = [
     ("call_ec_open", "editor_open_buffers", {}),
 ]
 
+# A file whose change comes in two hunks, far enough apart to stay two.
+CALC = (
+    "def first():\n    return 1\n\n\n"
+    + "".join(f"# filler {i}\n" for i in range(6))
+    + "\ndef second():\n    return 2\n"
+)
+TWO_HUNKS_PATCH = """*** Begin Patch
+*** Update File: calc.py
+@@ def first():
+-    return 1
++    return 10
+@@ def second():
+-    return 2
++    return 20
+*** End Patch"""
+
 CHAT_FIRST = (
     "Hello from the scripted model, with **bold** text and raw "
     "<img src=x onerror=alert(1)> <b>markup</b> <script>alert(2)</script> shown as text.\n\n"
@@ -267,6 +283,14 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             for n, (call_id, name, arguments) in enumerate(EDITOR_CONTEXT_CALLS)
         ]
         + [_one(text_response("Seen it all.", response_id="resp_ec_end"))],
+        "twoHunks": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", TWO_HUNKS_PATCH, call_id="call_hunks", response_id="resp_h1"
+                )
+            ),
+            _one(text_response("Kept what you chose.", response_id="resp_h2")),
+        ],
         "threadAlpha": [_one(text_response("Alpha answer.", response_id="resp_al"))],
         "threadBeta": [_one(text_response("Beta answer.", response_id="resp_be"))],
         "stalled": [_one(_stalled("Once upon a time, a partial answer "))],
@@ -291,6 +315,7 @@ def journey_workspace(path: Path) -> Path:
             "stats.py": "def average(xs):\n    return sum(xs) / len(xs) if xs else 0.0\n",
             "alpha.txt": "alpha\n",
             "beta.txt": "beta\n",
+            "calc.py": CALC,
         },
     )
     (ws / "review_me.py").write_text("def mean(values, count):\n    return sum(values) / count\n")

@@ -23,7 +23,7 @@ export interface CodexApi {
   chat: ChatViewProvider;
 }
 
-const SERVER_SETTINGS = ['pythonPath', 'serverCommand', 'serverArgs', 'serverEnv'];
+const SERVER_SETTINGS = ['pythonPath', 'serverCommand', 'serverArgs', 'serverEnv', 'hunkReview'];
 
 let running: ServerConnection | undefined;
 

@@ -15,6 +15,7 @@ import { changeJourneys } from './journeys/changes';
 import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
+import { hunkReviewJourneys } from './journeys/hunkReview';
 import { reviewJourneys } from './journeys/review';
 import { startupJourneys } from './journeys/startup';
 import { threadJourneys } from './journeys/threads';
@@ -25,6 +26,7 @@ const journeys: Journey[] = [
   ...chatJourneys,
   ...editorJourneys,
   ...editorContextJourneys,
+  ...hunkReviewJourneys,
   ...approvalJourneys,
   ...changeJourneys,
   ...threadJourneys,

@@ -91,14 +91,18 @@ class ProcessWatch {
 }
 
 /**
- * Tells the server, in `initialize`, that this client renders approvals itself and answers
- * questions about the editor (`codex/editor/*`, which give the model its `editor_*` tools).
+ * Tells the server, in `initialize`, that this client renders approvals itself, answers
+ * questions about the editor (`codex/editor/*`, which give the model its `editor_*` tools) and,
+ * when the user chose it, confirms file changes hunk by hunk in the Refactor Preview (the
+ * server then sends them as `workspace/applyEdit` with an annotation per hunk to confirm).
  */
 class CodexCapabilitiesFeature implements StaticFeature {
+  constructor(private readonly hunkReview: boolean) {}
+
   fillClientCapabilities(capabilities: { experimental?: object }): void {
     capabilities.experimental = {
       ...(capabilities.experimental ?? {}),
-      codex: { richApprovals: true, editorContext: true },
+      codex: { richApprovals: true, editorContext: true, hunkReview: this.hunkReview },
     };
   }
   initialize(): void {}
@@ -165,7 +169,7 @@ export class ServerConnection implements vscode.Disposable {
       return false;
     }
     const client = new LanguageClient(CLIENT_ID, 'Codex', serverOptions, clientOptions);
-    client.registerFeature(new CodexCapabilitiesFeature());
+    client.registerFeature(new CodexCapabilitiesFeature(config.get<boolean>('hunkReview') ?? false));
     client.onRequest(EDITOR_REQUESTS.openBuffers, () => editorContext.openBuffers());
     client.onRequest(EDITOR_REQUESTS.readBuffer, (params: { uri?: unknown }) => editorContext.readBuffer(params));
     client.onRequest(EDITOR_REQUESTS.selection, () => editorContext.selection());
