@@ -13,10 +13,12 @@ import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  CancellationToken,
   CloseAction,
   ErrorAction,
   LanguageClient,
   type LanguageClientOptions,
+  type Middleware,
   RevealOutputChannelOn,
   type ServerOptions,
   State,
@@ -112,6 +114,35 @@ class CodexCapabilitiesFeature implements StaticFeature {
   clear(): void {}
 }
 
+/**
+ * The answer to a `workspace/applyEdit` goes out only after the document notifications the edit
+ * caused: the server reads from them what landed (in the Refactor Preview the user may have
+ * kept only some hunks), and an answer that overtook them would say nothing changed.
+ */
+function syncedEditsMiddleware(): Middleware {
+  const sending = new Set<Promise<void>>();
+  const track = async (sent: Promise<void>): Promise<void> => {
+    sending.add(sent);
+    try {
+      await sent;
+    } finally {
+      sending.delete(sent);
+    }
+  };
+  return {
+    didOpen: (document, next) => track(next(document)),
+    didChange: (event, next) => track(next(event)),
+    workspace: {
+      handleApplyEdit: async (params, next) => {
+        // The handler behind `next` never looks at the token; the middleware is not given one.
+        const result = await next(params, CancellationToken.None);
+        await Promise.allSettled([...sending]);
+        return result;
+      },
+    },
+  };
+}
+
 export class ServerConnection implements vscode.Disposable {
   client: LanguageClient | undefined;
   private restarts: number[] = [];
@@ -158,6 +189,7 @@ export class ServerConnection implements vscode.Disposable {
       documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      middleware: syncedEditsMiddleware(),
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
         closed: () => this.onClosed(),
