@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codex_lsp.api import config_write, fs, fuzzy_search, thread_ops, thread_pages
+from codex_lsp.api import (
+    config_write,
+    fs,
+    fuzzy_search,
+    mcp_servers,
+    thread_ops,
+    thread_pages,
+)
 
 API_FAMILIES: tuple[ModuleType, ...] = (
     thread_pages,
@@ -16,4 +23,5 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     config_write,
     fs,
     fuzzy_search,
+    mcp_servers,
 )

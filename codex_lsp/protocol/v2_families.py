@@ -9,6 +9,18 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codex_lsp.protocol import v2_config_write, v2_fs, v2_search, v2_thread_ops
+from codex_lsp.protocol import (
+    v2_config_write,
+    v2_fs,
+    v2_mcp,
+    v2_search,
+    v2_thread_ops,
+)
 
-FAMILIES: tuple[ModuleType, ...] = (v2_thread_ops, v2_config_write, v2_fs, v2_search)
+FAMILIES: tuple[ModuleType, ...] = (
+    v2_thread_ops,
+    v2_config_write,
+    v2_fs,
+    v2_search,
+    v2_mcp,
+)
