@@ -48,12 +48,19 @@ _VALIDATION = {"config_write_error_code": "configValidationError"}
 _CONFLICT = {"config_write_error_code": "configVersionConflict"}
 
 
+_LOCKS: dict[Path, anyio.Lock] = {}
+
+
+def _lock(path: Path) -> anyio.Lock:
+    """One lock per config file, whichever family writes it."""
+    return _LOCKS.setdefault(path.resolve(), anyio.Lock())
+
+
 class ConfigWriter:
     """Serialises writes to one config.toml."""
 
     def __init__(self, ctx: ApiContext) -> None:
         self.ctx = ctx
-        self._lock = anyio.Lock()
 
     @property
     def path(self) -> Path:
@@ -64,8 +71,15 @@ class ConfigWriter:
     ) -> ConfigWriteResponse:
         path = self._target(file_path)
         parsed = [_edit(index, edit, len(edits)) for index, edit in enumerate(edits)]
-        async with self._lock:
-            return await anyio.to_thread.run_sync(self._write, path, parsed, expected_version)
+        return await self.apply(parsed, path, expected_version)
+
+    async def apply(
+        self, edits: list[Edit], path: Path | None = None, expected_version: str | None = None
+    ) -> ConfigWriteResponse:
+        """Apply store-level edits to config.toml: validated, all or nothing."""
+        target = path or self.path
+        async with _lock(target):
+            return await anyio.to_thread.run_sync(self._write, target, edits, expected_version)
 
     def _target(self, file_path: str | None) -> Path:
         path = self.path

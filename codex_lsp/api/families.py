@@ -10,9 +10,13 @@ from types import ModuleType
 
 from codex_lsp.api import (
     config_write,
+    feedback,
     fs,
     fuzzy_search,
     mcp_servers,
+    providers,
+    settings,
+    skills_settings,
     thread_ops,
     thread_pages,
 )
@@ -24,4 +28,8 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     fs,
     fuzzy_search,
     mcp_servers,
+    providers,
+    skills_settings,
+    settings,
+    feedback,
 )

@@ -11,9 +11,12 @@ from types import ModuleType
 
 from codex_lsp.protocol import (
     v2_config_write,
+    v2_feedback,
     v2_fs,
     v2_mcp,
+    v2_providers,
     v2_search,
+    v2_settings,
     v2_thread_ops,
 )
 
@@ -23,4 +26,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     v2_fs,
     v2_search,
     v2_mcp,
+    v2_providers,
+    v2_settings,
+    v2_feedback,
 )
