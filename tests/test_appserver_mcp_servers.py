@@ -200,9 +200,7 @@ def test_the_model_lists_and_reads_resources_as_codex_offers_them(scripted_model
     assert _function_output(last, "r6") == "unknown MCP server 'elsewhere'"
 
 
-def test_resource_tools_are_offered_only_when_mcp_servers_are_configured(
-    scripted_model, tmp_path
-):
+def test_resource_tools_are_offered_only_when_mcp_servers_are_configured(scripted_model, tmp_path):
     home, ws = make_home(tmp_path, scripted_model.base_url)
     scripted_model.enqueue(text_response("Hi."))
     with app_server(home, ws) as client:

@@ -160,5 +160,3 @@ REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
         ModelProviderConfigWriteResponse,
     ),
 }
-
-NO_PARAMS = frozenset({"modelProvider/list", "modelProvider/capabilities/read"})

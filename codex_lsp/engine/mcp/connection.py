@@ -223,6 +223,8 @@ class McpServerConnection:
     async def _request(self, send: Callable[[ClientSession], Awaitable[_T]]) -> _T:
         session = self._session
         if session is None:
+            if not self._started.is_set():
+                raise McpUnavailable("the server is still starting")
             why = f" ({self.failure})" if self.failure else ""
             raise McpUnavailable(f"the server is not running{why}")
         try:
