@@ -310,6 +310,7 @@ async def test_server_advertises_its_commands_and_sync(home, ws):
             "codex.fixFinding",
             "codex.explainFinding",
             "codex.dismissFinding",
+            "codex.message",
         }
         sync = capabilities.text_document_sync
         assert sync.open_close is True
