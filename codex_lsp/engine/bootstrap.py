@@ -33,6 +33,7 @@ def load_services(
 ) -> EngineServices:
     """Read config.toml (raising `ConfigError` with file, line and key) and wire the engine."""
     home = codex_home or default_codex_home()
+
     def read() -> Config:
         return load_config(home, profile=profile, overrides=list(overrides or []), cwd=cwd)
 
