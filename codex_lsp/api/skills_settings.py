@@ -88,7 +88,7 @@ class SkillsSettings:
 
 def _same_choice(existing: dict[str, Any], entry: dict[str, Any]) -> bool:
     if "path" in entry:
-        return existing.get("path") == entry["path"]
+        return bool(existing.get("path") == entry["path"])
     return "path" not in existing and existing.get("name") == entry["name"]
 
 

@@ -19,7 +19,7 @@ from anyio.abc import TaskGroup
 
 from codex_lsp.engine.extensions import Extension, OpHandler, ToolHandler
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
-from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
+from codex_lsp.protocol.events_mcp import McpStartupState, McpStartupUpdateEvent
 from codex_lsp.store.config import McpServerConfig
 
 # The `mcp` SDK (and the modules here that use it) are imported only once a session has a
@@ -105,7 +105,7 @@ class McpExtension(Extension):
             session.emit(sub_id, McpStartupUpdateEvent(server=server.name, state="starting"))
 
         def settled(server: McpServerConnection) -> None:
-            state = "ready" if server.connected else "failed"
+            state: McpStartupState = "ready" if server.connected else "failed"
             error = None
             if not server.connected:
                 error = f"MCP server `{server.name}` failed to start: {server.failure}"
@@ -165,6 +165,9 @@ def _spawner(session: Session) -> Callable[[Callable[[], Awaitable[None]], str],
     task_group: TaskGroup = session.task_group
 
     def spawn(fn: Callable[[], Awaitable[None]], name: str) -> None:
-        task_group.start_soon(fn, name=name)
+        async def run() -> None:
+            await fn()
+
+        task_group.start_soon(run, name=name)
 
     return spawn
