@@ -63,7 +63,8 @@ class Settings:
             cwd = self.ctx.threads.get(params.thread_id).cwd
             cwds = [cwd or Path(os.getcwd())]
         else:
-            cwds = [Path(raw).expanduser() for raw in params.cwds or []] or [Path(os.getcwd())]
+            here = Path(os.getcwd())
+            cwds = [here / Path(raw).expanduser() for raw in params.cwds or []] or [here]
         home = self.ctx.services().codex_home
         return HooksListResponse(data=[_hooks_entry(home, cwd) for cwd in cwds])
 
