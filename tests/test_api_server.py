@@ -132,7 +132,7 @@ async def test_a_failing_approval_answer_declines_the_command(api, scripted_mode
     ws = api.workspace
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "touch declined.txt", "workdir": str(ws)}, call_id="c1"
+            "exec_command", {"cmd": "touch declined.txt", "workdir": str(ws)}, call_id="c1"
         )
     )
     scripted_model.enqueue(text_response("ok", response_id="resp_2"))
@@ -156,7 +156,7 @@ async def test_an_unanswered_approval_is_dropped_when_the_turn_is_interrupted(ap
     ws = api.workspace
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "touch never.txt", "workdir": str(ws)}, call_id="c1"
+            "exec_command", {"cmd": "touch never.txt", "workdir": str(ws)}, call_id="c1"
         )
     )
     cancelled = asyncio.Event()

@@ -101,8 +101,8 @@ def _script(scripted_model, ws: Path) -> None:
     scripted_model.enqueue(function_call_response("update_plan", PLAN, call_id="call_plan"))
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": "printf done > out.txt; cat out.txt", "workdir": str(ws)},
+            "exec_command",
+            {"cmd": "printf done > out.txt; cat out.txt", "workdir": str(ws)},
             call_id="call_cmd",
             response_id="resp_2",
         )
@@ -123,7 +123,10 @@ def _script(scripted_model, ws: Path) -> None:
 
 
 def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_model, tmp_path):
-    home, ws = make_home(tmp_path, scripted_model.base_url)
+    # update_plan is offered only when enabled, as by the reference server.
+    home, ws = make_home(
+        tmp_path, scripted_model.base_url, extra="[tools.update_plan]\nenabled = true\n"
+    )
     _script(scripted_model, ws)
     with app_server(home, ws) as client:
         thread = client.start_thread()
@@ -160,6 +163,19 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         )
         client.wait_method("turn/completed", threadId=thread["id"])
         client.result("skills/list", {"cwds": [str(ws)], "forceReload": True})
+
+        client.result("command/exec", {"command": ["echo", "buffered"], "cwd": str(ws)})
+        terminal = client.request(
+            "command/exec",
+            {"command": ["cat"], "processId": "term", "tty": True, "size": {"rows": 5, "cols": 9}},
+        )
+        client.result("command/exec/resize", {"processId": "term", "size": {"rows": 6, "cols": 9}})
+        client.result("command/exec/write", {"processId": "term", "deltaBase64": "aGkK"})
+        client.wait_method("command/exec/outputDelta", processId="term")
+        client.result("command/exec/terminate", {"processId": "term"})
+        client.response(terminal)
+        client.result("thread/shellCommand", {"threadId": thread["id"], "command": "echo typed"})
+        client.wait_method("turn/completed", threadId=thread["id"])
 
         slow = client.result(
             "turn/start", {"threadId": thread["id"], "input": [text_input("Go on.")]}

@@ -84,13 +84,13 @@ def test_inline_edit_rejected(scripted_model, tmp_path):
 
 
 def test_chat_round_trip_with_a_command_approval(scripted_model, tmp_path):
-    home, ws = _setup(tmp_path, scripted_model)
+    home, ws = _setup(tmp_path, scripted_model, extra="[tools.update_plan]\nenabled = true\n")
     command = "printf 'built ok\\n' > build.log; cat build.log"
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
+            "exec_command",
             {
-                "command": command,
+                "cmd": command,
                 "workdir": str(ws),
                 "sandbox_permissions": "require_escalated",
                 "justification": "write the build log",

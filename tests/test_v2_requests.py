@@ -15,6 +15,7 @@ from codex_lsp.protocol import v2_items as it
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
 from tests import v2_family_samples as family_samples
+from tests.exec.v2_samples import COMMAND_CLIENT_SAMPLES
 from tests.support.schema_check import SchemaChecker, default_checker
 from tests.test_v2_items import item_variants, limits, session, thread, turn
 
@@ -294,6 +295,8 @@ CLIENT_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
         )
     ],
 }
+
+CLIENT_SAMPLES.update(COMMAND_CLIENT_SAMPLES)
 
 
 CLIENT_SAMPLES.update(family_samples.REQUEST_SAMPLES)

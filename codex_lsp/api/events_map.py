@@ -22,7 +22,7 @@ from codex_lsp.api import items
 from codex_lsp.api.convert import now_ms, user_input_from_event
 from codex_lsp.api.events_extensions import ExtensionEventsMixin
 from codex_lsp.api.events_history import HistoryEventsMixin
-from codex_lsp.api.events_tools import ApprovalHooks, ToolEventsMixin, TurnState
+from codex_lsp.api.events_tools import ApprovalHooks, ToolEventsMixin, TurnState, _Running
 from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.v2_common import dump
@@ -58,6 +58,8 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         self._steered: dict[str, list[list[UserInput]]] = {}
         self._used_ids: set[str] = set()
         self._waiting: dict[str, int] = {}
+        # Commands whose process outlived their turn: call id -> (that turn's id, the item).
+        self._background: dict[str, tuple[str, _Running]] = {}
         self._status: tuple[str, tuple[str, ...]] = ("idle", ())
         self._handlers: dict[str, Callable[[ev.Event], None]] = {
             "task_started": self._task_started,
@@ -160,7 +162,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
             },
         )
 
-    def _completed(self, item: Any) -> None:
+    def _completed(self, item: Any, turn_id: str | None = None) -> None:
         at = now_ms()
         item.completed_at_ms = at
         self._notify(
@@ -168,7 +170,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
             {
                 "item": dump(item),
                 "threadId": self.thread_id,
-                "turnId": self._turn_id(),
+                "turnId": turn_id or self._turn_id(),
                 "completedAtMs": at,
             },
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from codex_lsp.api import (
+    commands,
     config_write,
     feedback,
     fs,
@@ -22,6 +23,7 @@ from codex_lsp.api import (
 )
 
 API_FAMILIES: tuple[ModuleType, ...] = (
+    commands,
     thread_pages,
     thread_ops,
     config_write,

@@ -80,8 +80,8 @@ OUT_OF_SCOPE: dict[str, str] = {
 }
 """Method -> why this server does not serve it."""
 
-NOT_SERVED_YET = frozenset({"thread/rollback", "thread/shellCommand", "command/exec"})
-"""Methods of the protocol still to come here."""
+NOT_SERVED_YET = frozenset({"thread/rollback"})
+"""Methods of the protocol still to come here (`thread/revert` covers most of `thread/rollback`)."""
 
 
 def not_found_message(method: str) -> str:

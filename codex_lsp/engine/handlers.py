@@ -40,6 +40,7 @@ from codex_lsp.protocol.ops import (
     PatchApproval,
     ReloadUserConfig,
     RevertToTurn,
+    RunUserShellCommand,
     SetThreadName,
     Shutdown,
     SteerInput,
@@ -219,6 +220,10 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         session.emit(sub_id, ThreadNameUpdatedEvent(thread_id=session.thread_id, thread_name=name))
     elif isinstance(op, Compact):
         await session.start_task(sub_id, "compact", _compact_task)
+    elif isinstance(op, RunUserShellCommand):
+        from codex_lsp.engine.user_shell import start_user_shell_command
+
+        await start_user_shell_command(session, sub_id, op.command, op.timeout_ms)
     elif isinstance(op, SteerInput):
         steer_input(session, sub_id, op)
     elif isinstance(op, InjectItems):

@@ -23,8 +23,8 @@ from codex_lsp.engine.models import model_info
 from codex_lsp.engine.sampling import run_sampling_request
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.tools.base import ToolCall
+from codex_lsp.engine.tools.config import TurnTools, turn_tools
 from codex_lsp.engine.tools.router import output_item
-from codex_lsp.engine.tools.specs import base_tools
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelError, Prompt
 from codex_lsp.protocol.events import (
@@ -109,7 +109,11 @@ def record_turn_context(session: Session, ctx: TurnContext, turn_id: str) -> Non
     session.record_line("turn_context", ctx.to_rollout(turn_id))
 
 
-def build_prompt(session: Session, ctx: TurnContext, *, tools: bool = True) -> Prompt:
+def build_prompt(
+    session: Session, ctx: TurnContext, *, tools: bool = True, offered: TurnTools | None = None
+) -> Prompt:
+    """The request for one sampling; `offered` is the turn's built-in tools (by default what
+    `turn_tools` gives the context)."""
     info = model_info(ctx.model)
     reasoning = None
     if info.supports_reasoning and ctx.provider.wire_api == "responses":
@@ -119,7 +123,7 @@ def build_prompt(session: Session, ctx: TurnContext, *, tools: bool = True) -> P
     specs: list[dict[str, Any]] = []
     if tools:
         specs = [
-            *base_tools(wire_api=ctx.provider.wire_api),
+            *(offered or turn_tools(ctx)).specs(),
             *session.services.tool_specs(session, ctx),
         ]
     return Prompt(
@@ -187,6 +191,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     sub_id = task.sub_id
     client = session.services.model_client(ctx, session.thread_id)
     last_message: str | None = None
+    offered = turn_tools(ctx)
     steering = task.steering
     while True:
         for steered in steering.take():
@@ -198,7 +203,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
                     session,
                     sub_id,
                     client,
-                    build_prompt(session, ctx),
+                    build_prompt(session, ctx, offered=offered),
                     on_output=steering.output_started,
                 )
             if request.cancelled_caught:
@@ -234,6 +239,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
                     if item.get("type") == "custom_tool_call"
                     else item.get("arguments") or ""
                 ),
+                tools=offered,
             )
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)

@@ -140,6 +140,13 @@ class AgentReasoningSectionBreakEvent(WireModel):
     summary_index: int = 0
 
 
+# Who started a command: the model's one-shot tool, the user, or the model's unified exec
+# (the call that started a process, or one that typed into it).
+ExecCommandSource = Literal[
+    "agent", "user_shell", "unified_exec_startup", "unified_exec_interaction"
+]
+
+
 class ExecCommandBeginEvent(WireModel):
     type: Literal["exec_command_begin"] = "exec_command_begin"
     call_id: str
@@ -147,7 +154,9 @@ class ExecCommandBeginEvent(WireModel):
     command: list[str]
     cwd: str
     parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    source: Literal["agent", "user_shell"] = "agent"
+    source: ExecCommandSource = "agent"
+    # The unified exec session id of a process the model may come back to.
+    process_id: str | None = None
 
 
 class ExecCommandOutputDeltaEvent(WireModel):
@@ -170,7 +179,8 @@ class ExecCommandEndEvent(WireModel):
     command: list[str]
     cwd: str
     parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    source: Literal["agent", "user_shell"] = "agent"
+    source: ExecCommandSource = "agent"
+    process_id: str | None = None
     stdout: str = ""
     stderr: str = ""
     aggregated_output: str = ""
@@ -178,6 +188,15 @@ class ExecCommandEndEvent(WireModel):
     duration: Duration
     formatted_output: str = ""
     status: Literal["completed", "failed", "declined"]
+
+
+class TerminalInteractionEvent(WireModel):
+    """The model typed `stdin` into the process `process_id` started by call `call_id`."""
+
+    type: Literal["terminal_interaction"] = "terminal_interaction"
+    call_id: str
+    process_id: str
+    stdin: str
 
 
 class ExecApprovalRequestEvent(WireModel):
@@ -357,6 +376,7 @@ EventMsg = Annotated[
     | ExecCommandBeginEvent
     | ExecCommandOutputDeltaEvent
     | ExecCommandEndEvent
+    | TerminalInteractionEvent
     | ExecApprovalRequestEvent
     | ApplyPatchApprovalRequestEvent
     | PatchApplyBeginEvent

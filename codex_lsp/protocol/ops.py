@@ -193,6 +193,14 @@ class Shutdown(WireModel):
     type: Literal["shutdown"] = "shutdown"
 
 
+class RunUserShellCommand(WireModel):
+    """A command line the user typed: run in the user's shell and recorded in the thread."""
+
+    type: Literal["run_user_shell_command"] = "run_user_shell_command"
+    command: str
+    timeout_ms: int | None = Field(default=None, ge=0)
+
+
 Op = Annotated[
     ConfigureSession
     | UserInputOp
@@ -211,7 +219,8 @@ Op = Annotated[
     | Review
     | RefreshMcpServers
     | ReloadUserConfig
-    | Shutdown,
+    | Shutdown
+    | RunUserShellCommand,
     Field(discriminator="type"),
 ]
 
@@ -267,5 +276,6 @@ _KNOWN_OP_TYPES = frozenset(
         RefreshMcpServers,
         ReloadUserConfig,
         Shutdown,
+        RunUserShellCommand,
     )
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from codex_lsp.protocol import (
+    v2_commands,
     v2_config_write,
     v2_feedback,
     v2_fs,
@@ -25,6 +26,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     v2_config_write,
     v2_fs,
     v2_search,
+    v2_commands,
     v2_mcp,
     v2_providers,
     v2_settings,

@@ -79,9 +79,16 @@ class McpServerConfig(_Table):
         return self
 
 
+class ToolToggle(_Table):
+    """`[tools.<name>]`: a built-in tool that is off unless enabled."""
+
+    enabled: bool = False
+
+
 class ToolsConfig(_Table):
     web_search: bool | None = None
     view_image: bool | None = None
+    update_plan: ToolToggle = Field(default_factory=ToolToggle)
 
 
 class Config(_Table):

@@ -36,8 +36,8 @@ def test_command_and_file_change_are_on_screen_while_the_prompt_is_open(scripted
     command = "printf 'built ok\\n' > build.log; cat build.log"
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": command, "workdir": str(ws), "justification": "write the build log"},
+            "exec_command",
+            {"cmd": command, "workdir": str(ws), "justification": "write the build log"},
             call_id="c1",
         )
     )

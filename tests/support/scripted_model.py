@@ -16,7 +16,9 @@ A script is a JSON list of steps, so tests in other languages can drive it too:
 * `{"headers": {...}}`: extra response headers for the stream (before any body step);
 * `{"status": 429, "headers": {...}, "body": "..." | {...}}`: a complete non-SSE response.
 
-Builders for common scripts are in `tests.support.scripted_builders`.
+Builders for common scripts are in `tests.support.scripted_builders`. In-process tests may also
+enqueue a responder, `enqueue_responder(fn)`: `fn(body)` builds the script from the request's
+parsed body when the request arrives (to answer with ids the server under test chose).
 
 CLI, for editor tests: `python -m tests.support.scripted_model --port 0 --script-file F.json`
 prints `READY <base_url>`; `POST /_control/enqueue` `{"when"?, "script"}` adds a script,
@@ -32,12 +34,14 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
 Script = list[dict[str, Any]]
+Responder = Callable[[Any], Script]
 
 _MODEL_PATHS = ("/responses", "/chat/completions")
 
@@ -58,7 +62,7 @@ class ScriptedModelServer:
         self._host = host
         self._port = port
         self._cond = threading.Condition()
-        self._scripts: list[tuple[str | None, Script]] = []
+        self._scripts: list[tuple[str | None, Script | Responder]] = []
         self._requests: list[RecordedRequest] = []
         self._httpd: _HttpServer | None = None
         self._thread: threading.Thread | None = None
@@ -114,6 +118,11 @@ class ScriptedModelServer:
         with self._cond:
             self._scripts.append((when, list(script)))
 
+    def enqueue_responder(self, responder: Responder, *, when: str | None = None) -> None:
+        """Add a script built when its request arrives: `responder(parsed_body)`."""
+        with self._cond:
+            self._scripts.append((when, responder))
+
     @property
     def pending_scripts(self) -> int:
         with self._cond:
@@ -138,7 +147,7 @@ class ScriptedModelServer:
             self._scripts.clear()
             self._requests.clear()
 
-    def _take(self, record: RecordedRequest, raw_body: str) -> Script | None:
+    def _take(self, record: RecordedRequest, raw_body: str) -> Script | Responder | None:
         with self._cond:
             chosen = None
             for i, (when, _) in enumerate(self._scripts):
@@ -235,6 +244,8 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         record = RecordedRequest("POST", path, headers, body)
         script = owner._take(record, raw)
+        if callable(script):
+            script = script(body)
         if script is None:
             message = (
                 f"scripted model server: no script left for POST {path} "
