@@ -53,7 +53,7 @@ from codex_lsp.store.fork import fork_thread
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.persist import should_persist_event
-from codex_lsp.store.rollout import RolloutRecorder, read_rollout
+from codex_lsp.store.rollout import RolloutInUseError, RolloutRecorder, read_rollout
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
@@ -89,7 +89,11 @@ async def configure_session(
         thread_id = str(resumed_state.meta["id"])
         forked_from = resumed_state.meta.get("forked_from_id")
         if not op.ephemeral:
-            rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            try:
+                rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            except RolloutInUseError as err:
+                codex.event(sub_id, ErrorEvent(message=str(err)))
+                return None
     elif op.fork_path:
         thread_id = new_thread_id()
         rollout = fork_thread(
@@ -122,6 +126,7 @@ async def configure_session(
         rollout=rollout,
         persist_filter=should_persist_event,
         backlog=codex.event_backlog,
+        drained=codex.events_drained,
     )
     for extension in services.extensions:
         try:

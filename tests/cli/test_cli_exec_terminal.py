@@ -82,13 +82,13 @@ def test_a_failed_command_shows_its_output_and_a_sandbox_denial_says_how_to_allo
     home, ws = _setup(scripted_model, tmp_path, sandbox_mode="read-only")
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "touch made.txt", "workdir": str(ws)}, call_id="c1"
+            "exec_command", {"cmd": "touch made.txt", "workdir": str(ws)}, call_id="c1"
         )
     )
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": "ls no-such-file-here", "workdir": str(ws)},
+            "exec_command",
+            {"cmd": "ls no-such-file-here", "workdir": str(ws)},
             call_id="c2",
             response_id="resp_2",
         )
@@ -118,7 +118,7 @@ def test_a_long_failure_output_is_cut_to_its_tail(scripted_model, tmp_path):
     home, ws = _setup(scripted_model, tmp_path)
     command = "for i in $(seq 1 500); do echo noise-$i; done; echo the-real-cause >&2; exit 3"
     scripted_model.enqueue(
-        function_call_response("shell_command", {"command": command, "workdir": str(ws)})
+        function_call_response("exec_command", {"cmd": command, "workdir": str(ws)})
     )
     scripted_model.enqueue(text_response("it failed", response_id="resp_2"))
 
@@ -181,7 +181,7 @@ def test_outside_a_git_repository_exec_refuses_unless_told_to_skip_the_check(
     plain.mkdir()
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "echo made > made.txt", "workdir": str(plain)}
+            "exec_command", {"cmd": "echo made > made.txt", "workdir": str(plain)}
         )
     )
     scripted_model.enqueue(text_response("wrote it", response_id="resp_2"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .diff import unified_diff
+from .diff import LineEdit, unified_diff, unified_diff_of_edits
 from .parser import Hunk
 
 OperationKind = Literal["add", "delete", "update"]
@@ -34,6 +34,9 @@ class FileOperation:
     new_content: str | None
     move_path: Path | None = None
     display_move_path: str | None = None
+    # Where an update's chunks landed in the old text, when that tells the whole change: the
+    # diff then compares those lines only.
+    edits: tuple[LineEdit, ...] | None = None
 
     @property
     def destination(self) -> Path:
@@ -48,7 +51,7 @@ class FileOperation:
         """This operation alone as a unified diff (`/dev/null` for the absent side)."""
         old_label = DEV_NULL if self.kind == "add" else self.display_path
         new_label = DEV_NULL if self.kind == "delete" else self.display_destination
-        return unified_diff(self.old_content or "", self.new_content or "", old_label, new_label)
+        return _diff(self, self.old_content, old_label, new_label)
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,7 @@ def _change_entry(op: FileOperation, base: str | None) -> dict[str, Any]:
     if op.kind == "delete":
         return {"type": "delete", "content": base}
     move = str(op.move_path) if op.move_path is not None else None
-    diff = unified_diff(base or "", op.new_content or "", op.display_path, op.display_destination)
+    diff = _diff(op, base, op.display_path, op.display_destination)
     return {"type": "update", "unified_diff": diff, "move_path": move}
 
 
@@ -150,3 +153,10 @@ def _fold(previous_type: str, base: str | None, op: FileOperation) -> dict[str, 
             FileOperation("update", op.path, op.display_path, base, op.new_content), base
         )
     return _change_entry(op, base)
+
+
+def _diff(op: FileOperation, base: str | None, old_label: str, new_label: str) -> str:
+    """`op`'s diff from `base`, from the chunks' own ranges when `base` is what they edited."""
+    if op.edits is not None and base is op.old_content and base is not None:
+        return unified_diff_of_edits(base, op.new_content or "", op.edits, old_label, new_label)
+    return unified_diff(base or "", op.new_content or "", old_label, new_label)

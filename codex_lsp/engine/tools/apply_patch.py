@@ -7,6 +7,8 @@ import time
 from collections.abc import Awaitable
 from pathlib import Path
 
+import anyio
+
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.patch import (
     PatchApplyError,
@@ -88,10 +90,12 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     session = call.session
     started = time.monotonic()
     try:
-        plan = plan_patch(text, cwd, session.workspace)
+        # Planning and diffing are linear in the files' size, but for a long file that is
+        # still long enough to keep the event loop (and every other request) waiting.
+        plan = await anyio.to_thread.run_sync(plan_patch, text, cwd, session.workspace)
     except PatchApplyError as err:
         return ToolOutput(err.model_message, success=False)
-    changes = plan.changes()
+    changes = await anyio.to_thread.run_sync(plan.changes)
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
         return ToolOutput(f"patch rejected: {reason}", success=False)
@@ -133,7 +137,8 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
         tracker.on_change(op.path, op.old_content, None if op.move_path else op.new_content)
         if op.move_path is not None:
             tracker.on_change(op.move_path, None, op.new_content)
-    session.emit(call.sub_id, TurnDiffEvent(unified_diff=tracker.unified_diff()))
+    turn_diff = await anyio.to_thread.run_sync(tracker.unified_diff)
+    session.emit(call.sub_id, TurnDiffEvent(unified_diff=turn_diff))
     wall = round(time.monotonic() - started, 1)
     return ToolOutput(f"Exit code: 0\nWall time: {wall} seconds\nOutput:\n{summary}")
 
