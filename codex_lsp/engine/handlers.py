@@ -12,9 +12,11 @@ from codex_lsp import __version__
 from codex_lsp.engine.compact import compact
 from codex_lsp.engine.config_reload import reload_user_config
 from codex_lsp.engine.context_factory import initial_turn_context
+from codex_lsp.engine.editor_tasks import turn_instructions
 from codex_lsp.engine.history import ConversationHistory
 from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.turn_context import TurnContext
@@ -160,7 +162,9 @@ async def configure_session(
     # After session_configured, which front doors wait for as the first answer to configure.
     for warning in read_warnings:
         session.warn_once(sub_id, warning)
-    sandbox_warning = session_sandbox_warning(ctx.sandbox_policy)
+    sandbox_warning = session_sandbox_warning(
+        ctx.sandbox_policy, sandbox_options(services.config, services.codex_home)
+    )
     if sandbox_warning is not None:
         session.warn_once(sub_id, sandbox_warning)
     return session
@@ -263,7 +267,13 @@ async def _start_turn(
     turn_ctx = replace(ctx, output_schema=op.final_output_json_schema)
 
     async def body(sess: Session, task: RunningTask) -> None:
-        await run_regular_task(sess, task, turn_ctx, list(op.items), op.previous_response_id)
+        instructions = None
+        if isinstance(op, UserTurn):
+            # Rendered when the task starts: the files are read as they are then.
+            instructions = turn_instructions(op.task, op.attachments, sess.workspace, turn_ctx.cwd)
+        await run_regular_task(
+            sess, task, turn_ctx, list(op.items), op.previous_response_id, instructions
+        )
 
     await session.start_task(sub_id, "regular", body)
 
