@@ -1,22 +1,23 @@
 """Every client request of the reference's stable schema, through `codex-lsp app-server`:
-served, or answered "method not found" naming the method and why it is not served."""
+served, or answered "method not found" naming the method and why it is not served; and every
+served one declared by `generate-json-schema` and `generate-ts`, the others left out."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from codex_lsp.api.port import METHOD_NOT_FOUND
 from codex_lsp.api.scope import OUT_OF_SCOPE
 from tests.support.appserver import AppServerClient, app_server, make_home
-from tests.support.schema_check import schema_dir
+from tests.support.schema_check import stable_client_requests
 
-
-def stable_client_requests() -> list[str]:
-    union = json.loads((schema_dir() / "ClientRequest.json").read_text())
-    return [variant["properties"]["method"]["enum"][0] for variant in union["oneOf"]]
+IN_SCOPE = [m for m in stable_client_requests() if m not in OUT_OF_SCOPE]
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +55,31 @@ def test_every_stable_client_request_is_served_or_documented_as_not_served(clien
             unexplained.append(method)
     assert unexplained == []
     assert client.process.poll() is None
+
+
+def _generate(kind: str, out: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "codex_lsp", "app-server", kind, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_generated_json_schema_declares_every_served_request_and_no_other(tmp_path):
+    _generate("generate-json-schema", tmp_path)
+    union = json.loads((tmp_path / "ClientRequest.json").read_text())
+    declared = {branch["properties"]["method"]["enum"][0] for branch in union["oneOf"]}
+    assert [m for m in IN_SCOPE if m not in declared] == []
+    assert declared.isdisjoint(OUT_OF_SCOPE)
+    bundle = json.loads((tmp_path / "codex_app_server_protocol.schemas.json").read_text())
+    in_bundle = bundle["definitions"]["ClientRequest"]["oneOf"]
+    assert {branch["properties"]["method"]["enum"][0] for branch in in_bundle} == declared
+
+
+def test_generated_typescript_declares_every_served_request_and_no_other(tmp_path):
+    _generate("generate-ts", tmp_path)
+    text = (tmp_path / "ClientRequest.ts").read_text()
+    assert [m for m in IN_SCOPE if f'method: "{m}";' not in text] == []
+    assert [m for m in OUT_OF_SCOPE if f'"{m}"' in text] == []
