@@ -79,14 +79,17 @@ class ChatgptAuthTokensLoginAccountParams(V2Model):
     chatgpt_plan_type: Opt[str] = None
 
 
-class LoginAccountParams(RootModel):
-    root: Annotated[
-        ApiKeyLoginAccountParams
-        | ChatgptLoginAccountParams
-        | ChatgptDeviceCodeLoginAccountParams
-        | ChatgptAuthTokensLoginAccountParams,
-        Field(discriminator="type"),
-    ]
+_LoginAccountParamsUnion = Annotated[
+    ApiKeyLoginAccountParams
+    | ChatgptLoginAccountParams
+    | ChatgptDeviceCodeLoginAccountParams
+    | ChatgptAuthTokensLoginAccountParams,
+    Field(discriminator="type"),
+]
+
+
+class LoginAccountParams(RootModel[_LoginAccountParamsUnion]):
+    root: _LoginAccountParamsUnion
 
 
 class ApiKeyLoginAccountResponse(V2Model):
@@ -112,14 +115,17 @@ class ChatgptAuthTokensLoginAccountResponse(V2Model):
     type: Literal["chatgptAuthTokens"] = "chatgptAuthTokens"
 
 
-class LoginAccountResponse(RootModel):
-    root: Annotated[
-        ApiKeyLoginAccountResponse
-        | ChatgptLoginAccountResponse
-        | ChatgptDeviceCodeLoginAccountResponse
-        | ChatgptAuthTokensLoginAccountResponse,
-        Field(discriminator="type"),
-    ]
+_LoginAccountResponseUnion = Annotated[
+    ApiKeyLoginAccountResponse
+    | ChatgptLoginAccountResponse
+    | ChatgptDeviceCodeLoginAccountResponse
+    | ChatgptAuthTokensLoginAccountResponse,
+    Field(discriminator="type"),
+]
+
+
+class LoginAccountResponse(RootModel[_LoginAccountResponseUnion]):
+    root: _LoginAccountResponseUnion
 
 
 class CancelLoginAccountParams(V2Model):

@@ -18,6 +18,10 @@ class ReasoningEffortOption(V2Model):
     description: str
 
 
+def _text_and_image() -> list[InputModality]:
+    return ["text", "image"]
+
+
 class Model(V2Model):
     """A model the user can pick: `id` is what `thread/start` and `turn/start` take as `model`."""
 
@@ -29,7 +33,7 @@ class Model(V2Model):
     supported_reasoning_efforts: list[ReasoningEffortOption]
     default_reasoning_effort: ReasoningEffort
     is_default: bool
-    input_modalities: list[InputModality] = Field(default_factory=lambda: ["text", "image"])
+    input_modalities: list[InputModality] = Field(default_factory=_text_and_image)
     supports_personality: bool = False
     additional_speed_tiers: list[str] = Field(default_factory=list)
     default_service_tier: Opt[str] = None
