@@ -305,8 +305,9 @@ def _thread_id_from(first_line: bytes) -> str | None:
         return None
     if isinstance(line, dict) and line.get("type") == SESSION_META:
         payload = line.get("payload")
-        if isinstance(payload, dict) and isinstance(payload.get("id"), str):
-            return payload["id"]
+        thread_id = payload.get("id") if isinstance(payload, dict) else None
+        if isinstance(thread_id, str):
+            return thread_id
     return None
 
 
