@@ -18,11 +18,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from codex_lsp.api.convert import command_actions, command_string, now_ms
 from codex_lsp.api.port import ClientPort
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.ops import (
     ExecApproval,
     Op,
@@ -35,8 +36,10 @@ from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_requests import (
     AcceptWithExecpolicyAmendmentDecision,
     ApplyNetworkPolicyAmendmentDecision,
+    CommandExecutionApprovalDecision,
     CommandExecutionRequestApprovalParams,
     CommandExecutionRequestApprovalResponse,
+    FileChangeApprovalDecision,
     FileChangeRequestApprovalParams,
     FileChangeRequestApprovalResponse,
     ToolRequestUserInputOption,
@@ -47,40 +50,33 @@ from codex_lsp.protocol.v2_requests import (
 
 log = logging.getLogger(__name__)
 
-DECISIONS = {
-    "accept": "approved",
-    "acceptForSession": "approved_for_session",
-    "decline": "denied",
-    "cancel": "abort",
-}
-"""v2 decision -> core `ReviewDecision`. `cancel` aborts the turn; `decline` lets it go on."""
-
 APPROVAL_FLAG = "waitingOnApproval"
 INPUT_FLAG = "waitingOnUserInput"
 
 MCP_APPROVAL_QUESTION_PREFIX = "mcp_tool_call_approval_"
-MCP_APPROVAL_OPTIONS: dict[str, tuple[str, str]] = {
-    "Approve Once": ("approved", "Run the tool this time."),
+MCP_APPROVAL_OPTIONS: dict[str, tuple[ReviewDecision, str]] = {
+    "Approve Once": (ReviewDecision.APPROVED, "Run the tool this time."),
     "Approve this Session": (
-        "approved_for_session",
+        ReviewDecision.APPROVED_FOR_SESSION,
         "Run it, and do not ask again for this tool in this thread.",
     ),
-    "Deny": ("denied", "Do not run it; the model is told and goes on."),
-    "Cancel": ("abort", "Do not run it, and stop the turn."),
+    "Deny": (ReviewDecision.DENIED, "Do not run it; the model is told and goes on."),
+    "Cancel": (ReviewDecision.ABORT, "Do not run it, and stop the turn."),
 }
 """Choice label -> (core decision, description), in the order they are offered."""
 
 
-def core_decision(decision: Any) -> str:
-    if isinstance(decision, str):
-        return DECISIONS[decision]
+def core_decision(
+    decision: CommandExecutionApprovalDecision | FileChangeApprovalDecision,
+) -> ReviewDecision:
+    """A v2 answer as the engine takes it. `cancel` aborts the turn; `decline` lets it go on."""
     if isinstance(decision, AcceptWithExecpolicyAmendmentDecision):
         # Allowing "commands like this one from now on" is, here, allowing it for the session.
-        return "approved_for_session"
+        return ReviewDecision.APPROVED_FOR_SESSION
     if isinstance(decision, ApplyNetworkPolicyAmendmentDecision):
         action = decision.apply_network_policy_amendment.network_policy_amendment.action
-        return "approved" if action == "allow" else "denied"
-    raise ValueError(f"unknown decision {decision!r}")
+        return ReviewDecision.APPROVED if action == "allow" else ReviewDecision.DENIED
+    return ReviewDecision.from_v2(decision)
 
 
 class ApprovalRouter:
@@ -199,7 +195,7 @@ class ApprovalRouter:
             # Anything but a known choice (no answer, free text) is the safe reading: decline.
             decision = next(
                 (MCP_APPROVAL_OPTIONS[c][0] for c in chosen if c in MCP_APPROVAL_OPTIONS),
-                "denied",
+                ReviewDecision.DENIED,
             )
             return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
 
@@ -246,14 +242,18 @@ class ApprovalRouter:
         self._spawn(run)
 
     @staticmethod
-    def _decision(model: type[BaseModel], result: dict[str, Any] | None, call_id: str) -> str:
+    def _decision(
+        model: type[CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse],
+        result: dict[str, Any] | None,
+        call_id: str,
+    ) -> ReviewDecision:
         if result is None:
-            return "denied"
+            return ReviewDecision.DENIED
         try:
-            return core_decision(model.model_validate(result).decision)  # type: ignore[attr-defined]
-        except (ValidationError, ValueError) as err:
+            return core_decision(model.model_validate(result).decision)
+        except ValidationError as err:
             log.warning("malformed approval answer for %s (%s); declining", call_id, err)
-            return "denied"
+            return ReviewDecision.DENIED
 
 
 def _question(raw: dict[str, Any]) -> ToolRequestUserInputQuestion:

@@ -6,7 +6,7 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 
-from codex_lsp.protocol.inputs import ReviewDecision
+from codex_lsp.protocol.decisions import ReviewDecision
 
 T = TypeVar("T")
 

@@ -25,6 +25,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from codex_lsp.protocol.decisions import ReviewDecision, V2Decision
+
 logger = logging.getLogger(__name__)
 
 COMMAND_APPROVAL = "item/commandExecution/requestApproval"
@@ -36,12 +38,12 @@ APPROVE_FOR_SESSION = "Approve for session"
 DENY = "Deny"
 ABORT_TURN = "Abort turn"
 DECISIONS = {
-    APPROVE: "accept",
-    APPROVE_FOR_SESSION: "acceptForSession",
-    DENY: "decline",
-    ABORT_TURN: "cancel",
+    APPROVE: ReviewDecision.APPROVED,
+    APPROVE_FOR_SESSION: ReviewDecision.APPROVED_FOR_SESSION,
+    DENY: ReviewDecision.DENIED,
+    ABORT_TURN: ReviewDecision.ABORT,
 }
-DISMISSED_DECISION = "decline"
+DISMISSED_DECISION = ReviewDecision.DENIED
 
 # A prompt is a popup; past this it is a wall of text no one reads.
 DIFF_PREVIEW_LINES = 20
@@ -114,11 +116,11 @@ def file_change_message(
     return "\n".join(lines)
 
 
-def decision_for(choice: types.MessageActionItem | None) -> str:
+def decision_for(choice: types.MessageActionItem | None) -> V2Decision:
     """The v2 decision for the action the user picked; a dismissed prompt declines."""
     if choice is None:
-        return DISMISSED_DECISION
-    return DECISIONS.get(choice.title, DISMISSED_DECISION)
+        return DISMISSED_DECISION.v2
+    return DECISIONS.get(choice.title, DISMISSED_DECISION).v2
 
 
 class ApprovalBroker:

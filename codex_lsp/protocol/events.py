@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events_history import (
     ItemsInjectedEvent,
     SteerAcceptedEvent,
@@ -207,7 +208,7 @@ class ExecApprovalRequestEvent(WireModel):
     cwd: str
     reason: str | None = None
     parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    available_decisions: list[str] | None = None
+    available_decisions: list[ReviewDecision] | None = None
 
 
 class ApplyPatchApprovalRequestEvent(WireModel):
@@ -333,11 +334,14 @@ class SubagentSummary(WireModel):
     rollout_path: str | None = None
 
 
+SubagentChange = Literal["spawned", "forked", "status", "reasoning", "canceled", "pruned"]
+
+
 class SubagentLifecycleEvent(WireModel):
     """A child was attached (`spawned`/`forked`), changed, or detached (`canceled`/`pruned`)."""
 
     type: Literal["subagent_lifecycle"] = "subagent_lifecycle"
-    change: Literal["spawned", "forked", "status", "reasoning", "canceled", "pruned"]
+    change: SubagentChange
     agent_id: int
     # The child that changed, and every child still attached after the change.
     agent: SubagentSummary

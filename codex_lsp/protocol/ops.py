@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, model_validator
 
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.inputs import (
     Personality,
     ReasoningEffort,
     ReasoningSummary,
-    ReviewDecision,
     ReviewRequest,
     UserInput,
     WireModel,

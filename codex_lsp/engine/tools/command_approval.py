@@ -21,6 +21,7 @@ from codex_lsp.engine.safety import (
     should_escalate_on_sandbox_denial,
 )
 from codex_lsp.engine.tools.base import ToolCall, ToolOutput
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events import Duration, ExecApprovalRequestEvent, ExecCommandEndEvent
 from codex_lsp.protocol.policy import DangerFullAccess
 
@@ -107,11 +108,11 @@ async def ask_exec_approval(
         ),
     )
     decision = await session.approvals.ask(call.call_id)
-    if decision == "abort":
+    if decision is ReviewDecision.ABORT:
         raise TurnAbortRequested
-    if decision == "approved_for_session" and cache_key is not None:
+    if decision is ReviewDecision.APPROVED_FOR_SESSION and cache_key is not None:
         session.approval_cache.approve_command(cache_key)
-    return decision in ("approved", "approved_for_session")
+    return decision.approves
 
 
 def declined(call: ToolCall, argv: list[str], cwd: Path) -> ToolOutput:
