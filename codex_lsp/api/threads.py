@@ -179,7 +179,7 @@ class ThreadManager:
     # -- helpers ----------------------------------------------------------------------------
 
     def load_services(self) -> EngineServices:
-        from codex_lsp.store.config import ConfigError
+        from codex_lsp.store.config_errors import ConfigError
 
         try:
             return self._services_factory()

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from codex_lsp.engine.services import EngineServices
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "app-server",
         help="serve the app-server v2 protocol (JSON-RPC lines) on stdin/stdout",
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         level=os.environ.get("CODEX_LSP_LOG", "warning").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    from codex_lsp.store.config import ConfigError
+    from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
 
     home = codex_home()

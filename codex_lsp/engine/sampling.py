@@ -7,16 +7,15 @@ the whole request up to the provider's `stream_max_retries`, announcing each att
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from codex_lsp.engine.history import message_text
 from codex_lsp.model import (
     Completed,
-    ModelClient,
     ModelError,
     OutputItemDone,
     OutputTextDelta,
@@ -25,8 +24,11 @@ from codex_lsp.model import (
     ReasoningContentDelta,
     ReasoningSummaryDelta,
     ReasoningSummaryPartAdded,
+    ResponseEvent,
     backoff_delay,
 )
+from codex_lsp.model.events import RateLimitSnapshot as HeaderRateLimits
+from codex_lsp.model.events import RateLimitWindow as HeaderRateLimitWindow
 from codex_lsp.protocol.events import (
     AgentMessageDeltaEvent,
     AgentMessageEvent,
@@ -34,13 +36,23 @@ from codex_lsp.protocol.events import (
     AgentReasoningEvent,
     AgentReasoningRawContentDeltaEvent,
     AgentReasoningSectionBreakEvent,
+    EventMsg,
     StreamErrorEvent,
     WebSearchBeginEvent,
     WebSearchEndEvent,
 )
 from codex_lsp.protocol.inputs import RateLimitSnapshot, RateLimitWindow, TokenUsage
 
+if TYPE_CHECKING:
+    from codex_lsp.engine.session import Session
+
 TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+
+
+class SamplingClient(Protocol):
+    """What a sampling request needs of a model client: `ModelClient`, or one wrapping it."""
+
+    def stream(self, prompt: Prompt) -> AsyncIterator[ResponseEvent]: ...
 
 
 @dataclass
@@ -62,9 +74,9 @@ class SamplingResult:
 
 
 async def run_sampling_request(
-    session: Any,
+    session: Session,
     sub_id: str,
-    client: ModelClient,
+    client: SamplingClient,
     prompt: Prompt,
     *,
     show_messages: bool = True,
@@ -93,9 +105,9 @@ async def run_sampling_request(
 
 
 async def _stream_once(
-    session: Any,
+    session: Session,
     sub_id: str,
-    client: ModelClient,
+    client: SamplingClient,
     prompt: Prompt,
     show_messages: bool,
     on_output: Callable[[], None] | None,
@@ -160,11 +172,11 @@ _VISIBLE_EVENTS = (
 )
 
 
-def _discard(_sub_id: str, _msg: Any) -> None:
+def _discard(_sub_id: str, _msg: EventMsg) -> None:
     pass
 
 
-def _item_done(session: Any, sub_id: str, item: dict[str, Any]) -> None:
+def _item_done(session: Session, sub_id: str, item: dict[str, Any]) -> None:
     kind = item.get("type")
     if kind == "message" and item.get("role") == "assistant":
         session.emit(sub_id, AgentMessageEvent(message=message_text(item), item_id=item.get("id")))
@@ -180,8 +192,8 @@ def _item_done(session: Any, sub_id: str, item: dict[str, Any]) -> None:
         session.emit(sub_id, WebSearchEndEvent(call_id=call_id, query=action.get("query") or ""))
 
 
-def _snapshot(snapshot: Any) -> RateLimitSnapshot:
-    def window(w: Any) -> RateLimitWindow | None:
+def _snapshot(snapshot: HeaderRateLimits) -> RateLimitSnapshot:
+    def window(w: HeaderRateLimitWindow | None) -> RateLimitWindow | None:
         if w is None:
             return None
         return RateLimitWindow(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -12,13 +12,21 @@ from codex_lsp.engine.extensions import Extension
 from codex_lsp.engine.tools.router import ToolRouter
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelClient
+from codex_lsp.store.auth import AuthStore
+from codex_lsp.store.config import Config
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.codex import Codex
+    from codex_lsp.engine.session import Session
+    from codex_lsp.protocol.ops import Op
 
 
 @dataclass
 class EngineServices:
     codex_home: Path
-    config: Any
-    auth: Any = None
+    config: Config
+    # None: API keys come from each provider's `env_key` only.
+    auth: AuthStore | None = None
     http: httpx.AsyncClient | None = None
     router: ToolRouter = field(default_factory=ToolRouter)
     extensions: list[Extension] = field(default_factory=list)
@@ -29,10 +37,10 @@ class EngineServices:
                 self.router.register(name, handler)
             self.router.add_resolver(extension.handles_tool)
 
-    def tool_specs(self, session: Any, ctx: TurnContext) -> list[dict[str, Any]]:
+    def tool_specs(self, session: Session, ctx: TurnContext) -> list[dict[str, Any]]:
         return [spec for ext in self.extensions for spec in ext.tool_specs(session, ctx)]
 
-    def instruction_sections(self, session: Any, ctx: TurnContext) -> list[str]:
+    def instruction_sections(self, session: Session, ctx: TurnContext) -> list[str]:
         return [text for ext in self.extensions for text in ext.instructions(session, ctx)]
 
     def model_client(self, ctx: TurnContext, thread_id: str) -> ModelClient:
@@ -46,7 +54,7 @@ class EngineServices:
 
         return ModelClient(provider, api_key=api_key, http=self.http, session_id=thread_id)
 
-    async def handle_extra_op(self, codex: Any, session: Any, sub_id: str, op: Any) -> None:
+    async def handle_extra_op(self, codex: Codex, session: Session, sub_id: str, op: Op) -> None:
         """Ops served by extensions (review, skills); without one, a clear error."""
         handler = next(
             (ext.op_handlers()[op.type] for ext in self.extensions if op.type in ext.op_handlers()),

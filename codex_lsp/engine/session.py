@@ -11,7 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from anyio.abc import TaskGroup
@@ -38,6 +38,9 @@ from codex_lsp.protocol.events import (
     WarningEvent,
 )
 from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.services import EngineServices
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +89,7 @@ class Session:
         emit: Callable[[Event], None],
         task_group: TaskGroup,
         workspace: Workspace,
-        services: Any,
+        services: EngineServices,
         history: ConversationHistory | None = None,
         rollout: RolloutSink | None = None,
         persist_filter: Callable[[str], bool] | None = None,

@@ -7,7 +7,7 @@ that will be there. A server that failed is reported, never fatal.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,8 @@ from codex_lsp.engine.mcp.connection import McpServerConnection
 from codex_lsp.engine.mcp.names import function_spec, qualified_name
 from codex_lsp.store.config import McpServerConfig
 
-Spawn = Callable[[Callable[[], Awaitable[None]], str], None]
+# Start a long-lived task (anyio's start_soon takes a coroutine function).
+Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]], str], None]
 
 
 @dataclass(frozen=True, slots=True)

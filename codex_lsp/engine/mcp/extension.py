@@ -9,7 +9,7 @@ connections are kept per session.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from anyio.abc import TaskGroup
@@ -21,7 +21,7 @@ from codex_lsp.store.config import McpServerConfig
 # The `mcp` SDK (and the modules here that use it) are imported only once a session has a
 # server to connect: it costs ~0.5 s and ~25 MB, which every session without MCP would pay.
 if TYPE_CHECKING:
-    from codex_lsp.engine.mcp.connections import McpConnections
+    from codex_lsp.engine.mcp.connections import McpConnections, Spawn
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.turn_context import TurnContext
 
@@ -70,7 +70,7 @@ class McpExtension(Extension):
         return await call_mcp_tool(call, target)
 
 
-def _spawner(session: Session) -> Callable[[Callable[[], Awaitable[None]], str], None]:
+def _spawner(session: Session) -> Spawn:
     """Start long-lived tasks in the session's task group, which outlives every turn.
 
     Each server's task must enter and exit its client's context managers itself, so it
@@ -78,7 +78,7 @@ def _spawner(session: Session) -> Callable[[Callable[[], Awaitable[None]], str],
     """
     task_group: TaskGroup = session.task_group
 
-    def spawn(fn: Callable[[], Awaitable[None]], name: str) -> None:
+    def spawn(fn: Callable[[], Coroutine[Any, Any, None]], name: str) -> None:
         task_group.start_soon(fn, name=name)
 
     return spawn

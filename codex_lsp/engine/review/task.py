@@ -30,7 +30,7 @@ from codex_lsp.engine.tools.router import output_item
 from codex_lsp.engine.tools.shell import handle_shell_command
 from codex_lsp.engine.tools.specs import SHELL_COMMAND
 from codex_lsp.engine.turn_context import TurnContext
-from codex_lsp.model import ModelError, Prompt
+from codex_lsp.model import ModelClient, ModelError, Prompt, ResponseEvent
 from codex_lsp.protocol.events import (
     EnteredReviewModeEvent,
     ErrorEvent,
@@ -228,11 +228,11 @@ def _complete(session: Session, task: RunningTask, started: float, text: str | N
 class _ReviewClient:
     """A model client whose requests say they come from the review sub-agent."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: ModelClient) -> None:
         self._inner = inner
 
     def stream(
         self, prompt: Prompt, *, extra_headers: Mapping[str, str] | None = None
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncIterator[ResponseEvent]:
         headers = {"x-openai-subagent": "review", **(extra_headers or {})}
         return self._inner.stream(prompt, extra_headers=headers)
