@@ -20,6 +20,7 @@ from anyio.abc import TaskGroup
 
 from codex_lsp import __version__
 from codex_lsp.engine.history import ConversationHistory
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.session import Session
 from codex_lsp.engine.turn_context import TurnContext
@@ -166,7 +167,8 @@ async def open_session(
     for warning in source.warnings if source is not None else []:
         session.warn_once(sub_id, warning)
     if root is None:
-        sandbox_warning = session_sandbox_warning(ctx.sandbox_policy)
+        options = sandbox_options(host.services.config, host.services.codex_home)
+        sandbox_warning = session_sandbox_warning(ctx.sandbox_policy, options)
         if sandbox_warning is not None:
             session.warn_once(sub_id, sandbox_warning)
     return session

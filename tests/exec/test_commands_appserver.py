@@ -4,6 +4,7 @@ PTY; written to, resized, terminated), and `thread/shellCommand`."""
 from __future__ import annotations
 
 import base64
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -266,11 +267,14 @@ def test_follow_ups_that_do_not_fit_the_command_are_refused(server: AppServerCli
 def test_closing_the_connection_ends_its_commands(tmp_path: Path, scripted_model):
     home, ws = make_home(tmp_path, scripted_model.base_url, extra=NO_TMP)
     pidfile = ws / "sleep.pid"
+    # Found by its command line afterwards: the sandbox gives the command a PID namespace
+    # of its own, so a pid it reports means nothing out here.
+    token = f"300.{os.getpid()}{int(time.time() * 1000) % 100000}"
     with app_server(home, ws) as client:
         client.request(
             "command/exec",
             {
-                "command": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 300"],
+                "command": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep {token}"],
                 "processId": "bg",
                 "streamStdoutStderr": True,
                 "disableTimeout": True,
@@ -281,8 +285,23 @@ def test_closing_the_connection_ends_its_commands(tmp_path: Path, scripted_model
         while not pidfile.exists() or not pidfile.read_text().strip():
             assert time.monotonic() < deadline, "the command never started"
             time.sleep(0.02)
-        pid = int(pidfile.read_text())
-    assert not Path(f"/proc/{pid}").exists() or _zombie(pid)
+        assert _alive_with(token)
+    assert not _alive_with(token)
+
+
+def _alive_with(token: str) -> bool:
+    """Whether a live (not zombie) process has `token` in its command line."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if token.encode() in (entry / "cmdline").read_bytes() and not _zombie(
+                int(entry.name)
+            ):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _zombie(pid: int) -> bool:
@@ -296,7 +315,7 @@ def _zombie(pid: int) -> bool:
 
 
 def test_a_user_shell_command_is_an_item_of_a_turn_of_its_own(server: AppServerClient):
-    thread = server.start_thread(sandbox="read-only")
+    thread = server.start_thread(sandbox="workspace-write")
     answer = server.result(
         "thread/shellCommand",
         {"threadId": thread["id"], "command": "echo hi && touch made.txt && echo err >&2; exit 2"},
@@ -312,10 +331,24 @@ def test_a_user_shell_command_is_an_item_of_a_turn_of_its_own(server: AppServerC
     # (It runs in the user's login shell, whose profile may print first.)
     assert item["aggregatedOutput"].endswith("hi\nerr\n")
     assert item["cwd"] == str(server.cwd)
-    # The user, not the model, ran it: no sandbox, like the reference server.
     assert (server.cwd / "made.txt").exists()
     deltas = server.notifications("item/commandExecution/outputDelta", itemId=item["id"])
     assert "".join(d["params"]["delta"] for d in deltas) == item["aggregatedOutput"]
+
+
+@pytest.mark.parametrize("sandbox", ["read-only", "workspace-write"])
+def test_a_user_shell_command_runs_in_the_threads_sandbox(server: AppServerClient, sandbox: str):
+    outside = server.cwd.parent / "outside"
+    outside.mkdir()
+    thread = server.start_thread(sandbox=sandbox)
+    server.result(
+        "thread/shellCommand",
+        {"threadId": thread["id"], "command": f"touch {outside}/escaped.txt; echo exit=$?"},
+    )
+    item = server.wait_method("item/completed", threadId=thread["id"])["params"]["item"]
+    assert item["source"] == "userShell" and item["aggregatedOutput"].endswith("exit=1\n")
+    assert not (outside / "escaped.txt").exists()
+    assert list(outside.iterdir()) == []
 
 
 def test_the_model_reads_the_user_shell_command_next_turn(server: AppServerClient, scripted_model):

@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .diff import LineEdit, unified_diff, unified_diff_of_edits
 from .parser import Hunk
+
+if TYPE_CHECKING:
+    from .confined import WriteConfinement
 
 OperationKind = Literal["add", "delete", "update"]
 DEV_NULL = "/dev/null"
@@ -61,6 +64,9 @@ class PatchPlan:
     cwd: Path
     operations: tuple[FileOperation, ...]
     hunks: tuple[Hunk, ...] = ()
+    # Where the disk writer may put this plan's files, decided when it was approved;
+    # None writes wherever the paths lead (danger-full-access, or no policy at all).
+    confinement: WriteConfinement | None = None
 
     def touched_paths(self) -> list[Path]:
         """Every path written or removed, move destinations included, in patch order."""

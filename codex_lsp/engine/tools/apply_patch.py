@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Awaitable
@@ -17,6 +18,7 @@ from codex_lsp.engine.patch import (
     detect_apply_patch,
     plan_patch,
 )
+from codex_lsp.engine.patch.confined import WriteConfinement
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.workspace import WorkspaceEditError
@@ -89,6 +91,16 @@ def assess_patch(plan: PatchPlan, ctx: TurnContext) -> tuple[str, str | None]:
     return "ask", f"the patch writes outside the writable roots: {listed}"
 
 
+def confine_patch(plan: PatchPlan, ctx: TurnContext) -> WriteConfinement | None:
+    """Where the disk writer may put the patch's files: the writable roots, plus the
+    paths outside them that are about to be put to the user, resolved now, at the
+    check, so that whatever changes before the write cannot move them."""
+    if isinstance(ctx.sandbox_policy, DangerFullAccess):
+        return None
+    outside = paths_outside_writable_roots(plan.touched_paths(), ctx.sandbox_policy, ctx.cwd)
+    return WriteConfinement.for_patch(ctx.sandbox_policy, ctx.cwd, outside)
+
+
 async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     session = call.session
     started = time.monotonic()
@@ -102,6 +114,7 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
         return ToolOutput(f"patch rejected: {reason}", success=False)
+    plan = dataclasses.replace(plan, confinement=confine_patch(plan, call.ctx))
     paths = [str(path) for path in plan.touched_paths()]
     auto_approved = verdict == "auto" or session.approval_cache.paths_approved(paths)
     if not auto_approved:
