@@ -14,7 +14,7 @@ the way the reference server asks it: one question whose choices are `MCP_APPROV
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import anyio
@@ -47,11 +47,15 @@ from codex_lsp.protocol.v2_requests import (
     ToolRequestUserInputQuestion,
     ToolRequestUserInputResponse,
 )
+from codex_lsp.protocol.v2_threads import ThreadActiveFlag
 
 log = logging.getLogger(__name__)
 
-APPROVAL_FLAG = "waitingOnApproval"
-INPUT_FLAG = "waitingOnUserInput"
+# Starts a job in the thread's task group.
+Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], object]
+
+APPROVAL_FLAG: ThreadActiveFlag = "waitingOnApproval"
+INPUT_FLAG: ThreadActiveFlag = "waitingOnUserInput"
 
 MCP_APPROVAL_QUESTION_PREFIX = "mcp_tool_call_approval_"
 MCP_APPROVAL_OPTIONS: dict[str, tuple[ReviewDecision, str]] = {
@@ -87,8 +91,8 @@ class ApprovalRouter:
         thread_id: str,
         client: ClientPort,
         submit: Callable[[Op], Awaitable[Any]],
-        spawn: Callable[[Callable[[], Awaitable[None]]], None],
-        waiting: Callable[[str, int], None],
+        spawn: Spawn,
+        waiting: Callable[[ThreadActiveFlag, int], None],
     ) -> None:
         self._thread_id = thread_id
         self._client = client
@@ -214,7 +218,7 @@ class ApprovalRouter:
     def _ask(
         self,
         turn_id: str,
-        flag: str,
+        flag: ThreadActiveFlag,
         method: str,
         params: dict[str, Any],
         answer: Callable[[dict[str, Any] | None], Op],

@@ -19,6 +19,7 @@ from codex_lsp.protocol import policy
 from codex_lsp.protocol.v2_account import RateLimitSnapshot, RateLimitWindow
 from codex_lsp.protocol.v2_common import (
     GranularAskForApproval,
+    PlanType,
     ThreadTokenUsage,
     TokenUsageBreakdown,
     sandbox_policy_from_v2,
@@ -61,7 +62,10 @@ def user_input_to_core(items: Sequence[Any]) -> list[core_inputs.UserInput]:
     converted: list[core_inputs.UserInput] = []
     for index, item in enumerate(items):
         if isinstance(item, TextUserInput):
-            elements = [e.model_dump(mode="json", by_alias=False) for e in item.text_elements]
+            elements = [
+                core_inputs.TextElement.model_validate(e.model_dump(mode="json", by_alias=False))
+                for e in item.text_elements
+            ]
             converted.append(core_inputs.TextInput(text=item.text, text_elements=elements))
         elif isinstance(item, ImageUserInput):
             if item.url is None:
@@ -271,9 +275,7 @@ def rate_limits(snapshot: core_inputs.RateLimitSnapshot) -> RateLimitSnapshot:
     )
 
 
-def plan_type(value: str | None) -> str:
+def plan_type(value: str | None) -> PlanType:
     """A plan name the v2 `PlanType` enum knows, else `unknown`."""
-    from codex_lsp.protocol.v2_common import PlanType
-
-    known = get_args(PlanType.__value__)
-    return value if value in known else "unknown"
+    known: tuple[PlanType, ...] = get_args(PlanType.__value__)
+    return next((plan for plan in known if plan == value), "unknown")

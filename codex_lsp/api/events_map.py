@@ -27,8 +27,8 @@ from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import UserInput
-from codex_lsp.protocol.v2_threads import ActiveThreadStatus, IdleThreadStatus
-from codex_lsp.protocol.v2_turns import Turn
+from codex_lsp.protocol.v2_threads import ActiveThreadStatus, IdleThreadStatus, ThreadActiveFlag
+from codex_lsp.protocol.v2_turns import Turn, TurnStatus
 
 Notify = Callable[[str, dict[str, Any]], None]
 
@@ -57,10 +57,10 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         self._inputs: dict[str, list[UserInput]] = {}
         self._steered: dict[str, list[list[UserInput]]] = {}
         self._used_ids: set[str] = set()
-        self._waiting: dict[str, int] = {}
+        self._waiting: dict[ThreadActiveFlag, int] = {}
         # Commands whose process outlived their turn: call id -> (that turn's id, the item).
         self._background: dict[str, tuple[str, _Running]] = {}
-        self._status: tuple[str, tuple[str, ...]] = ("idle", ())
+        self._status: tuple[str, tuple[ThreadActiveFlag, ...]] = ("idle", ())
         self._handlers: dict[str, Callable[[ev.Event], None]] = {
             "task_started": self._task_started,
             "task_complete": lambda e: self._finish("completed", e.msg),
@@ -107,7 +107,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
             IdleThreadStatus() if kind == "idle" else ActiveThreadStatus(active_flags=list(flags))
         )
 
-    def waiting(self, flag: str, delta: int) -> None:
+    def waiting(self, flag: ThreadActiveFlag, delta: int) -> None:
         """An approval or question started (+1) or stopped (-1) waiting on the client."""
         self._waiting[flag] = max(self._waiting.get(flag, 0) + delta, 0)
         self._update_status()
@@ -115,7 +115,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
     def handle(self, event: ev.Event) -> None:
         msg = event.msg
         if msg.type == "agent_message_delta":  # the hot path: most events are text deltas
-            self._message_delta(msg)  # type: ignore[arg-type]
+            self._message_delta(msg)
             return
         handler = self._handlers.get(msg.type)
         if handler is not None:
@@ -183,7 +183,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
 
     def _update_status(self) -> None:
         if self._turn is None:
-            status: tuple[str, tuple[str, ...]] = ("idle", ())
+            status: tuple[str, tuple[ThreadActiveFlag, ...]] = ("idle", ())
         else:
             status = ("active", tuple(sorted(flag for flag, n in self._waiting.items() if n > 0)))
         if status != self._status:
@@ -222,7 +222,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         )
         self._notify("turn/started", {"threadId": self.thread_id, "turn": dump(turn)})
 
-    def _finish(self, status: str, msg: Any) -> None:
+    def _finish(self, status: TurnStatus, msg: Any) -> None:
         turn = self._turn
         if turn is None:
             return

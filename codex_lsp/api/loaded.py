@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 from anyio.abc import TaskStatus
 
-from codex_lsp.api.approvals import ApprovalRouter
+from codex_lsp.api.approvals import ApprovalRouter, Spawn
 from codex_lsp.api.events_map import ThreadEventMap
 from codex_lsp.api.port import ClientPort
 from codex_lsp.api.replies import Replies
@@ -30,6 +30,7 @@ from codex_lsp.engine.codex import Codex
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent, Event, SessionConfiguredEvent
 from codex_lsp.protocol.ops import ConfigureSession, Op
+from codex_lsp.protocol.v2_threads import SessionSource, ThreadActiveFlag
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +56,9 @@ class LoadedThread:
         self.created_at = int(time.time())
         self.ephemeral = False
         self.preview = ""
-        self.source = "vscode"
+        self.source: SessionSource = "vscode"
         self._on_rate_limits = on_rate_limits
-        self._spawn: Callable[[Callable[[], Awaitable[None]]], None] | None = None
+        self._spawn: Spawn | None = None
         self._closing = anyio.Event()
         self.done = anyio.Event()
         # Whether the client hears this thread's notifications (`thread/unsubscribe` stops it),
@@ -176,7 +177,7 @@ class LoadedThread:
         if self.subscribed:
             self.client.notify(method, params)
 
-    def _waiting(self, flag: str, delta: int) -> None:
+    def _waiting(self, flag: ThreadActiveFlag, delta: int) -> None:
         if self.map is not None:
             self.map.waiting(flag, delta)
 

@@ -70,7 +70,7 @@ async def start_review(thread: LoadedThread, params: ReviewStartParams) -> Start
             "threadId", f"thread {thread.thread_id} closed before the review began"
         ) from None
     if first.msg.type == "error":
-        raise invalid("target", first.msg.message)  # type: ignore[union-attr]
+        raise invalid("target", first.msg.message)
     return StartedReview(thread, Turn(id=turn_id, status="inProgress", items_view="notLoaded"))
 
 

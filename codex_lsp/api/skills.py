@@ -59,7 +59,7 @@ async def list_skills(
         # It closed under us: the direct scan sees the same files.
         return await anyio.to_thread.run_sync(_scan, cwds or [base], force, services)
     if answer.msg.type == "error":
-        raise ApiError(INTERNAL_ERROR, f"skills/list failed: {answer.msg.message}")  # type: ignore[union-attr]
+        raise ApiError(INTERNAL_ERROR, f"skills/list failed: {answer.msg.message}")
     return SkillsListResponse.model_validate({"data": answer.msg.skills})  # type: ignore[union-attr]
 
 

@@ -11,7 +11,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -52,7 +52,7 @@ _CONFIG_KEYS = {
     "instructions": "base_instructions",
 }
 
-Response = ThreadStartResponse | ThreadResumeResponse | ThreadForkResponse
+Response = TypeVar("Response", ThreadStartResponse, ThreadResumeResponse, ThreadForkResponse)
 
 
 class ThreadManager:
@@ -220,7 +220,9 @@ class ThreadManager:
         running = thread.map.active_turn_id if thread.map is not None else None
         return replay_turns(events, running_turn=running)
 
-    def _response(self, model: type[Response], thread: LoadedThread, *, turns: list[Any]) -> Any:
+    def _response(
+        self, model: type[Response], thread: LoadedThread, *, turns: list[Any]
+    ) -> Response:
         configured = thread.configured
         assert configured is not None
         return model(

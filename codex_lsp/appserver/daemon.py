@@ -124,7 +124,7 @@ class AttachServer:
         if not private_dir(os.path.dirname(self.path)):
             log.error("%s is not a private directory of this user", os.path.dirname(self.path))
             return 1
-        self._listen()
+        sock = self._listen()
         log.info("serving %s", self.path)
         try:
             self._preload()
@@ -138,7 +138,7 @@ class AttachServer:
                     log.info("idle for %.0f s; leaving", quiet)
                     break
                 wait = _TICK_S if self._children else min(_TICK_S, self.idle_s - quiet)
-                ready, _, _ = select.select([self._sock], [], [], max(wait, 0.0))
+                ready, _, _ = select.select([sock], [], [], max(wait, 0.0))
                 if ready:
                     self._accept()
         finally:
@@ -147,7 +147,7 @@ class AttachServer:
 
     # -- the socket --------------------------------------------------------------------------
 
-    def _listen(self) -> None:
+    def _listen(self) -> socket.socket:
         # Bound under a private name and renamed into place: a launcher never sees a socket
         # that is not listening yet, and of two servers started at once the last one wins
         # (the other notices at its next tick and leaves).
@@ -161,6 +161,7 @@ class AttachServer:
         os.replace(staging, self.path)
         info = os.stat(self.path)
         self._sock, self._inode = sock, (info.st_dev, info.st_ino)
+        return sock
 
     def _own_path(self) -> bool:
         try:
@@ -324,7 +325,7 @@ def _receive(conn: socket.socket) -> tuple[Request, list[int]]:
             cwd=fields[2],
             umask=int(fields[3]),
             args=args,
-            env=env,  # type: ignore[arg-type]
+            env=env,
         )
     except (ValueError, IndexError) as err:
         for fd in fds:

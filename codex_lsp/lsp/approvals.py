@@ -189,7 +189,8 @@ class ApprovalBroker:
             message=message,
             actions=[types.MessageActionItem(title=title) for title in actions],
         )
-        return await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        choice = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        return choice if isinstance(choice, types.MessageActionItem) else None
 
     async def _forward(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         result = await self._request(f"codex/{method}", params)
