@@ -185,7 +185,7 @@ def _start_server(path: str) -> None:
     root = os.path.dirname(package_dir())
     code = (
         "import sys; sys.path.insert(0, sys.argv.pop(1)); "
-        "from codex_lsp.appserver.daemon import main; sys.exit(main())"
+        "from codex_lsp.cli.attach_server import main; sys.exit(main())"
     )
     try:
         null = os.open(os.devnull, os.O_RDWR)

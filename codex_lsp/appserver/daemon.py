@@ -31,6 +31,7 @@ import struct
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -47,7 +48,6 @@ _MAX_REQUEST = 4 << 20
 # Imported before the first fork: what `codex-lsp app-server` loads by the end of a turn,
 # beyond what building the command line parser imports.
 PRELOAD = (
-    "codex_lsp.cli.appserver_cmd",
     "codex_lsp.appserver.server",
     "codex_lsp.api.server",
     "codex_lsp.engine.bootstrap",
@@ -68,7 +68,20 @@ class Request:
     env: list[tuple[bytes, bytes]]
 
 
-def main(argv: list[str] | None = None) -> int:
+@dataclass(frozen=True)
+class SessionEntry:
+    """The program the server forks sessions of, given by the command line that starts it
+    (this layer knows nothing above it).
+
+    `warm` runs once in the parent and imports what every session needs; `run` is the command
+    line's main, called in each child with `app-server ARGS`, returning the exit status.
+    """
+
+    warm: Callable[[], object]
+    run: Callable[[list[str]], int]
+
+
+def main(entry: SessionEntry, argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codex-lsp app-server daemon")
     parser.add_argument("--socket", required=True)
     parser.add_argument("--idle-timeout", type=float, default=None)
@@ -93,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             idle = float(os.environ.get(IDLE_ENV, "") or DEFAULT_IDLE_S)
         except ValueError:
             idle = DEFAULT_IDLE_S
-    return AttachServer(args.socket, idle).run()
+    return AttachServer(args.socket, idle, entry).run()
 
 
 def _close_inherited_fds() -> None:
@@ -109,9 +122,10 @@ def _close_inherited_fds() -> None:
 
 
 class AttachServer:
-    def __init__(self, path: str, idle_s: float) -> None:
+    def __init__(self, path: str, idle_s: float, entry: SessionEntry) -> None:
         self.path = path
         self.idle_s = idle_s
+        self.entry = entry
         self.identity = identity(os.environ)
         self._sock: socket.socket | None = None
         self._inode: tuple[int, int] | None = None
@@ -181,9 +195,7 @@ class AttachServer:
 
     def _preload(self) -> None:
         started = time.monotonic()
-        from codex_lsp.cli.main import build_parser
-
-        build_parser()  # imports every command's module
+        self.entry.warm()
         for name in PRELOAD:
             try:
                 importlib.import_module(name)
@@ -249,7 +261,7 @@ class AttachServer:
                 return
             pid = os.fork()
             if pid == 0:
-                _serve_child(conn, fds, request, self._sock)
+                _serve_child(conn, fds, request, self._sock, self.entry.run)
             self._children.add(pid)
             log.debug("session %d for %s", pid, request.cwd)
         except _Gone:
@@ -335,7 +347,11 @@ def _receive(conn: socket.socket) -> tuple[Request, list[int]]:
 
 
 def _serve_child(
-    conn: socket.socket, fds: list[int], request: Request, listener: socket.socket
+    conn: socket.socket,
+    fds: list[int],
+    request: Request,
+    listener: socket.socket,
+    run: Callable[[list[str]], int],
 ) -> NoReturn:
     """In the forked child: become the launcher's `codex-lsp app-server ARGS`."""
     code = 1
@@ -359,7 +375,7 @@ def _serve_child(
         if _read_line(conn) != b"go":
             os._exit(0)  # the launcher chose to serve its client itself
         conn.settimeout(None)
-        code = _run_app_server(conn.fileno(), request.args)
+        code = _run_app_server(run, conn.fileno(), request.args)
         with contextlib.suppress(OSError):
             conn.sendall(b"exit %d\n" % code)
     except BaseException:
@@ -379,11 +395,9 @@ def _forget_parent_state() -> None:
     root.setLevel(logging.WARNING)
 
 
-def _run_app_server(hangup_fd: int, args: list[str]) -> int:
-    from codex_lsp.cli.main import main
-
+def _run_app_server(run: Callable[[list[str]], int], hangup_fd: int, args: list[str]) -> int:
     try:
-        code = main(["app-server", "--hangup-fd", str(hangup_fd), *args])
+        code = run(["app-server", "--hangup-fd", str(hangup_fd), *args])
     except SystemExit as exit_:
         if exit_.code is None or isinstance(exit_.code, int):
             code = exit_.code or 0
@@ -427,6 +441,3 @@ def _source_stamps() -> dict[str, int]:
 def _ms_since(started: float) -> float:
     return (time.monotonic() - started) * 1000
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,7 +18,6 @@ import asyncio
 import importlib
 import json
 import logging
-import platform
 import sys
 import threading
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import anyio
 from pydantic import ValidationError
 
-from codex_lsp import __version__
+from codex_lsp.api.handshake import initialize_response
 from codex_lsp.api.port import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -41,7 +40,7 @@ from codex_lsp.appserver.connection import Connection
 from codex_lsp.appserver.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
 from codex_lsp.appserver.stdio import LineReader, OversizedLine
 from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
+from codex_lsp.protocol.v2_initialize import InitializeParams
 
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
@@ -55,22 +54,6 @@ log = logging.getLogger(__name__)
 
 def _is_request_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def initialize_response(params: InitializeParams, codex_home: Path) -> InitializeResponse:
-    client = params.client_info
-    system = platform.system()
-    os_name = {"Darwin": "macos"}.get(system, system.lower())
-    agent = (
-        f"codex_lsp/{__version__} ({system} {platform.release()}; {platform.machine()}) "
-        f"({client.name}; {client.version})"
-    )
-    return InitializeResponse(
-        user_agent=agent,
-        codex_home=str(codex_home.resolve()),
-        platform_family="windows" if system == "Windows" else "unix",
-        platform_os=os_name,
-    )
 
 
 class AppServer:

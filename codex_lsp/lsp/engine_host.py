@@ -166,8 +166,8 @@ class EngineHost:
         """
         from pydantic import ValidationError
 
+        from codex_lsp.api.handshake import initialize_response
         from codex_lsp.api.validation import validation_message
-        from codex_lsp.appserver.server import initialize_response
         from codex_lsp.protocol.v2_common import dump
         from codex_lsp.protocol.v2_initialize import InitializeParams
         from codex_lsp.store.home import codex_home
