@@ -22,8 +22,8 @@ from typing import Any
 
 from codex_lsp.api.port import INTERNAL_ERROR, ApiError
 from codex_lsp.api.wire_input import clip_error_message
-from codex_lsp.appserver.output import Outbox
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
+from codex_lsp.wire.output import Outbox
 
 log = logging.getLogger(__name__)
 

@@ -37,10 +37,10 @@ from codex_lsp.api.port import (
 from codex_lsp.api.validation import validation_message
 from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.appserver.connection import Connection
-from codex_lsp.appserver.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
-from codex_lsp.appserver.stdio import LineReader, OversizedLine
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_initialize import InitializeParams
+from codex_lsp.wire.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
+from codex_lsp.wire.stdio import LineReader, OversizedLine
 
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer

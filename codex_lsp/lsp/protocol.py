@@ -38,7 +38,7 @@ from pygls.protocol import (
 from codex_lsp.api.wire_input import clip_error_message
 
 if TYPE_CHECKING:
-    from codex_lsp.appserver.output import Outbox
+    from codex_lsp.wire.output import Outbox
 
 logger = logging.getLogger(__name__)
 

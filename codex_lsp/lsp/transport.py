@@ -31,15 +31,15 @@ from cattrs import transform_error
 from pygls.exceptions import JsonRpcException
 
 from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
-from codex_lsp.appserver.output import (
+from codex_lsp.lsp.framing import FrameError, FrameReader
+from codex_lsp.wire.output import (
     HIGH_WATER_BYTES,
     INPUT_PAUSE_BYTES,
     LOW_WATER_BYTES,
     Outbox,
     OutputWriter,
 )
-from codex_lsp.appserver.stdio import ChunkReader
-from codex_lsp.lsp.framing import FrameError, FrameReader
+from codex_lsp.wire.stdio import ChunkReader
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.protocol import CodexProtocol
