@@ -26,6 +26,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp.protocol.decisions import ReviewDecision, V2Decision
+from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
 
 logger = logging.getLogger(__name__)
 
@@ -195,7 +196,9 @@ class ApprovalBroker:
     async def _forward(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         result = await self._request(f"codex/{method}", params)
         if not isinstance(result, dict):
-            raise ClientRequestError(-32603, f"the editor answered codex/{method} with {result!r}")
+            raise ClientRequestError(
+                INTERNAL_ERROR, f"the editor answered codex/{method} with {result!r}"
+            )
         return result
 
     async def _request(self, method: str, params: Any) -> Any:

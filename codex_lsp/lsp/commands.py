@@ -39,7 +39,6 @@ NEW_THREAD = "codex.newThread"
 ASK = "codex.ask"
 EDIT = "codex.edit"
 INTERRUPT = "codex.interrupt"
-COMMANDS = (NEW_THREAD, ASK, EDIT, INTERRUPT)
 
 # Options of `codex.ask` / `codex.edit` passed on to the turn as they are.
 TURN_OVERRIDES = ("model", "effort", "approvalPolicy", "sandboxPolicy")

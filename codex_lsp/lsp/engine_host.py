@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, SERVER_NOT_INITIALIZED
+
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
@@ -28,10 +30,6 @@ if TYPE_CHECKING:
     from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
-
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-SERVER_NOT_INITIALIZED = -32002
 
 
 @dataclass

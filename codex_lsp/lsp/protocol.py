@@ -36,6 +36,7 @@ from pygls.protocol import (
 )
 
 from codex_lsp.api.wire_input import clip_error_message
+from codex_lsp.protocol.jsonrpc import INVALID_REQUEST
 
 if TYPE_CHECKING:
     from codex_lsp.wire.output import Outbox
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CODEX_PREFIX = "codex/"
-INVALID_REQUEST = -32600
 
 # A handler for `codex/<method>`: receives the v2 method name (without the prefix) and params.
 CodexHandler = Callable[[str, Any], Any]

@@ -42,7 +42,6 @@ REVIEW = "codex.review"
 FIX_FINDING = "codex.fixFinding"
 EXPLAIN_FINDING = "codex.explainFinding"
 DISMISS_FINDING = "codex.dismissFinding"
-REVIEW_COMMANDS = (REVIEW, FIX_FINDING, EXPLAIN_FINDING, DISMISS_FINDING)
 
 TARGET_TYPES = ("uncommittedChanges", "baseBranch", "commit", "custom")
 

@@ -32,6 +32,7 @@ from pygls.exceptions import JsonRpcException
 
 from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.lsp.framing import FrameError, FrameReader
+from codex_lsp.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from codex_lsp.wire.output import (
     HIGH_WATER_BYTES,
     INPUT_PAUSE_BYTES,
@@ -46,10 +47,6 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.server import CodexLanguageServer
 
 logger = logging.getLogger(__name__)
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-INVALID_PARAMS = -32602
 
 _READ_CHUNK = 64 * 1024
 
