@@ -108,7 +108,7 @@ class EngineHost:
         broker = ApprovalBroker(
             self._server,
             rich=lambda: self._server.rich_approvals,
-            thread_cwd=self._thread_cwd,
+            thread_cwd=self.thread_cwd,
             file_changes=lambda item_id: self._port.file_changes(item_id) if self._port else None,
         )
         self._port = LspClientPort(
@@ -120,11 +120,10 @@ class EngineHost:
         )
         return ApiServer(services_factory, self._port)
 
-    def _thread_cwd(self, thread_id: str) -> Path | None:
-        try:
-            return self.api.thread_cwd(thread_id) if self.api is not None else None
-        except Exception:
-            return None
+    def thread_cwd(self, thread_id: str) -> Path | None:
+        """The working directory of a loaded thread; None before the API starts or when the
+        thread is not loaded."""
+        return self.api.thread_cwd(thread_id) if self.api is not None else None
 
     # -- requests ----------------------------------------------------------------------------
 
