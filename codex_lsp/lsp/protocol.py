@@ -14,6 +14,10 @@ would send it from the task's done-callback, one loop turn later, after the noti
 API queued to follow the response (`codex/thread/started`, a review's `codex/turn/started`).
 The app-server door writes its answers the same way, so both doors keep the order of the
 real transcripts.
+
+pygls has no public hooks for these, so the overrides below use six of its private names;
+each says why next to it, pyproject pins the pygls release they were written against, and
+`tests/test_pygls_contract.py` fails on an upgrade that changes any of them.
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ class CodexProtocol(LanguageServerProtocol):
         self.outbox = outbox
         self.set_writer(outbox)  # type: ignore[arg-type]
 
+    # Private: the one place pygls resolves a method name to a handler; public registration
+    # (`feature`) wants every name up front, and the API's method list is its own business.
     def _get_handler(self, feature_name: str) -> Any:
         try:
             return super()._get_handler(feature_name)
@@ -95,7 +101,7 @@ class CodexProtocol(LanguageServerProtocol):
 
             async def forward(params: Any) -> Any:
                 # Set by pygls before it created this task; the task runs in a copy of it.
-                msg_id = self._ctx_msg_id.get()
+                msg_id = self.msg_id
                 try:
                     result = await handler(method, params)
                 except JsonRpcException as err:
@@ -106,6 +112,8 @@ class CodexProtocol(LanguageServerProtocol):
 
             return forward
 
+    # Private: pygls answers from this done-callback; a forwarded request has answered
+    # itself already (see the module's docstring) and must not be answered twice.
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         if not future.cancelled() and future.exception() is None and future.result() is _ANSWERED:
             self._request_futures.pop(msg_id, None)
@@ -123,6 +131,7 @@ class CodexProtocol(LanguageServerProtocol):
             return
         # After `shutdown` pygls ignores everything but `exit`; the LSP spec wants requests
         # answered with InvalidRequest so a client never waits on a reply that will not come.
+        # Private `_shutdown`: pygls exposes no other sign that it has shut down.
         if self._shutdown or self._shutdown_id is not None:
             self.send_error(msg_id, INVALID_REQUEST, "the server is shutting down")
             return
@@ -138,6 +147,8 @@ class CodexProtocol(LanguageServerProtocol):
             self._shutdown_id = msg_id
         super().handle_message(message)
 
+    # Private: every response pygls writes passes here, its own and ours, so this is where an
+    # id leaves the in-flight set and an error message is clipped.
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         self._in_flight.discard(msg_id)
         if error is not None and isinstance(getattr(error, "message", None), str):
@@ -148,6 +159,7 @@ class CodexProtocol(LanguageServerProtocol):
         """Wait for the `shutdown` request in progress, if any, to be answered."""
         if self._shutdown_id is None:
             return
+        # Private `_request_futures`: pygls keeps its handlers' futures nowhere else.
         future = self._request_futures.get(self._shutdown_id)
         if future is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
@@ -161,6 +173,7 @@ class CodexProtocol(LanguageServerProtocol):
     def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
         """Answer a request (or, with `msg_id=None`, an unidentifiable message) with an error."""
         error = {"code": code, "message": clip_error_message(message)}
+        # Private `_send_data`: pygls's only way to write a message it did not build itself.
         self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": error})
 
     def fail_request(self, msg_id: int | str, error: Exception) -> None:
