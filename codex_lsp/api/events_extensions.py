@@ -102,12 +102,12 @@ class ExtensionEventsMixin:
     # -- review -----------------------------------------------------------------------------
 
     def _entered_review(self, event: ev.Event) -> None:
-        msg: ev.EnteredReviewModeEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.EnteredReviewModeEvent)
         if self._turn is not None:
             self._instant(items.entered_review(self._new_id("review"), msg.user_facing_hint or ""))
 
     def _exited_review(self, event: ev.Event) -> None:
-        msg: ev.ExitedReviewModeEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExitedReviewModeEvent)
         turn = self._turn
         if turn is None:
             return
@@ -120,14 +120,14 @@ class ExtensionEventsMixin:
     # -- subagents --------------------------------------------------------------------------
 
     def _subagent_lifecycle(self, event: ev.Event) -> None:
-        msg: ev.SubagentLifecycleEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.SubagentLifecycleEvent)
         params = SubagentLifecycleNotification.model_validate(
             {"thread_id": self.thread_id, **msg.model_dump(exclude={"type"})}
         )
         self._notify("subagent/lifecycle", dump(params))
 
     def _agent_inbox(self, event: ev.Event) -> None:
-        msg: ev.AgentInboxEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.AgentInboxEvent)
         params = AgentInboxNotification.model_validate(
             {"thread_id": self.thread_id, **msg.model_dump(exclude={"type"})}
         )

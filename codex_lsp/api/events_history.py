@@ -59,7 +59,7 @@ class HistoryEventsMixin:
         }
 
     def _settings_applied(self, event: ev.Event) -> None:
-        applied: ThreadSettingsAppliedEvent = event.msg  # type: ignore[assignment]
+        applied = event.msg_as(ThreadSettingsAppliedEvent)
         notice = ThreadSettingsUpdatedNotification(
             thread_id=self.thread_id, thread_settings=thread_settings(applied)
         )

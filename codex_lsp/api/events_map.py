@@ -210,7 +210,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
     # -- turns ------------------------------------------------------------------------------
 
     def _task_started(self, event: ev.Event) -> None:
-        msg: ev.TaskStartedEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.TaskStartedEvent)
         if self._turn is not None:  # a turn that never reported its end
             self._finish("interrupted", None)
         started_at = msg.started_at or int(time.time())
@@ -294,7 +294,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         )
 
     def _agent_message(self, event: ev.Event) -> None:
-        msg: ev.AgentMessageEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.AgentMessageEvent)
         if self._turn is None:
             return
         stream = self._open_message(msg.item_id)

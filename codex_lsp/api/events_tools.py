@@ -157,7 +157,7 @@ class ToolEventsMixin:
     # -- commands ---------------------------------------------------------------------------
 
     def _exec_approval(self, event: ev.Event) -> None:
-        msg: ev.ExecApprovalRequestEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecApprovalRequestEvent)
         if self._turn is None or event.id != self._turn.id:
             self._subagent_request(event)
             return
@@ -167,12 +167,12 @@ class ToolEventsMixin:
         self._hooks.ask_exec(self._turn.id, msg)
 
     def _exec_begin(self, event: ev.Event) -> None:
-        msg: ev.ExecCommandBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecCommandBeginEvent)
         if self._turn is not None:
             self._start_running(msg.call_id, items.command_pending(msg))
 
     def _exec_output(self, event: ev.Event) -> None:
-        msg: ev.ExecCommandOutputDeltaEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecCommandOutputDeltaEvent)
         found = self._find_running(msg.call_id)
         if found is None:
             return
@@ -190,7 +190,7 @@ class ToolEventsMixin:
             )
 
     def _exec_end(self, event: ev.Event) -> None:
-        msg: ev.ExecCommandEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecCommandEndEvent)
         background = self._background.pop(msg.call_id, None)
         if background is not None:
             turn_id, running = background
@@ -201,7 +201,7 @@ class ToolEventsMixin:
             self._end_running(msg.call_id, items.command_finished(msg))
 
     def _terminal_interaction(self, event: ev.Event) -> None:
-        msg: ev.TerminalInteractionEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.TerminalInteractionEvent)
         self._notify(
             "item/commandExecution/terminalInteraction",
             {
@@ -217,7 +217,7 @@ class ToolEventsMixin:
     # -- patches ----------------------------------------------------------------------------
 
     def _patch_approval(self, event: ev.Event) -> None:
-        msg: ev.ApplyPatchApprovalRequestEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ApplyPatchApprovalRequestEvent)
         if self._turn is None or event.id != self._turn.id:
             self._subagent_request(event)
             return
@@ -225,14 +225,14 @@ class ToolEventsMixin:
         self._hooks.ask_patch(self._turn.id, msg, file_change_diffs(msg.changes))
 
     def _patch_begin(self, event: ev.Event) -> None:
-        msg: ev.PatchApplyBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.PatchApplyBeginEvent)
         if self._turn is not None:
             self._start_running(
                 msg.call_id, items.file_change(msg.call_id, msg.changes, "inProgress")
             )
 
     def _patch_end(self, event: ev.Event) -> None:
-        msg: ev.PatchApplyEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.PatchApplyEndEvent)
         if self._turn is None:
             return
         running = self._turn.running.get(msg.call_id)
@@ -256,22 +256,22 @@ class ToolEventsMixin:
     # -- other items ------------------------------------------------------------------------
 
     def _web_search_begin(self, event: ev.Event) -> None:
-        msg: ev.WebSearchBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.WebSearchBeginEvent)
         if self._turn is not None:
             self._start_running(msg.call_id, items.web_search(msg.call_id, ""))
 
     def _web_search_end(self, event: ev.Event) -> None:
-        msg: ev.WebSearchEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.WebSearchEndEvent)
         if self._turn is not None:
             self._end_running(msg.call_id, items.web_search(msg.call_id, msg.query))
 
     def _mcp_begin(self, event: ev.Event) -> None:
-        msg: ev.McpToolCallBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.McpToolCallBeginEvent)
         if self._turn is not None:
             self._start_running(msg.call_id, items.mcp_tool_call(msg.call_id, msg.invocation))
 
     def _mcp_end(self, event: ev.Event) -> None:
-        msg: ev.McpToolCallEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.McpToolCallEndEvent)
         if self._turn is not None:
             item = items.mcp_tool_call(
                 msg.call_id,
@@ -289,14 +289,14 @@ class ToolEventsMixin:
     # -- turn-level notifications -----------------------------------------------------------
 
     def _turn_diff(self, event: ev.Event) -> None:
-        msg: ev.TurnDiffEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.TurnDiffEvent)
         self._notify(
             "turn/diff/updated",
             {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": msg.unified_diff},
         )
 
     def _plan_update(self, event: ev.Event) -> None:
-        msg: ev.PlanUpdateEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.PlanUpdateEvent)
         params: dict[str, Any] = {
             "threadId": self.thread_id,
             "turnId": self._turn_id(),
@@ -307,7 +307,7 @@ class ToolEventsMixin:
         self._notify("turn/plan/updated", params)
 
     def _token_count(self, event: ev.Event) -> None:
-        msg: ev.TokenCountEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.TokenCountEvent)
         turn_id = self._turn_id()
         if msg.info is not None and turn_id:
             self._notify(
@@ -325,7 +325,7 @@ class ToolEventsMixin:
             self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
 
     def _error(self, event: ev.Event) -> None:
-        msg: ev.ErrorEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ErrorEvent)
         turn = self._turn
         if turn is None or event.id != turn.id:
             # An op that failed outside a turn (a stale approval, an empty name): not fatal.
@@ -336,22 +336,22 @@ class ToolEventsMixin:
         self._report_error(turn.error, turn.id, will_retry=False)
 
     def _stream_error(self, event: ev.Event) -> None:
-        msg: ev.StreamErrorEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.StreamErrorEvent)
         error = turn_error(msg.message, msg.codex_error_info, msg.additional_details)
         self._report_error(error, self._turn_id(), will_retry=True)
 
     def _warning(self, event: ev.Event) -> None:
-        msg: ev.WarningEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.WarningEvent)
         self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
 
     def _request_user_input(self, event: ev.Event) -> None:
-        msg: ev.RequestUserInputEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.RequestUserInputEvent)
         if self._turn is not None:
             self._close_streams()
             self._hooks.ask_user_input(self._turn.id, msg)
 
     def _name_updated(self, event: ev.Event) -> None:
-        msg: ev.ThreadNameUpdatedEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ThreadNameUpdatedEvent)
         params: dict[str, Any] = {"threadId": self.thread_id}
         if msg.thread_name is not None:
             params["threadName"] = msg.thread_name

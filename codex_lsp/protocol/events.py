@@ -6,7 +6,7 @@ Turn start and end serialise as `task_started` / `task_complete` for v1 wire com
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, TypeAdapter
 
@@ -419,6 +419,9 @@ def parse_event_msg(data: Any) -> EventMsg:
     return _event_msg_adapter.validate_python(data)
 
 
+M = TypeVar("M", bound=WireModel)
+
+
 class Event(WireModel):
     """One entry of the Event Queue; `id` is the `sub_id` of the op that caused it."""
 
@@ -427,6 +430,13 @@ class Event(WireModel):
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "msg": self.msg.model_dump(mode="json", exclude_none=True)}
+
+    def msg_as(self, kind: type[M]) -> M:
+        """`msg`, known to be a `kind`: for a handler a dispatch table chose by `msg.type`."""
+        msg = self.msg
+        if not isinstance(msg, kind):
+            raise TypeError(f"a {msg.type} event reached the {kind.__name__} handler")
+        return msg
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Event:
