@@ -21,6 +21,7 @@ from codex_lsp.api.port import INTERNAL_ERROR, ApiError
 from codex_lsp.api.replies import ThreadGone
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.skills import SkillsExtension
+from codex_lsp.protocol.events import ListSkillsResponseEvent
 from codex_lsp.protocol.ops import ListSkills
 from codex_lsp.protocol.v2_catalog import SkillsListParams, SkillsListResponse
 from codex_lsp.store.home import new_thread_id
@@ -60,7 +61,8 @@ async def list_skills(
         return await anyio.to_thread.run_sync(_scan, cwds or [base], force, services)
     if answer.msg.type == "error":
         raise ApiError(INTERNAL_ERROR, f"skills/list failed: {answer.msg.message}")
-    return SkillsListResponse.model_validate({"data": answer.msg.skills})  # type: ignore[union-attr]
+    skills = answer.msg_as(ListSkillsResponseEvent).skills
+    return SkillsListResponse.model_validate({"data": skills})
 
 
 def _directory(base: Path, raw: str) -> Path:

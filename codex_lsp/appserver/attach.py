@@ -29,6 +29,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the launcher imports `_socket` itself, the leanest way in
+    import _socket
 
 PROTOCOL = b"codex-lsp-attach/1"
 # How long either side waits for the other's next handshake line.
@@ -147,13 +151,13 @@ def _attach(path: str, args: list[str]) -> int | None:
 
 
 class _Lines:
-    def __init__(self, sock: object) -> None:
+    def __init__(self, sock: _socket.socket) -> None:
         self._sock = sock
         self._buf = b""
 
     def next(self) -> bytes:
         while b"\n" not in self._buf:
-            data = self._sock.recv(256)  # type: ignore[attr-defined]
+            data = self._sock.recv(256)
             if not data:
                 return b""
             self._buf += data

@@ -106,7 +106,9 @@ class Connection:
 
     def resolve(self, message: dict[str, Any]) -> None:
         """Hand a client response to the request it answers."""
-        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        request_id = message.get("id")
+        # Our requests' ids are ints; any other id answers nothing we asked.
+        future = self._pending.get(request_id) if isinstance(request_id, int) else None
         if future is None:
             log.warning("response to unknown request id %r", message.get("id"))
             return

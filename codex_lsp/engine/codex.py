@@ -24,7 +24,7 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.session import Session
 from codex_lsp.engine.session_open import SessionHost
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
-from codex_lsp.protocol.events import ErrorEvent, Event, EventMsg
+from codex_lsp.protocol.events import ErrorEvent, Event, EventMsg, TurnAbortReason
 from codex_lsp.protocol.ops import ConfigureSession, Op, Submission, UnknownOpError, parse_op
 
 log = logging.getLogger(__name__)
@@ -242,7 +242,7 @@ class Codex:
     def event(self, sub_id: str, msg: EventMsg) -> None:
         self.emit(Event(id=sub_id, msg=msg))
 
-    async def _shutdown_session(self, reason: str = "interrupted") -> None:
+    async def _shutdown_session(self, reason: TurnAbortReason = "interrupted") -> None:
         session, self.session = self.session, None
         if session is not None:
             await session.abort_task(reason)

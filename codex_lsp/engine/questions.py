@@ -225,8 +225,9 @@ def _options(raw: Any, where: str, problems: list[str]) -> tuple[Option, ...] | 
             continue
         problems += [f"{at} has unknown field `{key}`" for key in entry if key not in _OPTION_KEYS]
         values = [_text(entry, key, at, problems) for key in _OPTION_KEYS]
-        if all(v is not None for v in values):
-            options.append(Option(*values))  # type: ignore[arg-type]
+        present = [v for v in values if v is not None]
+        if len(present) == len(values):
+            options.append(Option(*present))
     chosen = [option.value for option in options]
     if len(set(chosen)) != len(chosen):
         problems.append(f"{where} repeats a value; each choice needs its own")

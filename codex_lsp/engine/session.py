@@ -35,6 +35,7 @@ from codex_lsp.protocol.events import (
     TaskCompleteEvent,
     TokenCountEvent,
     TurnAbortedEvent,
+    TurnAbortReason,
     WarningEvent,
 )
 from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
@@ -71,7 +72,7 @@ class RunningTask:
     kind: str
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     done: anyio.Event = field(default_factory=anyio.Event)
-    abort_reason: str | None = None
+    abort_reason: TurnAbortReason | None = None
     last_response_id: str | None = None
     diff: TurnDiffTracker = field(default_factory=TurnDiffTracker)
     steering: Steering = field(default_factory=Steering)
@@ -211,7 +212,7 @@ class Session:
         self._task = task
         self._task_group.start_soon(self._run_task, task, body)
 
-    async def abort_task(self, reason: str) -> None:
+    async def abort_task(self, reason: TurnAbortReason) -> None:
         """End the running task, if any, and wait until it has cleaned up."""
         task = self._task
         if task is None:
@@ -258,7 +259,7 @@ class Session:
             self.record_items([user_message(TURN_ABORTED_MARKER)])
         self.emit(
             task.sub_id,
-            TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason),  # type: ignore[arg-type]
+            TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason or "interrupted"),
         )
 
     @staticmethod

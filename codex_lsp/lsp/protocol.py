@@ -84,6 +84,7 @@ class CodexProtocol(LanguageServerProtocol):
     def set_outbox(self, outbox: Outbox) -> None:
         """Write every message through `outbox`, whose backlog paces the engine."""
         self.outbox = outbox
+        # pygls types its writer as its own protocol class; an Outbox has the same two methods.
         self.set_writer(outbox)  # type: ignore[arg-type]
 
     # Private: the one place pygls resolves a method name to a handler; public registration

@@ -82,10 +82,13 @@ class TaskCompleteEvent(WireModel):
     duration_ms: int | None = None
 
 
+TurnAbortReason = Literal["interrupted", "replaced", "review_ended", "budget_limited"]
+
+
 class TurnAbortedEvent(WireModel):
     type: Literal["turn_aborted"] = "turn_aborted"
     turn_id: str
-    reason: Literal["interrupted", "replaced", "review_ended", "budget_limited"]
+    reason: TurnAbortReason
 
 
 class UserMessageEvent(WireModel):

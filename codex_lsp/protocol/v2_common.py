@@ -142,6 +142,13 @@ AskForApproval = TypeAliasType(
 """The v2 approval policy. The deprecated core value `on-failure` is not part of the v2 schema."""
 
 
+_V2_APPROVAL_POLICIES: tuple[Literal["untrusted", "on-request", "never"], ...] = (
+    "untrusted",
+    "on-request",
+    "never",
+)
+
+
 def approval_policy_to_v2(value: str) -> Literal["untrusted", "on-request", "never"]:
     """The v2 spelling of a core approval policy.
 
@@ -151,8 +158,9 @@ def approval_policy_to_v2(value: str) -> Literal["untrusted", "on-request", "nev
     text = str(value)
     if text == "on-failure":
         return "on-request"
-    if text in ("untrusted", "on-request", "never"):
-        return text  # type: ignore[return-value]
+    for known in _V2_APPROVAL_POLICIES:
+        if text == known:
+            return known
     raise ValueError(f"unknown approval policy {text!r}")
 
 
