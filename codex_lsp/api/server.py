@@ -51,7 +51,12 @@ from codex_lsp.protocol import v2
 from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_threads import ThreadForkParams, ThreadSetNameParams
+from codex_lsp.protocol.v2_threads import (
+    ThreadForkParams,
+    ThreadSetNameParams,
+    ThreadStartParams,
+    ThreadStartResponse,
+)
 from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
 from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
@@ -131,6 +136,14 @@ class ApiServer:
         if result is None:
             return {}
         return dump(result)
+
+    async def start_thread(self, params: ThreadStartParams) -> ThreadStartResponse:
+        """`thread/start` for a door holding typed params; the thread is announced as usual."""
+        if self._closed:
+            raise ApiError(INVALID_REQUEST, "the server is shutting down")
+        response = await self.threads.start(params)
+        self._announce(self.threads.get(response.thread.id))
+        return response
 
     def thread_cwd(self, thread_id: str) -> Path | None:
         """The working directory a loaded thread's turns run in, or None if it is not loaded."""
@@ -230,9 +243,7 @@ class ApiServer:
     # -- threads ----------------------------------------------------------------------------
 
     async def _thread_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        response = await self.threads.start(params)
-        self._announce(self.threads.get(response.thread.id))
-        return response
+        return await self.start_thread(params)
 
     async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
         response = await self.threads.resume(params, _path(raw))

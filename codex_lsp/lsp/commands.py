@@ -156,8 +156,7 @@ class Commands:
         """Start the task's turn on `threadId`, or on a new thread rooted near `path`."""
         thread_id = string_option(options, "threadId", command, required=False)
         if thread_id is None:
-            started = await self._host.call("thread/start", {"cwd": self._default_cwd(path)})
-            thread_id = started["thread"]["id"]
+            thread_id = await self._host.start_thread(self._default_cwd(path))
         params = {"threadId": thread_id, "task": task, "context": context}
         params.update(turn_overrides(options))
         result = await self._host.call("turn/startTask", params)

@@ -144,6 +144,18 @@ class EngineHost:
             self._resumed(result)
         return result
 
+    async def start_thread(self, cwd: str) -> str:
+        """Start a thread in `cwd`, as `codex/thread/start` would; its id."""
+        from codex_lsp.api.port import ApiError
+        from codex_lsp.protocol.v2_threads import ThreadStartParams
+
+        api = self._ready()
+        try:
+            started = await api.start_thread(ThreadStartParams(cwd=cwd))
+        except ApiError as err:
+            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
+        return started.thread.id
+
     def _resumed(self, result: dict[str, Any]) -> None:
         thread = result.get("thread")
         thread_id = thread.get("id") if isinstance(thread, dict) else None
