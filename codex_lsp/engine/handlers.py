@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from codex_lsp.engine.compact import compact
+from codex_lsp.engine.config_reload import reload_user_config
 from codex_lsp.engine.editor_tasks import turn_instructions
 from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
@@ -29,6 +30,7 @@ from codex_lsp.protocol.ops import (
     Op,
     OverrideTurnContext,
     PatchApproval,
+    ReloadUserConfig,
     RevertToTurn,
     RunUserShellCommand,
     SetThreadName,
@@ -87,6 +89,8 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         inject_items(session, sub_id, op)
     elif isinstance(op, RevertToTurn):
         revert_to_turn(session, sub_id, op)
+    elif isinstance(op, ReloadUserConfig):
+        await reload_user_config(session, sub_id)
     elif isinstance(op, Shutdown):
         from codex_lsp.engine.codex import close_session
 

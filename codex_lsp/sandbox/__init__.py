@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ._api import (
         SandboxSupport,
         SandboxUnavailable,
+        block_stop_now,
         fallback_warning,
         is_likely_sandbox_denied,
         sandbox_support,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         session_sandbox_warning,
         wrap_command,
     )
+    from ._supervise import STOP_NOW as STOP_NOW_SIGNAL
     from .beneath import open_beneath
     from .options import ResourceLimits, SandboxOptions, default_hidden_dirs
     from .policy import (
@@ -46,8 +48,10 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
+    "STOP_NOW_SIGNAL": "._api",
     "SandboxSupport": "._api",
     "SandboxUnavailable": "._api",
+    "block_stop_now": "._api",
     "fallback_warning": "._api",
     "ResourceLimits": ".options",
     "SandboxOptions": ".options",
@@ -66,11 +70,13 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "STOP_NOW_SIGNAL",
     "ResourceLimits",
     "SandboxOptions",
     "SandboxSupport",
     "SandboxUnavailable",
     "WritableRoot",
+    "block_stop_now",
     "default_hidden_dirs",
     "fallback_warning",
     "is_likely_sandbox_denied",

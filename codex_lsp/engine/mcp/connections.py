@@ -7,7 +7,7 @@ that will be there. A server that failed is reported, never fatal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,9 @@ from codex_lsp.engine.mcp.connection import McpServerConnection
 from codex_lsp.engine.mcp.names import function_spec, qualified_name
 from codex_lsp.store.config import McpServerConfig
 
-# Start a long-lived task (anyio's start_soon takes a coroutine function).
-Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]], str], None]
+# Start a long-lived task, named.
+Spawn = Callable[[Callable[[], Awaitable[None]], str], None]
+Report = Callable[[McpServerConnection], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,14 +53,25 @@ class McpConnections:
             ]
         )
 
-    async def start(self, spawn: Spawn) -> list[McpServerConnection]:
-        """Connect every server concurrently; return those that failed."""
+    async def start(self, spawn: Spawn, report: Report | None = None) -> list[McpServerConnection]:
+        """Connect every server concurrently; return those that failed. `report` hears of each
+        server as soon as it has connected or failed."""
+
+        async def settled(server: McpServerConnection) -> None:
+            await server.wait_started()
+            if report is not None:
+                report(server)
+
         for server in self.servers:
             spawn(server.run, f"mcp server {server.name}")
-        for server in self.servers:
-            await server.wait_started()
+        async with anyio.create_task_group() as waits:
+            for server in self.servers:
+                waits.start_soon(settled, server)
         self._index()
         return [server for server in self.servers if not server.connected]
+
+    def server(self, name: str) -> McpServerConnection | None:
+        return next((server for server in self.servers if server.name == name), None)
 
     def _index(self) -> None:
         taken: set[str] = set()
