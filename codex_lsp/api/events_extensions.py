@@ -124,7 +124,7 @@ class ExtensionEventsMixin:
     # -- MCP servers ------------------------------------------------------------------------
 
     def _mcp_startup(self, event: ev.Event) -> None:
-        msg: McpStartupUpdateEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(McpStartupUpdateEvent)
         params = McpServerStatusUpdatedNotification(
             thread_id=self.thread_id, name=msg.server, status=msg.state, error=msg.error
         )
