@@ -217,4 +217,3 @@ class ContextCommands:
         except Exception:
             return None
         return str(cwd) if cwd is not None else None
-

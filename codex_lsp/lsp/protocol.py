@@ -14,6 +14,7 @@ real transcripts.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Callable
@@ -41,11 +42,14 @@ CodexHandler = Callable[[str, Any], Any]
 _ANSWERED = object()
 
 
+@functools.cache
 def json_converter() -> cattrs.Converter:
     """lsprotocol's converter, leaving the params and results of untyped methods plain JSON.
 
     pygls's default turns such dicts into namedtuples; the v2 API and the clients' answers to
-    `codex/*` requests are dicts and must stay dicts.
+    `codex/*` requests are dicts and must stay dicts. One per process: building it resolves
+    the types of every LSP class, and cattrs builds a hook per type on first use, which a
+    session forked from the warm server then inherits instead of building again.
     """
     converter = converters.get_converter()
     for message_type in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):

@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cattrs import transform_error
@@ -192,23 +193,60 @@ def _pump(fd: int, loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader
         return  # the loop closed first: the server is gone
 
 
-async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out: BinaryIO) -> None:
+def _watch_hangup(loop: asyncio.AbstractEventLoop, fd: int, hung_up: Callable[[], None]) -> None:
+    """Call `hung_up` once `fd` reaches its end (the warm start's launcher is gone)."""
+
+    def readable() -> None:
+        try:
+            data = os.read(fd, 256)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(fd)
+            hung_up()
+
+    loop.add_reader(fd, readable)
+
+
+async def _serve_stdio(
+    server: CodexLanguageServer,
+    in_fd: int,
+    out: BinaryIO,
+    before_reading: Callable[[], None] | None,
+    hangup: int | None,
+) -> None:
     reader = asyncio.StreamReader(limit=_HEADER_LIMIT)
     loop = asyncio.get_running_loop()
     threading.Thread(
         target=_pump, args=(in_fd, loop, reader), name="lsp-stdin", daemon=True
     ).start()
     server.protocol.set_writer(StdoutWriter(out))
+    if hangup is not None:
+        _watch_hangup(loop, hangup, reader.feed_eof)
     try:
+        if before_reading is not None:
+            before_reading()
         await serve_stream(server, reader)
     finally:
         await server.close()
 
 
-def run_stdio(server: CodexLanguageServer) -> int:
-    """Serve the client on stdin/stdout; return the process exit status."""
+def run_stdio(
+    server: CodexLanguageServer,
+    *,
+    before_reading: Callable[[], None] | None = None,
+    hangup: int | None = None,
+) -> int:
+    """Serve the client on stdin/stdout; return the process exit status.
+
+    `before_reading` runs in the event loop once output is set up, before the first read (the
+    early `initialize` is replayed there); when `hangup`, a descriptor, closes, the input
+    counts as ended.
+    """
     in_fd, out = _claim_stdio()
-    return _run(_serve_stdio(server, in_fd, out))
+    return _run(_serve_stdio(server, in_fd, out, before_reading, hangup))
 
 
 # -- tcp -------------------------------------------------------------------------------------
