@@ -74,7 +74,11 @@ def write_thread(home: Path, items: int, cwd: str = "/repo") -> tuple[Path, int]
         recorder.record_event({"type": "agent_message", "message": "Done with this step."})
         usage = {"input_tokens": 900 * turn, "output_tokens": 90 * turn, "total_tokens": 990 * turn}
         last = {"input_tokens": 900, "output_tokens": 90, "total_tokens": 990}
-        info = {"total_token_usage": usage, "last_token_usage": last, "model_context_window": 1 << 18}
+        info = {
+            "total_token_usage": usage,
+            "last_token_usage": last,
+            "model_context_window": 1 << 18,
+        }
         recorder.record_event({"type": "token_count", "info": info})
         recorder.record_event({"type": "task_complete", "turn_id": f"t{turn}"})
         written += 1

@@ -31,6 +31,7 @@ from tests.support.scripted_builders import (
     usage,
 )
 from tests.support.scripted_model import ScriptedModelServer
+from tests.support.warm import warm_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 EXT = ROOT / "editors" / "vscode"
@@ -278,7 +279,8 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
     ws = _workspace(tmp_path / "ws")
-    with ScriptedModelServer() as model:
+    # The extension starts the server warm: its per-user server is the test's own, and stopped.
+    with warm_runtime() as runtime, ScriptedModelServer() as model:
         home = tmp_path / "codex-home"
         write_config(home, model.base_url, approval_policy="untrusted")
         config = {
@@ -292,7 +294,7 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
             "timeoutMs": 420_000,
             "settings": {
                 "codexChat.pythonPath": sys.executable,
-                "codexChat.serverEnv": {"CODEX_HOME": str(home)},
+                "codexChat.serverEnv": {"CODEX_HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)},
             },
             "env": {"CODEX_HOME": str(home)},
             "context": {
