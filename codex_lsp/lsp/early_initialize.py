@@ -5,8 +5,8 @@ serve`, and the first answer an editor waits for needs none of it. `take_initial
 first message from stdin exactly (not one byte past it, so the ordinary read loop carries on
 with the next message) and, when it is `initialize`, writes the answer pygls would write: the
 same capabilities and server info for the same client. For the features this server registers,
-the position encoding is the only part that depends on the client; a test compares this answer
-with pygls's own for several editors' capabilities, so a new feature cannot drift from it.
+only the position encoding and two text-sync flags depend on the client; a test compares this
+answer with pygls's own for several editors' capabilities, so a new feature cannot drift from it.
 
 The server is then built and the message replayed through it (`EarlyInitialize.replay`, run
 in the event loop before the first read) with its second answer dropped, so pygls and the
@@ -60,15 +60,28 @@ def position_encoding(capabilities: dict[str, Any]) -> str:
     return _DEFAULT_ENCODING
 
 
+def _text_document_sync(capabilities: dict[str, Any]) -> dict[str, Any]:
+    sync: dict[str, Any] = {
+        "openClose": True,
+        "change": _TEXT_DOCUMENT_SYNC_INCREMENTAL,
+        "save": False,
+    }
+    text_document = capabilities.get("textDocument")
+    offered = text_document.get("synchronization") if isinstance(text_document, dict) else None
+    for key in ("willSave", "willSaveWaitUntil"):
+        # pygls says `<the client's flag> and <a handler is registered>`; none is, so: false
+        # when the client said true, the client's own value when it did not (none: no key).
+        value = offered.get(key) if isinstance(offered, dict) else None
+        if value is not None:
+            sync[key] = False if value else value
+    return sync
+
+
 def initialize_result(params: dict[str, Any]) -> dict[str, Any]:
     """The `InitializeResult` for a client's `initialize` params."""
     capabilities: dict[str, Any] = {
         "positionEncoding": position_encoding(params["capabilities"]),
-        "textDocumentSync": {
-            "openClose": True,
-            "change": _TEXT_DOCUMENT_SYNC_INCREMENTAL,
-            "save": False,
-        },
+        "textDocumentSync": _text_document_sync(params["capabilities"]),
         "codeActionProvider": {"codeActionKinds": ["quickfix"]},
         "executeCommandProvider": {"commands": list(COMMANDS)},
         "workspace": {
