@@ -186,8 +186,10 @@ async def test_two_threads_run_turns_at_the_same_time(tmp_path, ws, scripted_mod
         quick_done = await client.turn_completed(quick, quick_turn)
         slow_done = await client.turn_completed(slow, slow_turn)
         assert quick_done["turn"]["status"] == slow_done["turn"]["status"] == "completed"
+        # Both finished (the slow one could only finish because the quick one ran meanwhile);
+        # which of the two last model answers lands first is a race, not part of the behaviour.
         finished = [p["threadId"] for p in client.notifications("turn/completed")]
-        assert finished == [quick, slow]
+        assert sorted(finished) == sorted([quick, slow])
 
         def answer(thread_id: str) -> str:
             return "".join(
