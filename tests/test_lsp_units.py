@@ -17,11 +17,11 @@ from codex_lsp.lsp.approvals import (
     decision_for,
     file_change_message,
 )
-from codex_lsp.lsp.commands import context_block
+from codex_lsp.lsp.framing import FrameReader
 from codex_lsp.lsp.logs import EditorLogHandler, redact
 from codex_lsp.lsp.progress import describe_item
 from codex_lsp.lsp.server import build_server
-from codex_lsp.lsp.transport import dispatch, read_message
+from codex_lsp.lsp.transport import dispatch
 
 # -- approval prompts ------------------------------------------------------------------------
 
@@ -214,12 +214,6 @@ def test_progress_messages_say_what_the_agent_does(item, text):
     assert describe_item(item) == text
 
 
-def test_ask_context_fences_the_selection_safely():
-    text = context_block("Explain", "docs/a.md", "```py\nx\n```", "markdown", (3, 5))
-    assert text.startswith("Explain\n\nContext from lines 3-5 of docs/a.md:\n````markdown\n")
-    assert text.endswith("```py\nx\n```\n````\n")
-
-
 # -- logs ------------------------------------------------------------------------------------
 
 
@@ -255,13 +249,14 @@ def test_editor_log_handler_forwards_warnings_redacted():
 # -- framing ---------------------------------------------------------------------------------
 
 
-async def test_read_message_handles_extra_headers_and_blank_lines():
+async def test_frames_are_read_past_extra_headers_and_blank_lines():
     reader = asyncio.StreamReader()
     body = b'{"jsonrpc": "2.0"}'
     reader.feed_data(b"\r\nContent-Type: x\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
     reader.feed_eof()
-    assert await read_message(reader) == body
-    assert await read_message(reader) is None
+    frames = FrameReader(lambda: reader.read(7))  # split anywhere: 7 bytes at a time
+    assert await frames.next() == body
+    assert await frames.next() is None
 
 
 def test_dispatch_answers_requests_without_params_for_unknown_methods():

@@ -11,9 +11,11 @@ from anyio.abc import TaskGroup
 from codex_lsp import __version__
 from codex_lsp.engine.compact import compact
 from codex_lsp.engine.context_factory import initial_turn_context
+from codex_lsp.engine.editor_tasks import turn_instructions
 from codex_lsp.engine.history import ConversationHistory
 from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.turn_context import TurnContext
@@ -51,7 +53,7 @@ from codex_lsp.store.fork import fork_thread
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.persist import should_persist_event
-from codex_lsp.store.rollout import RolloutRecorder, read_rollout
+from codex_lsp.store.rollout import RolloutInUseError, RolloutRecorder, read_rollout
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
@@ -87,7 +89,11 @@ async def configure_session(
         thread_id = str(resumed_state.meta["id"])
         forked_from = resumed_state.meta.get("forked_from_id")
         if not op.ephemeral:
-            rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            try:
+                rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            except RolloutInUseError as err:
+                codex.event(sub_id, ErrorEvent(message=str(err)))
+                return None
     elif op.fork_path:
         thread_id = new_thread_id()
         rollout = fork_thread(
@@ -120,6 +126,7 @@ async def configure_session(
         rollout=rollout,
         persist_filter=should_persist_event,
         backlog=codex.event_backlog,
+        drained=codex.events_drained,
     )
     for extension in services.extensions:
         try:
@@ -153,7 +160,9 @@ async def configure_session(
     # After session_configured, which front doors wait for as the first answer to configure.
     for warning in read_warnings:
         session.warn_once(sub_id, warning)
-    sandbox_warning = session_sandbox_warning(ctx.sandbox_policy)
+    sandbox_warning = session_sandbox_warning(
+        ctx.sandbox_policy, sandbox_options(services.config, services.codex_home)
+    )
     if sandbox_warning is not None:
         session.warn_once(sub_id, sandbox_warning)
     return session
@@ -254,7 +263,13 @@ async def _start_turn(
     turn_ctx = replace(ctx, output_schema=op.final_output_json_schema)
 
     async def body(sess: Session, task: RunningTask) -> None:
-        await run_regular_task(sess, task, turn_ctx, list(op.items), op.previous_response_id)
+        instructions = None
+        if isinstance(op, UserTurn):
+            # Rendered when the task starts: the files are read as they are then.
+            instructions = turn_instructions(op.task, op.attachments, sess.workspace, turn_ctx.cwd)
+        await run_regular_task(
+            sess, task, turn_ctx, list(op.items), op.previous_response_id, instructions
+        )
 
     await session.start_task(sub_id, "regular", body)
 

@@ -66,6 +66,9 @@ class ScriptedModelServer:
         self._requests: list[RecordedRequest] = []
         self._httpd: _HttpServer | None = None
         self._thread: threading.Thread | None = None
+        # Body steps written to clients so far: a test can see a stream stop advancing when
+        # its reader applies backpressure.
+        self.steps_streamed = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -285,6 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self._start_stream(headers)
                     started = True
                 self._write_chunk(_encode_step(step))
+                self.server.owner.steps_streamed += 1
         if not started:
             self._start_stream(headers)
         self.wfile.write(b"0\r\n\r\n")
