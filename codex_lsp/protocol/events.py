@@ -16,6 +16,7 @@ from codex_lsp.protocol.events_history import (
     ThreadRolledBackEvent,
     ThreadSettingsAppliedEvent,
 )
+from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
 from codex_lsp.protocol.inputs import (
     PlanItem,
     RateLimitSnapshot,
@@ -399,7 +400,8 @@ EventMsg = Annotated[
     | SteerAcceptedEvent
     | ItemsInjectedEvent
     | ThreadRolledBackEvent
-    | ThreadSettingsAppliedEvent,
+    | ThreadSettingsAppliedEvent
+    | McpStartupUpdateEvent,
     Field(discriminator="type"),
 ]
 
