@@ -1,5 +1,5 @@
-"""Starts the per-user server behind `codex-lsp app-server --attach`: each session it forks
-runs this command line's `app-server`.
+"""Starts the per-user warm server behind `codex-lsp app-server --attach` and the editors' warm
+`serve`: each session it forks runs this command line's `app-server` or `serve`.
 
 The launcher (`appserver/attach.py`) runs `main` in a fresh interpreter; the server itself
 (`appserver/daemon.py`) is told what to run rather than importing the command line above it.
