@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
+# Not `typing.TYPE_CHECKING`: the launcher imports nothing it does not need, typing included.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the launcher imports `_socket` itself, the leanest way in
     import _socket
 
