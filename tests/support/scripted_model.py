@@ -18,9 +18,16 @@ A script is a JSON list of steps, so tests in other languages can drive it too:
 
 Builders for common scripts are in `tests.support.scripted_builders`.
 
+A script may wait for a request that contains some text (`when`), or for one that offers the
+model a tool of some name (`when_tool`: the same scenario can then call whichever shell tool a
+server offers). `GET .../models` answers with the catalog set by `set_models` (the shape
+`{"models": [...]}` Codex reads from a provider), or 404 like a provider without one. Every
+HTTP request, model call or not, is kept in `http_log` (method, path with its query, headers).
+
 CLI, for editor tests: `python -m tests.support.scripted_model --port 0 --script-file F.json`
-prints `READY <base_url>`; `POST /_control/enqueue` `{"when"?, "script"}` adds a script,
-`GET /_control/requests` returns the recorded requests, `POST /_control/reset` clears both.
+prints `READY <base_url>`; `POST /_control/enqueue` `{"when"?, "when_tool"?, "script"}` adds a
+script, `GET /_control/requests` returns the recorded requests, `POST /_control/models` sets the
+catalog, `POST /_control/reset` clears scripts and records.
 """
 
 from __future__ import annotations
@@ -51,6 +58,46 @@ class RecordedRequest:
     scripted: bool = True  # False when no script was left to answer it
 
 
+@dataclass(frozen=True)
+class HttpRecord:
+    """Any request the server saw: model calls, `/models`, unknown routes (not `/_control`)."""
+
+    method: str
+    path: str  # with its query string
+    headers: dict[str, str]  # lowercased names
+
+
+@dataclass(frozen=True)
+class _Pending:
+    when: str | None
+    when_tool: str | None
+    script: Script
+
+    @property
+    def conditional(self) -> bool:
+        return self.when is not None or self.when_tool is not None
+
+    def matches(self, raw_body: str, tools: frozenset[str]) -> bool:
+        if self.when is not None and self.when not in raw_body:
+            return False
+        return self.when_tool is None or self.when_tool in tools
+
+
+def offered_tools(body: Any) -> frozenset[str]:
+    """The names of the tools a Responses or Chat request offers the model."""
+    if not isinstance(body, dict) or not isinstance(body.get("tools"), list):
+        return frozenset()
+    names: set[str] = set()
+    for tool in body["tools"]:
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function")  # Chat Completions nests the name
+        name = function.get("name") if isinstance(function, dict) else tool.get("name")
+        if isinstance(name, str):
+            names.add(name)
+    return frozenset(names)
+
+
 class ScriptedModelServer:
     """The server; use as a context manager or call `start()` / `stop()`."""
 
@@ -58,8 +105,10 @@ class ScriptedModelServer:
         self._host = host
         self._port = port
         self._cond = threading.Condition()
-        self._scripts: list[tuple[str | None, Script]] = []
+        self._scripts: list[_Pending] = []
         self._requests: list[RecordedRequest] = []
+        self._http_log: list[HttpRecord] = []
+        self._models: Any = None
         self._httpd: _HttpServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -107,12 +156,36 @@ class ScriptedModelServer:
 
     # -- scripts and records -----------------------------------------------------------------
 
-    def enqueue(self, script: Script, *, when: str | None = None) -> None:
-        """Add a script. With `when`, it answers only a request whose body contains that text."""
+    def enqueue(
+        self, script: Script, *, when: str | None = None, when_tool: str | None = None
+    ) -> None:
+        """Add a script. With `when`, it answers only a request whose body contains that text;
+        with `when_tool`, only a request that offers the model a tool of that name."""
         if not isinstance(script, list):
             raise TypeError("a script is a list of steps (dicts)")
         with self._cond:
-            self._scripts.append((when, list(script)))
+            self._scripts.append(_Pending(when, when_tool, list(script)))
+
+    def set_models(self, catalog: Any) -> None:
+        """Serve `catalog` (JSON) at `GET .../models`; `None` makes that route a 404 again."""
+        with self._cond:
+            self._models = catalog
+
+    @property
+    def models(self) -> Any:
+        with self._cond:
+            return self._models
+
+    @property
+    def http_log(self) -> list[HttpRecord]:
+        """Every request seen so far, in order, control requests aside."""
+        with self._cond:
+            return list(self._http_log)
+
+    def _log_http(self, record: HttpRecord) -> None:
+        with self._cond:
+            self._http_log.append(record)
+            self._cond.notify_all()
 
     @property
     def pending_scripts(self) -> int:
@@ -137,17 +210,21 @@ class ScriptedModelServer:
         with self._cond:
             self._scripts.clear()
             self._requests.clear()
+            self._http_log.clear()
 
     def _take(self, record: RecordedRequest, raw_body: str) -> Script | None:
+        tools = offered_tools(record.body)
         with self._cond:
             chosen = None
-            for i, (when, _) in enumerate(self._scripts):
-                if when is not None and when in raw_body:
+            for i, pending in enumerate(self._scripts):
+                if pending.conditional and pending.matches(raw_body, tools):
                     chosen = i
                     break
             if chosen is None:
-                chosen = next((i for i, (w, _) in enumerate(self._scripts) if w is None), None)
-            script = self._scripts.pop(chosen)[1] if chosen is not None else None
+                chosen = next(
+                    (i for i, pending in enumerate(self._scripts) if not pending.conditional), None
+                )
+            script = self._scripts.pop(chosen).script if chosen is not None else None
             record.scripted = script is not None
             self._requests.append(record)
             self._cond.notify_all()
@@ -197,12 +274,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.headers.items()}
+
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
+        owner = self.server.owner
         if path == "/_control/requests":
-            self._send_json(200, [asdict(r) for r in self.server.owner.requests])
-        elif path == "/_control/health":
-            self._send_json(200, {"ok": True, "pending": self.server.owner.pending_scripts})
+            self._send_json(200, [asdict(r) for r in owner.requests])
+            return
+        if path == "/_control/health":
+            self._send_json(200, {"ok": True, "pending": owner.pending_scripts})
+            return
+        owner._log_http(HttpRecord("GET", self.path, self._headers()))
+        catalog = owner.models
+        if path.endswith("/models") and catalog is not None:
+            self._send_json(200, catalog)
         else:
             self._send_json(404, {"error": {"message": f"no route GET {path}"}})
 
@@ -215,16 +302,27 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/_control/enqueue":
             try:
                 spec = json.loads(raw)
-                owner.enqueue(spec["script"], when=spec.get("when"))
+                owner.enqueue(
+                    spec["script"], when=spec.get("when"), when_tool=spec.get("when_tool")
+                )
             except (ValueError, KeyError, TypeError) as exc:
                 self._send_json(400, {"error": {"message": f"bad enqueue body: {exc}"}})
                 return
             self._send_json(200, {"ok": True, "pending": owner.pending_scripts})
             return
+        if path == "/_control/models":
+            try:
+                owner.set_models(json.loads(raw))
+            except ValueError as exc:
+                self._send_json(400, {"error": {"message": f"bad models body: {exc}"}})
+                return
+            self._send_json(200, {"ok": True})
+            return
         if path == "/_control/reset":
             owner.reset()
             self._send_json(200, {"ok": True})
             return
+        owner._log_http(HttpRecord("POST", self.path, self._headers()))
         if not path.endswith(_MODEL_PATHS):
             self._send_json(404, {"error": {"message": f"no route POST {path}"}})
             return
@@ -232,8 +330,7 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw)
         except ValueError:
             body = raw
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        record = RecordedRequest("POST", path, headers, body)
+        record = RecordedRequest("POST", path, self._headers(), body)
         script = owner._take(record, raw)
         if script is None:
             message = (
@@ -343,7 +440,9 @@ def load_script_file(server: ScriptedModelServer, path: str) -> None:
         entries = json.load(f)
     for entry in entries:
         if isinstance(entry, dict):
-            server.enqueue(entry["script"], when=entry.get("when"))
+            server.enqueue(
+                entry["script"], when=entry.get("when"), when_tool=entry.get("when_tool")
+            )
         else:
             server.enqueue(entry)
 
