@@ -19,10 +19,12 @@ A script is a JSON list of steps, so tests in other languages can drive it too:
 Builders for common scripts are in `tests.support.scripted_builders`.
 
 A script may wait for a request that contains some text (`when`), or for one that offers the
-model a tool of some name (`when_tool`: the same scenario can then call whichever shell tool a
-server offers). `GET .../models` answers with the catalog set by `set_models` (the shape
-`{"models": [...]}` Codex reads from a provider), or 404 like a provider without one. Every
-HTTP request, model call or not, is kept in `http_log` (method, path with its query, headers).
+model a tool of some name (`when_tool`; `enqueue_by_tool` gives one answer with a script per
+tool, so the same scenario calls whichever shell tool a server offers).
+
+`GET .../models` answers with the catalog set by `set_models` (the shape `{"models": [...]}`
+Codex reads from a provider), or 404 like a provider without one. Every HTTP request, model
+call or not, is kept in `http_log` (method, path with its query, headers).
 
 CLI, for editor tests: `python -m tests.support.scripted_model --port 0 --script-file F.json`
 prints `READY <base_url>`; `POST /_control/enqueue` `{"when"?, "when_tool"?, "script"}` adds a
@@ -69,18 +71,24 @@ class HttpRecord:
 
 @dataclass(frozen=True)
 class _Pending:
+    """A script waiting for its request: any request, one containing `when`, or one offering
+    a tool `by_tool` names (the script of the first such tool answers it)."""
+
     when: str | None
-    when_tool: str | None
+    by_tool: tuple[tuple[str, Script], ...]
     script: Script
 
     @property
     def conditional(self) -> bool:
-        return self.when is not None or self.when_tool is not None
+        return self.when is not None or bool(self.by_tool)
 
-    def matches(self, raw_body: str, tools: frozenset[str]) -> bool:
+    def choose(self, raw_body: str, tools: frozenset[str]) -> Script | None:
+        """The script to play for this request, or None if it is not this entry's."""
         if self.when is not None and self.when not in raw_body:
-            return False
-        return self.when_tool is None or self.when_tool in tools
+            return None
+        if not self.by_tool:
+            return self.script
+        return next((script for tool, script in self.by_tool if tool in tools), None)
 
 
 def offered_tools(body: Any) -> frozenset[str]:
@@ -161,10 +169,23 @@ class ScriptedModelServer:
     ) -> None:
         """Add a script. With `when`, it answers only a request whose body contains that text;
         with `when_tool`, only a request that offers the model a tool of that name."""
+        if when_tool is not None:
+            self.enqueue_by_tool({when_tool: script}, when=when)
+            return
         if not isinstance(script, list):
             raise TypeError("a script is a list of steps (dicts)")
         with self._cond:
-            self._scripts.append(_Pending(when, when_tool, list(script)))
+            self._scripts.append(_Pending(when, (), list(script)))
+
+    def enqueue_by_tool(self, scripts: dict[str, Script], *, when: str | None = None) -> None:
+        """Add one answer for the next request offering any of these tools: the script of the
+        first one (in this order) that the request offers. The same scenario can so call
+        whichever shell tool each server gives the model."""
+        if not scripts or not all(isinstance(s, list) for s in scripts.values()):
+            raise TypeError("by-tool scripts are a non-empty {tool name: script} mapping")
+        choices = tuple((tool, list(script)) for tool, script in scripts.items())
+        with self._cond:
+            self._scripts.append(_Pending(when, choices, []))
 
     def set_models(self, catalog: Any) -> None:
         """Serve `catalog` (JSON) at `GET .../models`; `None` makes that route a 404 again."""
@@ -215,16 +236,19 @@ class ScriptedModelServer:
     def _take(self, record: RecordedRequest, raw_body: str) -> Script | None:
         tools = offered_tools(record.body)
         with self._cond:
-            chosen = None
+            chosen: tuple[int, Script] | None = None
             for i, pending in enumerate(self._scripts):
-                if pending.conditional and pending.matches(raw_body, tools):
-                    chosen = i
+                if pending.conditional and (script := pending.choose(raw_body, tools)) is not None:
+                    chosen = (i, script)
                     break
             if chosen is None:
                 chosen = next(
-                    (i for i, pending in enumerate(self._scripts) if not pending.conditional), None
+                    ((i, p.script) for i, p in enumerate(self._scripts) if not p.conditional), None
                 )
-            script = self._scripts.pop(chosen).script if chosen is not None else None
+            script = None
+            if chosen is not None:
+                del self._scripts[chosen[0]]
+                script = chosen[1]
             record.scripted = script is not None
             self._requests.append(record)
             self._cond.notify_all()
