@@ -147,3 +147,15 @@ def test_models_route_serves_the_catalog_and_every_request_is_logged(scripted_mo
     ]
     assert scripted_model.http_log[1].headers["authorization"] == "Bearer k"
     assert scripted_model.requests == []  # the model-call record is unchanged by these
+
+
+def test_by_tool_plays_the_script_of_the_first_offered_tool_once(scripted_model) -> None:
+    scripted_model.enqueue_by_tool(
+        {"exec_command": sb.text_response("exec"), "shell_command": sb.text_response("shell")}
+    )
+    scripted_model.enqueue(sb.text_response("plain"))
+    url = f"{scripted_model.base_url}/responses"
+    both = {"tools": [{"name": "shell_command"}, {"name": "exec_command"}]}
+    assert "exec" in httpx.post(url, json=both, timeout=5).text
+    # The alternative went with it: the next offering request gets the plain script.
+    assert "plain" in httpx.post(url, json=both, timeout=5).text

@@ -57,7 +57,7 @@ def _model_log(run: Run) -> str:
     for request in run.model.requests:
         body = request.body if isinstance(request.body, dict) else {}
         tail = [
-            {k: item.get(k) for k in ("type", "role", "name", "call_id") if k in item}
+            {k: str(item.get(k))[:300] for k in ("type", "role", "name", "output") if k in item}
             for item in body.get("input", [])[-3:]
             if isinstance(item, dict)
         ]
