@@ -207,7 +207,7 @@ def test_patch_approval_carries_the_diff_and_lands_on_disk(scripted_model, tmp_p
         pending = items_of(client.received, "item/started", "fileChange")[0]
         assert pending["id"] == request["params"]["itemId"] == "call_patch"
         assert pending["status"] == "inProgress"
-        by_path = {change["path"]: change for change in request["params"]["changes"]}
+        by_path = {change["path"]: change for change in request["params"]["codexLsp"]["changes"]}
         added, updated = by_path[str(ws / "hello.txt")], by_path[str(ws / "app.py")]
         assert added["kind"] == {"type": "add"}
         assert (

@@ -150,7 +150,8 @@ class ApprovalBroker:
         if method == COMMAND_APPROVAL:
             message = command_message(params)
         else:
-            changes = params.get("changes")
+            extras = params.get("codexLsp") or {}
+            changes = extras.get("changes")
             if changes is None:
                 changes = self._file_changes(str(params.get("itemId")))
             cwd = self._thread_cwd(str(params.get("threadId")))

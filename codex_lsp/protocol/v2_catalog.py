@@ -61,7 +61,7 @@ class SkillMetadata(V2Model):
     scope: SkillScope
     enabled: bool
     short_description: Opt[str] = None
-    plugin_id: Opt[str] = None
+    plugin_id: str | None = None
 
 
 class SkillErrorInfo(V2Model):

@@ -76,8 +76,8 @@ class TurnPlanStep(V2Model):
 class TurnPlanUpdatedNotification(V2Model):
     thread_id: str
     turn_id: str
+    explanation: str | None = None
     plan: list[TurnPlanStep]
-    explanation: Opt[str] = None
 
 
 class ItemStartedNotification(V2Model):
@@ -137,8 +137,8 @@ class ServerRequestResolvedNotification(V2Model):
 
 
 class AccountUpdatedNotification(V2Model):
-    auth_mode: Opt[AuthMode] = None
-    plan_type: Opt[PlanType] = None
+    auth_mode: AuthMode | None = None
+    plan_type: PlanType | None = None
 
 
 class AccountRateLimitsUpdatedNotification(V2Model):
@@ -146,9 +146,10 @@ class AccountRateLimitsUpdatedNotification(V2Model):
 
 
 class AccountLoginCompletedNotification(V2Model):
+    login_id: str | None = None
     success: bool
-    login_id: Opt[str] = None
-    error: Opt[str] = None
+    error: str | None = None
+    onboarding_entrypoint: str | None = None
 
 
 class ErrorNotification(V2Model):
@@ -161,8 +162,8 @@ class ErrorNotification(V2Model):
 
 
 class WarningNotification(V2Model):
+    thread_id: str | None = None
     message: str
-    thread_id: Opt[str] = None
 
 
 SERVER_NOTIFICATIONS: dict[str, type[BaseModel]] = {

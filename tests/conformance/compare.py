@@ -27,9 +27,10 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 @dataclass(frozen=True)
 class Difference:
     """`method`: a real message ours never sends; `order`: one ours sends, but not where the
-    real server does (or fewer times); `key`: a key path of a message kind ours lacks."""
+    real server does (or fewer times); `key`: a key path of a message kind ours lacks;
+    `binding`: a field the real TypeScript bindings always carry that our schema may omit."""
 
-    kind: Literal["method", "order", "key"]
+    kind: Literal["method", "order", "key", "binding"]
     subject: str  # a message kind (see `kind_of`)
     path: str = ""  # for `key`
     detail: str = ""

@@ -3,7 +3,7 @@
 Each entry names what it excuses and why:
 
     [[difference]]
-    kind = "key"                          # "method", "order" or "key" (see compare.Difference)
+    kind = "key"                          # "method", "order", "key" or "binding"
     subject = "notification thread/started"   # a message kind; shell-style globs allowed
     path = "params.thread.environments"   # for "key": the key path, globs allowed
     scenarios = ["plain_answer"]          # optional; default every scenario
@@ -11,8 +11,11 @@ Each entry names what it excuses and why:
     reason = "why we differ on purpose"
 
 An `order` entry makes its message kinds count-only in the order check (ours must still send
-them at least as often). A difference no entry excuses fails its test, and so does an entry
-that excuses nothing any more.
+them at least as often). A `binding` entry names a type of the real TypeScript bindings
+(`subject`, `Name` or `Name<tag>` for a union variant) and a field (`path`) that our schema does
+not mark as always sent (see `test_bindings.py`).
+
+A difference no entry excuses fails its test, and so does an entry that excuses nothing any more.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from pathlib import Path
 from tests.conformance.compare import Difference
 
 FILE = Path(__file__).with_name("differences.toml")
-_KINDS = ("method", "order", "key")
+_KINDS = ("method", "order", "key", "binding")
+_WITH_PATH = ("key", "binding")
 _SIDES = ("ours", "ours-lsp")
 
 
@@ -47,7 +51,7 @@ class Listed:
             self.applies(scenario, side)
             and self.kind == difference.kind
             and fnmatchcase(difference.subject, self.subject)
-            and (self.kind != "key" or fnmatchcase(difference.path, self.path))
+            and (self.kind not in _WITH_PATH or fnmatchcase(difference.path, self.path))
         )
 
     def __str__(self) -> str:
@@ -70,8 +74,8 @@ def load(path: Path = FILE) -> list[Listed]:
             raise ValueError(f"{where}: every difference needs its reason")
         if not raw.get("subject"):
             raise ValueError(f"{where}: subject (a message kind) is required")
-        if (raw["kind"] == "key") != bool(raw.get("path")):
-            raise ValueError(f"{where}: a path is given for, and only for, kind = 'key'")
+        if (raw["kind"] in _WITH_PATH) != bool(raw.get("path")):
+            raise ValueError(f"{where}: a path is given for, and only for, {_WITH_PATH}")
         sides = tuple(raw.get("sides", _SIDES))
         if not set(sides) <= set(_SIDES):
             raise ValueError(f"{where}: sides are among {_SIDES}")

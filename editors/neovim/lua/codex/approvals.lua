@@ -75,10 +75,16 @@ function M.command(params, ctx)
   return { decision = decision }
 end
 
+--- The per-file diffs of a file-change approval (codex-lsp sends them under `codexLsp`).
+function M.changes_of(params)
+  local extras = params.codexLsp
+  return (type(extras) == "table" and type(extras.changes) == "table" and extras.changes) or {}
+end
+
 --- The select prompt for a file change not previewed inline.
 function M.file_prompt(params)
   local names = {}
-  for _, change in ipairs(params.changes or {}) do
+  for _, change in ipairs(M.changes_of(params)) do
     table.insert(names, vim.fn.fnamemodify(change.path or "?", ":~:."))
   end
   local text = "Codex wants to change " .. (#names > 0 and table.concat(names, ", ") or "files")

@@ -179,7 +179,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const request = message.key ? state.requests.find((r) => r.key === message.key) : undefined;
     const itemId = message.itemId ?? request?.itemId;
     const changes =
-      (request?.params.changes as import('../shared/protocol').FileUpdateChange[] | undefined) ??
+      (request?.params as import('../shared/protocol').FileChangeApprovalParams | undefined)?.codexLsp
+        ?.changes ??
       findItem(state, itemId)?.changes ??
       [];
     const change = changes[message.index];

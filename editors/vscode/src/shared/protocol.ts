@@ -158,8 +158,8 @@ export interface FileChangeApprovalParams {
   itemId: string;
   reason?: string | null;
   grantRoot?: string | null;
-  /** codex-lsp sends the per-file unified diffs with the request. */
-  changes?: FileUpdateChange[];
+  /** codex-lsp's own additions: the per-file unified diffs of the patch. */
+  codexLsp?: { changes?: FileUpdateChange[] };
 }
 
 export interface UserInputParams {

@@ -302,7 +302,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
     );
   }
   if (request.method === FILE_CHANGE_APPROVAL) {
-    const changes: FileUpdateChange[] = p.changes ?? findItem(state, request.itemId)?.changes ?? [];
+    const changes: FileUpdateChange[] = p.codexLsp?.changes ?? findItem(state, request.itemId)?.changes ?? [];
     const grant = p.grantRoot ? `<div class="reason">Also asks to write anywhere under ${e(p.grantRoot)}</div>` : '';
     return (
       `<div class="request approval" data-request="${e(request.key)}">` +
