@@ -281,10 +281,12 @@ class ApprovalRouter:
     ) -> None:
         scope = anyio.CancelScope()
         self._scopes.setdefault(turn_id, set()).add(scope)
+        # The thread shows it waits on the client now, before the caller announces the item
+        # the request is about; the request itself goes out from the task, after that.
+        self._waiting(flag, +1)
 
         async def run() -> None:
             with scope:
-                self._waiting(flag, +1)
                 try:
                     result = await self._client.request(method, params)
                 except Exception as err:  # an error answer or a dead connection: decline

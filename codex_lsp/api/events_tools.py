@@ -18,9 +18,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from codex_lsp.api import items
-from codex_lsp.api.convert import file_change_diffs, now_ms, rate_limits, token_usage, turn_error
+from codex_lsp.api.convert import (
+    DEFAULT_LIMIT_ID,
+    file_change_diffs,
+    now_ms,
+    rate_limits,
+    token_usage,
+    turn_error,
+)
 from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_turns import TurnError
@@ -72,6 +80,8 @@ class TurnState:
     reasoning: ReasoningStream | None = None
     running: dict[str, _Running] = field(default_factory=dict)
     last_message: Any = None
+    # The turn's aggregated diff as last reported; empty until a patch changed something.
+    diff: str = ""
 
 
 class ToolEventsMixin:
@@ -150,8 +160,10 @@ class ToolEventsMixin:
             return
         if self._mcp_approval(msg):
             return
-        self._start_running(msg.call_id, items.command_pending(msg))
+        # The thread is marked waiting before the command's item starts (the request itself
+        # follows the item), as the reference server orders them.
         self._hooks.ask_exec(self._turn.id, msg)
+        self._start_running(msg.call_id, items.command_pending(msg))
 
     def _exec_begin(self, event: ev.Event) -> None:
         msg: ev.ExecCommandBeginEvent = event.msg  # type: ignore[assignment]
@@ -257,10 +269,13 @@ class ToolEventsMixin:
 
     def _turn_diff(self, event: ev.Event) -> None:
         msg: ev.TurnDiffEvent = event.msg  # type: ignore[assignment]
-        self._notify(
-            "turn/diff/updated",
-            {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": msg.unified_diff},
-        )
+        if self._turn is not None:
+            self._turn.diff = msg.unified_diff
+        self._send_diff(msg.unified_diff)
+
+    def _send_diff(self, diff: str) -> None:
+        params = {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": diff}
+        self._notify("turn/diff/updated", params)
 
     def _plan_update(self, event: ev.Event) -> None:
         msg: ev.PlanUpdateEvent = event.msg  # type: ignore[assignment]
@@ -274,6 +289,9 @@ class ToolEventsMixin:
         self._notify("turn/plan/updated", params)
 
     def _token_count(self, event: ev.Event) -> None:
+        """Usage, then the rate limits as the provider last reported them (an empty snapshot
+        when it never did), then the turn's diff again while it has one: the reference
+        server's rhythm after every model response."""
         msg: ev.TokenCountEvent = event.msg  # type: ignore[assignment]
         turn_id = self._turn_id()
         if msg.info is not None and turn_id:
@@ -289,7 +307,11 @@ class ToolEventsMixin:
             snapshot = rate_limits(msg.rate_limits)
             if self._on_rate_limits is not None:
                 self._on_rate_limits(snapshot)
-            self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        else:
+            snapshot = RateLimitSnapshot(limit_id=DEFAULT_LIMIT_ID)
+        self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        if self._turn is not None and self._turn.diff:
+            self._send_diff(self._turn.diff)
 
     def _error(self, event: ev.Event) -> None:
         msg: ev.ErrorEvent = event.msg  # type: ignore[assignment]

@@ -216,7 +216,15 @@ class ApiServer:
 
     async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
         response = await self.threads.resume(params, _path(raw))
-        self._after_response_call(self.threads.get(response.thread.id).replay_startup)
+        thread = self.threads.get(response.thread.id)
+        # As the reference server: the resumed thread's status before the answer, its usage
+        # so far after it.
+        status = {"threadId": thread.thread_id, "status": dump(response.thread.status)}
+        self._client.notify("thread/status/changed", status)
+        usage = thread.usage_report()
+        if usage is not None:
+            self._after_response("thread/tokenUsage/updated", usage)
+        self._after_response_call(thread.replay_startup)
         return response
 
     async def _thread_fork(self, params: Any, raw: dict[str, Any]) -> BaseModel:
@@ -277,7 +285,13 @@ class ApiServer:
         )
 
     async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
-        await interrupt_turn(self.threads.get(params.thread_id), params)
+        thread = self.threads.get(params.thread_id)
+        try:
+            await interrupt_turn(thread, params)
+        finally:
+            # The turn's end was held back for this answer: it follows it.
+            if thread.map is not None:
+                self._after_response_call(thread.map.release_finish)
 
     # -- review and skills ------------------------------------------------------------------
 

@@ -143,8 +143,11 @@ class ThreadManager:
         if summary[0] is not None:
             thread.created_at = int(summary[0].created_at.timestamp())
             thread.preview = summary[0].preview
-        turns = self._initial_turns(thread, params.exclude_turns)
-        return self._response(ThreadResumeResponse, thread, turns=turns)
+        turns = self._initial_turns(thread, False)
+        thread.last_turn_id = turns[-1].id if turns else None
+        return self._response(
+            ThreadResumeResponse, thread, turns=[] if params.exclude_turns else turns
+        )
 
     async def fork(self, params: ThreadForkParams, path: str | None) -> ThreadForkResponse:
         summary: list[Any] = []

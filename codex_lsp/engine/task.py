@@ -193,10 +193,11 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
         if result.response_id:
             session.history.mark_response(result.response_id)
             task.last_response_id = session.last_response_id = result.response_id
-        session.add_usage(sub_id, result.usage)
+        session.record_usage(result.usage)
         last_message = result.last_agent_message or last_message
         calls = result.tool_calls
         if not calls:
+            session.emit(sub_id, session.token_count_event())
             return last_message
         for item in calls:
             call = ToolCall(
@@ -215,3 +216,4 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)
             session.record_items([output_item(item, output)])
+        session.emit(sub_id, session.token_count_event())
