@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from codex_lsp.api import thread_store
 from codex_lsp.api.account import Accounts
-from codex_lsp.api.catalog import list_models
+from codex_lsp.api.catalog import model_list
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.loaded import LoadedThread
@@ -324,7 +324,7 @@ class ApiServer:
     # -- catalogue, config, account ---------------------------------------------------------
 
     async def _model_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return list_models(params, self._services().config.model)
+        return await model_list(params, self._services())
 
     async def _config_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         # Read afresh: the user may have edited config.toml since the server started.

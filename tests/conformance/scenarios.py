@@ -37,6 +37,8 @@ class Scenario:
     drive: Drive
     extra_config: str = ""
     features: dict[str, bool] | None = None
+    # The client opts into the experimental API (as the IDE extension does).
+    experimental_api: bool = False
     lsp: bool = False  # also run through `codex-lsp serve`
 
 
@@ -166,6 +168,30 @@ def interrupt_mid_stream(run: Run) -> None:
     run.client.wait_method("item/agentMessage/delta", threadId=thread_id)
     run.client.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
     run.client.wait_method("turn/completed", threadId=thread_id)
+    # Once it has ended, the turn cannot be interrupted again.
+    again = run.client.request("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
+    assert "error" in run.client.response(again)
+
+
+def interrupt_during_approval(run: Run) -> None:
+    """The user interrupts while a command waits for approval."""
+    shell_call(run, "touch never.txt")
+    thread_id = start_thread(run, approvalPolicy="untrusted")
+    turn_id = start_turn(run, thread_id, "Create never.txt")
+    run.client.wait(lambda m: m.get("method") == "item/commandExecution/requestApproval")
+    run.client.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
+    run.client.wait_method("turn/completed", threadId=thread_id)
+    run.client.wait_method("serverRequest/resolved", threadId=thread_id)
+    assert not (run.ws / "never.txt").exists()
+
+
+def turn_overrides(run: Run) -> None:
+    """A turn changes the thread's settings; a client of the experimental API hears it."""
+    run.model.enqueue(text_response("Settings noted."))
+    run.model.enqueue(text_response("Still noted."))
+    thread_id = start_thread(run)
+    run_turn(run, thread_id, "First", approvalPolicy="untrusted", effort="low")
+    run_turn(run, thread_id, "Second")
 
 
 def threads_across_restart(run: Run) -> None:
@@ -294,6 +320,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("command_approved", command_approved),
     Scenario("patch_approved", patch_approved),
     Scenario("interrupt_mid_stream", interrupt_mid_stream),
+    Scenario("interrupt_during_approval", interrupt_during_approval),
+    Scenario("turn_overrides", turn_overrides, experimental_api=True),
     Scenario("threads_across_restart", threads_across_restart),
     Scenario("review", review),
     # Outside Plan mode the real server refuses `request_user_input` unless this is on.

@@ -117,6 +117,8 @@ class Run:
     def client(self) -> WireClient:
         return self.clients[-1]
 
+    experimental_api: bool = False
+
     def start(self) -> WireClient:
         env = dict(os.environ, CODEX_HOME=str(self.home), PYTHONPATH=str(REPO))
         for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
@@ -131,7 +133,10 @@ class Run:
         self.clients.append(client)
         if self.side == "ours-lsp":
             client.lsp_handshake({"experimental": {"codex": {"richApprovals": True}}})
-        client.call("initialize", {"clientInfo": CLIENT_INFO})
+        params: dict[str, Any] = {"clientInfo": CLIENT_INFO}
+        if self.experimental_api:
+            params["capabilities"] = {"experimentalApi": True}
+        client.call("initialize", params)
         if self.side != "ours-lsp":
             client.notify("initialized")
         return client
@@ -155,7 +160,12 @@ class Run:
 
 @contextmanager
 def run_on(
-    side: Side, tmp_path: Path, *, extra_config: str = "", features: dict[str, bool] | None = None
+    side: Side,
+    tmp_path: Path,
+    *,
+    extra_config: str = "",
+    features: dict[str, bool] | None = None,
+    experimental_api: bool = False,
 ) -> Iterator[Run]:
     """A started server of `side` with a fresh scripted model, home and workspace."""
     with scratch_root(side) as root, ScriptedModelServer() as model:
@@ -165,7 +175,7 @@ def run_on(
         ws.mkdir(parents=True)
         config = config_toml(model.base_url, extra=extra_config, features=features)
         (home / "config.toml").write_text(config)
-        run = Run(side, home, ws.resolve(), model)
+        run = Run(side, home, ws.resolve(), model, experimental_api=experimental_api)
         try:
             run.start()
             yield run

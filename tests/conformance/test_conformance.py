@@ -70,7 +70,11 @@ def _record(scenario: Scenario, side: Side, tmp_path: Path) -> Recorded:
     out = ARTIFACTS / scenario.name
     out.mkdir(parents=True, exist_ok=True)
     with run_on(
-        side, tmp_path, extra_config=scenario.extra_config, features=scenario.features
+        side,
+        tmp_path,
+        extra_config=scenario.extra_config,
+        features=scenario.features,
+        experimental_api=scenario.experimental_api,
     ) as run:
         roots = {str(run.home): "<home>", str(run.ws): "<ws>"}
         try:
