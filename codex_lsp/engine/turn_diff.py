@@ -1,9 +1,11 @@
-"""The aggregated diff of every file a turn changed, against how it was before the turn."""
+"""The aggregated diff of every file a turn changed, against how it was before the turn, in
+git's format (`diff --git`, repository-relative paths, blob ids: see `git_diff`)."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
+
+from codex_lsp.engine.git_diff import display_path, git_file_diff
 
 
 class TurnDiffTracker:
@@ -17,17 +19,7 @@ class TurnDiffTracker:
         self._current[path] = after
 
     def unified_diff(self) -> str:
-        chunks: list[str] = []
-        for path in sorted(self._baseline):
-            before, after = self._baseline[path], self._current.get(path)
-            if before == after:
-                continue
-            chunks.extend(
-                difflib.unified_diff(
-                    (before or "").splitlines(keepends=True),
-                    (after or "").splitlines(keepends=True),
-                    fromfile=f"a/{path}" if before is not None else "/dev/null",
-                    tofile=f"b/{path}" if after is not None else "/dev/null",
-                )
-            )
-        return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
+        paths = sorted(self._baseline, key=display_path)
+        return "".join(
+            git_file_diff(path, self._baseline[path], self._current.get(path)) for path in paths
+        )
