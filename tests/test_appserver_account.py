@@ -87,9 +87,21 @@ def test_config_read_reports_values_and_their_origin(scripted_model, tmp_path):
         assert read["origins"]["model"]["name"] == {
             "type": "user",
             "file": str(home / "config.toml"),
+            "profile": None,
         }
         assert read["origins"]["model_reasoning_effort"]["name"] == {"type": "sessionFlags"}
-        assert read["layers"][0]["config"]["model_providers"]["scripted"]["name"] == "Scripted"
+        assert read["origins"]["model_providers.scripted.base_url"]["name"]["type"] == "user"
+        user, flags = read["layers"]
+        assert user["config"]["model_providers"]["scripted"]["name"] == "Scripted"
+        assert flags["name"] == {"type": "sessionFlags"}
+        assert flags["config"] == {"model_reasoning_effort": "high"}
+        # The whole effective config: keys left at their defaults too, the protocol's own
+        # keys written as null when unset.
+        assert config["project_doc_max_bytes"] == 32 * 1024 and "features" in config
+        assert config["review_model"] is None and config["service_tier"] is None
+        assert "base_instructions" not in config
+        plain = client.result("config/read", {})
+        assert plain["layers"] is None and plain["config"] == config
 
 
 def test_api_key_login_logout_and_rate_limits(scripted_model, tmp_path):
