@@ -16,10 +16,9 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from codex_lsp.api.port import INTERNAL_ERROR, ApiError
-from codex_lsp.appserver.stdio import LineWriter
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
@@ -32,10 +31,18 @@ class ConnectionClosed(ApiError):
         super().__init__(INTERNAL_ERROR, "the client connection is closed")
 
 
-class Connection:
-    """Implements `ClientPort` over a `LineWriter`; the serve loop feeds it client responses."""
+class MessageWriter(Protocol):
+    """Where a connection's messages go, each one JSON line: stdout, a WebSocket."""
 
-    def __init__(self, writer: LineWriter) -> None:
+    def write(self, line: bytes) -> None: ...
+
+    def pending(self) -> int: ...
+
+
+class Connection:
+    """Implements `ClientPort` over a `MessageWriter`; the serve loop feeds it client answers."""
+
+    def __init__(self, writer: MessageWriter) -> None:
         self._writer = writer
         self._ids = itertools.count()
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}

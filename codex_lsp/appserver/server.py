@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import anyio
 from pydantic import ValidationError
@@ -32,7 +32,7 @@ from codex_lsp.api.port import (
     ApiError,
 )
 from codex_lsp.api.validation import validation_message
-from codex_lsp.appserver.connection import Connection
+from codex_lsp.appserver.connection import Connection, MessageWriter
 from codex_lsp.appserver.stdio import LineReader, LineWriter
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
@@ -45,6 +45,14 @@ if TYPE_CHECKING:
 _API_MODULE = "codex_lsp.api.server"
 
 log = logging.getLogger(__name__)
+
+
+class MessageReader(Protocol):
+    """Where a connection's messages come from, one at a time; `None` once it has ended."""
+
+    async def readline(self) -> bytes | None: ...
+
+    def close(self) -> None: ...
 
 
 def _is_request_id(value: Any) -> bool:
@@ -74,7 +82,7 @@ class AppServer:
         self,
         services_factory: Callable[[], EngineServices],
         codex_home: Path,
-        writer: LineWriter,
+        writer: MessageWriter,
     ) -> None:
         self.connection = Connection(writer)
         self._services_factory = services_factory
@@ -83,7 +91,7 @@ class AppServer:
         self._initialized = False
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def serve(self, reader: LineReader) -> None:
+    async def serve(self, reader: MessageReader) -> None:
         try:
             while (line := await reader.readline()) is not None:
                 if line.strip():
