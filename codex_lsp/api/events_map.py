@@ -31,7 +31,11 @@ from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import UserInput
-from codex_lsp.protocol.v2_threads import ActiveThreadStatus, IdleThreadStatus
+from codex_lsp.protocol.v2_threads import (
+    ActiveThreadStatus,
+    IdleThreadStatus,
+    SystemErrorThreadStatus,
+)
 from codex_lsp.protocol.v2_turns import Turn
 from codex_lsp.store.home import new_thread_id
 
@@ -65,6 +69,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
         self._status: tuple[str, tuple[str, ...]] = ("idle", ())
         # turn/interrupt waiting for the turn to stop: its id, and the event that wakes it.
         self._hold: tuple[str, Any] | None = None
+        self.failed = False
         self._held_finish: Callable[[], None] | None = None
         self._handlers: dict[str, Callable[[ev.Event], None]] = {
             "task_started": self._task_started,
@@ -95,8 +100,10 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
         """Whether `turn_id` was submitted and has not begun yet."""
         return turn_id in self._inputs and turn_id != self.active_turn_id
 
-    def status(self) -> ActiveThreadStatus | IdleThreadStatus:
+    def status(self) -> ActiveThreadStatus | IdleThreadStatus | SystemErrorThreadStatus:
         kind, flags = self._status
+        if kind == "systemError":
+            return SystemErrorThreadStatus()
         return (
             IdleThreadStatus() if kind == "idle" else ActiveThreadStatus(active_flags=list(flags))
         )
@@ -157,7 +164,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
             },
         )
 
-    def _started(self, item: Any, at_ms: int | None = None) -> None:
+    def _started(self, item: Any, at_ms: int | None = None, *, turn_id: str | None = None) -> None:
         at = at_ms if at_ms is not None else now_ms()
         item.started_at_ms = at
         self._notify(
@@ -165,12 +172,12 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
             {
                 "item": dump(item),
                 "threadId": self.thread_id,
-                "turnId": self._turn_id(),
+                "turnId": turn_id or self._turn_id(),
                 "startedAtMs": at,
             },
         )
 
-    def _completed(self, item: Any) -> None:
+    def _completed(self, item: Any, *, turn_id: str | None = None) -> None:
         at = now_ms()
         item.completed_at_ms = at
         self._notify(
@@ -178,7 +185,8 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
             {
                 "item": dump(item),
                 "threadId": self.thread_id,
-                "turnId": self._turn_id(),
+                "turnId": turn_id or self._turn_id(),
+                "contentTokenCount": None,
                 "completedAtMs": at,
             },
         )
@@ -190,8 +198,11 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
         self._completed(item)
 
     def _update_status(self) -> None:
-        if self._turn is None:
-            status: tuple[str, tuple[str, ...]] = ("idle", ())
+        if self.failed:
+            # The model failed the turn for good: the thread shows it until the next turn.
+            status: tuple[str, tuple[str, ...]] = ("systemError", ())
+        elif self._turn is None:
+            status = ("idle", ())
         else:
             status = ("active", tuple(sorted(flag for flag, n in self._waiting.items() if n > 0)))
         if status != self._status:
@@ -222,6 +233,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
         if self._turn is not None:  # a turn that never reported its end
             self._finish("interrupted", None)
         started_at = msg.started_at or int(time.time())
+        self.failed = False
         self._turn = TurnState(id=msg.turn_id, started_at=started_at, started_mono=time.monotonic())
         self._last_turn_id = msg.turn_id
         self._update_status()

@@ -32,8 +32,12 @@ from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_turns import TurnError
+from codex_lsp.store.home import new_thread_id
 
 log = logging.getLogger(__name__)
+
+# The running-items key of the turn's compaction (a turn compacts once at a time).
+COMPACTION_KEY = "<compaction>"
 
 _PLAN_STATUS = {"pending": "pending", "in_progress": "inProgress", "completed": "completed"}
 
@@ -93,12 +97,14 @@ class ToolEventsMixin:
     _hooks: ApprovalHooks
     _on_rate_limits: Callable[[Any], None] | None
     _started: Callable[..., None]
-    _completed: Callable[[Any], None]
+    _completed: Callable[..., None]
     _instant: Callable[[Any], None]
     _close_streams: Callable[[], None]
     _new_id: Callable[..., str]
     _turn_id: Callable[[], str]
     _report_error: Callable[..., None]
+    _update_status: Callable[[], None]
+    failed: bool
     _mcp_approval: Callable[[ev.ExecApprovalRequestEvent], bool]
     _subagent_request: Callable[[ev.Event], None]
 
@@ -115,6 +121,7 @@ class ToolEventsMixin:
             "web_search_end": self._web_search_end,
             "mcp_tool_call_begin": self._mcp_begin,
             "mcp_tool_call_end": self._mcp_end,
+            "context_compaction_started": self._compaction_started,
             "context_compacted": self._compacted,
             "turn_diff": self._turn_diff,
             "plan_update": self._plan_update,
@@ -148,7 +155,8 @@ class ToolEventsMixin:
         assert self._turn is not None
         for call_id in list(self._turn.running):
             running = self._turn.running.pop(call_id)
-            running.item.status = "failed"
+            if "status" in type(running.item).model_fields:
+                running.item.status = "failed"
             self._completed(running.item)
 
     # -- commands ---------------------------------------------------------------------------
@@ -261,9 +269,18 @@ class ToolEventsMixin:
             )
             self._end_running(msg.call_id, item)
 
-    def _compacted(self, event: ev.Event) -> None:
+    def _compaction_started(self, event: ev.Event) -> None:
         if self._turn is not None:
-            self._instant(items.context_compaction(self._new_id("compaction")))
+            self._start_running(COMPACTION_KEY, items.context_compaction(new_thread_id()))
+
+    def _compacted(self, event: ev.Event) -> None:
+        if self._turn is None:
+            return
+        running = self._turn.running.get(COMPACTION_KEY)
+        if running is None:  # a compaction that did not announce itself
+            self._instant(items.context_compaction(new_thread_id()))
+            return
+        self._end_running(COMPACTION_KEY, items.context_compaction(running.item.id))
 
     # -- turn-level notifications -----------------------------------------------------------
 
@@ -322,6 +339,8 @@ class ToolEventsMixin:
             self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
             return
         turn.error = turn_error(msg.message, msg.codex_error_info)
+        self.failed = True
+        self._update_status()
         self._report_error(turn.error, turn.id, will_retry=False)
 
     def _stream_error(self, event: ev.Event) -> None:

@@ -157,12 +157,24 @@ async def run_regular_task(
         ),
     )
     record_turn_context(session, ctx, sub_id)
+    # A history already past the limit is compacted before the new input joins it.
+    failure: ModelError | None = None
+    try:
+        await maybe_compact(session, task, ctx)
+    except ModelError as err:
+        failure = err
     user_item, user_event = build_user_item(items, ctx.cwd)
     session.record_items([user_item])
     session.emit(sub_id, user_event)
     for extension in session.services.extensions:
         session.record_items(await extension.extra_user_items(session, ctx, sub_id, items))
-    last_message = await run_turns(session, task, ctx)
+    last_message = None
+    if failure is None:
+        last_message = await run_turns(session, task, ctx)
+    else:  # the input is kept; the turn ends with why the history could not be compacted
+        session.emit(
+            sub_id, ErrorEvent(message=failure.message, codex_error_info=failure.codex_error_info)
+        )
     session.emit(
         sub_id,
         TaskCompleteEvent(
@@ -180,9 +192,14 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     sub_id = task.sub_id
     client = session.services.model_client(ctx, session.thread_id)
     last_message: str | None = None
+    first = True
     while True:
         try:
-            await maybe_compact(session, task, ctx)
+            # The turn's start already compacted what needed it; later requests may need it
+            # again once tool output has filled the window.
+            if not first:
+                await maybe_compact(session, task, ctx)
+            first = False
             result = await run_sampling_request(session, sub_id, client, build_prompt(session, ctx))
         except ModelError as err:
             session.emit(

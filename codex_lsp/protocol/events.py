@@ -263,6 +263,12 @@ class WebSearchEndEvent(WireModel):
     query: str
 
 
+class ContextCompactionStartedEvent(WireModel):
+    """The history is being summarised; `context_compacted` follows when it is done."""
+
+    type: Literal["context_compaction_started"] = "context_compaction_started"
+
+
 class ContextCompactedEvent(WireModel):
     type: Literal["context_compacted"] = "context_compacted"
 
@@ -362,6 +368,7 @@ EventMsg = Annotated[
     | McpToolCallEndEvent
     | WebSearchBeginEvent
     | WebSearchEndEvent
+    | ContextCompactionStartedEvent
     | ContextCompactedEvent
     | EnteredReviewModeEvent
     | ExitedReviewModeEvent

@@ -142,6 +142,8 @@ class ItemCompletedNotification(V2Model):
     item: ThreadItem
     thread_id: str
     turn_id: str
+    # How many tokens the item's content takes; the reference server writes null too.
+    content_token_count: int | None = None
     completed_at_ms: int
 
 
