@@ -26,6 +26,7 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent
 from codex_lsp.protocol.ops import ConfigureSession
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, sandbox_policy_to_v2
+from codex_lsp.protocol.v2_notifications import CollaborationMode, CollaborationModeSettings
 from codex_lsp.protocol.v2_threads import (
     Thread,
     ThreadForkParams,
@@ -224,7 +225,16 @@ class ThreadManager:
     def _response(self, model: type[Response], thread: LoadedThread, *, turns: list[Any]) -> Any:
         configured = thread.configured
         assert configured is not None
+        extra: dict[str, Any] = {}
+        if model is ThreadResumeResponse:
+            # The one collaboration mode here: the default one, on the thread's model.
+            extra["collaboration_mode"] = CollaborationMode(
+                settings=CollaborationModeSettings(
+                    model=configured.model, reasoning_effort=configured.reasoning_effort
+                )
+            )
         return model(
+            **extra,
             thread=self.thread_object(thread, turns=turns),
             model=configured.model,
             model_provider=configured.model_provider_id,

@@ -176,7 +176,8 @@ class ThreadStartResponse(_SessionResponse):
 
 
 class ThreadResumeResponse(_SessionResponse):
-    # Collaboration modes and paged history are not served here: always unset.
+    # The thread's collaboration mode (a `v2_notifications.CollaborationMode`); paged history
+    # is not served here, so its cursors stay unset.
     collaboration_mode: Any = None
     turns_backwards_cursor: str | None = None
     items_backwards_cursor: str | None = None

@@ -299,6 +299,69 @@ def compaction(run: Run) -> None:
     run_turn(run, thread_id, "Second question")
 
 
+def catalog_entry(slug: str, priority: int, **fields: Any) -> dict[str, Any]:
+    """A `/models` entry with every field the real server requires to read it."""
+    return {
+        "slug": slug,
+        "display_name": slug.replace("-", " ").title(),
+        "description": f"{slug}, served by the scripted provider.",
+        "default_reasoning_level": "medium",
+        "supported_reasoning_levels": [
+            {"effort": "low", "description": "Quick answers"},
+            {"effort": "medium", "description": "Balanced"},
+        ],
+        "shell_type": "shell_command",
+        "visibility": "list",
+        "supported_in_api": True,
+        "priority": priority,
+        "base_instructions": "You are a coding agent.",
+        "supports_reasoning_summaries": False,
+        "support_verbosity": False,
+        "default_verbosity": None,
+        "apply_patch_tool_type": "freeform",
+        "web_search_tool_type": "text",
+        "truncation_policy": {"mode": "tokens", "limit": 10000},
+        "supports_parallel_tool_calls": False,
+        "experimental_supported_tools": [],
+        "context_window": 128000,
+        "input_modalities": ["text", "image"],
+        "upgrade": None,
+        "availability_nux": None,
+        **fields,
+    }
+
+
+def model_catalog(run: Run) -> None:
+    """The provider lists its models at /models; `model/list` shows them."""
+    run.model.set_models(
+        {
+            "models": [
+                catalog_entry(
+                    "scripted-large",
+                    1,
+                    availability_nux={"message": "Now available."},
+                    service_tiers=[{"id": "priority", "name": "Fast", "description": "Faster"}],
+                    additional_speed_tiers=["fast"],
+                ),
+                catalog_entry(
+                    "scripted-small",
+                    2,
+                    upgrade={"model": "scripted-large", "migration_markdown": "Move up."},
+                ),
+                catalog_entry("scripted-hidden", 3, visibility="hide"),
+            ]
+        }
+    )
+    run.client.call("model/list", {})
+    run.client.call("model/list", {"includeHidden": True})
+
+
+def config_read(run: Run) -> None:
+    """The effective config, with and without its layers."""
+    run.client.call("config/read", {"includeLayers": True})
+    run.client.call("config/read", {})
+
+
 def model_error_recovered(run: Run) -> None:
     """The model answers 500 once; the retry succeeds."""
     run.model.enqueue(http_error(500, {"error": {"message": "upstream exploded"}}))
@@ -309,7 +372,8 @@ def model_error_recovered(run: Run) -> None:
 
 def model_error_exhausted(run: Run) -> None:
     """The model answers 500 to every attempt: the turn fails with the error."""
-    for _ in range(2):
+    # Each of the two stream attempts makes two requests (one retry each).
+    for _ in range(4):
         run.model.enqueue(http_error(500, {"error": {"message": "upstream exploded"}}))
     thread_id = start_thread(run)
     run_turn(run, thread_id, "Try again")
@@ -331,6 +395,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         features={"default_mode_request_user_input": True},
     ),
     Scenario("compaction", compaction, extra_config="model_auto_compact_token_limit = 5000"),
+    Scenario("model_catalog", model_catalog),
+    Scenario("config_read", config_read),
     Scenario("model_error_recovered", model_error_recovered),
     Scenario("model_error_exhausted", model_error_exhausted),
 )
