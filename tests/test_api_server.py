@@ -87,8 +87,12 @@ async def test_errors_name_the_method_or_the_field(api):
         await api.handle("thread/teleport", {})
     assert unknown.value.code == METHOD_NOT_FOUND and "thread/teleport" in unknown.value.message
     with pytest.raises(ApiError) as later:
-        await api.handle("turn/steer", {})
+        await api.handle("thread/rollback", {})
     assert later.value.code == METHOD_NOT_FOUND and "not served" in later.value.message
+    for hosted in ("plugin/list", "account/usage/read", "feedback/upload", "thread/goal/set"):
+        with pytest.raises(ApiError) as outside:
+            await api.handle(hosted, {})
+        assert outside.value.code == METHOD_NOT_FOUND and hosted in outside.value.message
     with pytest.raises(ApiError) as bad:
         await api.handle("thread/start", {"cwd": 7})
     assert bad.value.code == INVALID_PARAMS and "cwd" in bad.value.message
@@ -128,7 +132,7 @@ async def test_a_failing_approval_answer_declines_the_command(api, scripted_mode
     ws = api.workspace
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "touch declined.txt", "workdir": str(ws)}, call_id="c1"
+            "exec_command", {"cmd": "touch declined.txt", "workdir": str(ws)}, call_id="c1"
         )
     )
     scripted_model.enqueue(text_response("ok", response_id="resp_2"))
@@ -152,7 +156,7 @@ async def test_an_unanswered_approval_is_dropped_when_the_turn_is_interrupted(ap
     ws = api.workspace
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "touch never.txt", "workdir": str(ws)}, call_id="c1"
+            "exec_command", {"cmd": "touch never.txt", "workdir": str(ws)}, call_id="c1"
         )
     )
     cancelled = asyncio.Event()

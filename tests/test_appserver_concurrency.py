@@ -13,8 +13,8 @@ def test_two_threads_run_turns_at_once_and_an_unanswered_approval_blocks_only_it
     home, ws = make_home(tmp_path, scripted_model.base_url)
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": "printf alpha-ran > alpha.txt; cat alpha.txt", "workdir": str(ws)},
+            "exec_command",
+            {"cmd": "printf alpha-ran > alpha.txt; cat alpha.txt", "workdir": str(ws)},
             call_id="call_alpha",
         ),
         when="alpha task",

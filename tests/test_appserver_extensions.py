@@ -270,9 +270,9 @@ def test_a_subagent_asks_for_approval_after_the_root_turn_ended(scripted_model, 
         when=root,
     )
     scripted_model.enqueue(text_response("spawned it", response_id="resp_r2"), when=root)
-    touch = {"command": "touch child.flag", "workdir": str(ws)}
+    touch = {"cmd": "touch child.flag", "workdir": str(ws)}
     scripted_model.enqueue(
-        function_call_response("shell_command", touch, call_id="c1", response_id="resp_c1"),
+        function_call_response("exec_command", touch, call_id="c1", response_id="resp_c1"),
         when="child-marker",
     )
     scripted_model.enqueue(text_response("flag made", response_id="resp_c2"), when="child")

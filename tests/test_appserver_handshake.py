@@ -47,7 +47,7 @@ def test_bad_input_gets_json_rpc_errors_and_the_server_stays_up(scripted_model, 
         unknown = client.call("thread/teleport", {})
         assert unknown["error"]["code"] == METHOD_NOT_FOUND
         assert "thread/teleport" in unknown["error"]["message"]
-        later = client.call("turn/steer", {})
+        later = client.call("thread/rollback", {})
         assert later["error"]["code"] == METHOD_NOT_FOUND
         assert "not served" in later["error"]["message"]
 

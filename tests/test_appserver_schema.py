@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from codex_lsp.api.server import ApiServer
+from codex_lsp.protocol import v2
 from tests.support.appserver import REPO, app_server, make_home, text_input
 from tests.support.schema_check import SchemaChecker, TranscriptChecker
 from tests.support.scripted_builders import (
@@ -97,8 +98,8 @@ def _script(scripted_model, ws: Path) -> None:
     scripted_model.enqueue(function_call_response("update_plan", PLAN, call_id="call_plan"))
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": "printf done > out.txt; cat out.txt", "workdir": str(ws)},
+            "exec_command",
+            {"cmd": "printf done > out.txt; cat out.txt", "workdir": str(ws)},
             call_id="call_cmd",
             response_id="resp_2",
         )
@@ -119,7 +120,10 @@ def _script(scripted_model, ws: Path) -> None:
 
 
 def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_model, tmp_path):
-    home, ws = make_home(tmp_path, scripted_model.base_url)
+    # update_plan is offered only when enabled, as by the reference server.
+    home, ws = make_home(
+        tmp_path, scripted_model.base_url, extra="[tools.update_plan]\nenabled = true\n"
+    )
     _script(scripted_model, ws)
     with app_server(home, ws) as client:
         thread = client.start_thread()
@@ -157,6 +161,19 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         client.wait_method("turn/completed", threadId=thread["id"])
         client.result("skills/list", {"cwds": [str(ws)], "forceReload": True})
 
+        client.result("command/exec", {"command": ["echo", "buffered"], "cwd": str(ws)})
+        terminal = client.request(
+            "command/exec",
+            {"command": ["cat"], "processId": "term", "tty": True, "size": {"rows": 5, "cols": 9}},
+        )
+        client.result("command/exec/resize", {"processId": "term", "size": {"rows": 6, "cols": 9}})
+        client.result("command/exec/write", {"processId": "term", "deltaBase64": "aGkK"})
+        client.wait_method("command/exec/outputDelta", processId="term")
+        client.result("command/exec/terminate", {"processId": "term"})
+        client.response(terminal)
+        client.result("thread/shellCommand", {"threadId": thread["id"], "command": "echo typed"})
+        client.wait_method("turn/completed", threadId=thread["id"])
+
         slow = client.result(
             "turn/start", {"threadId": thread["id"], "input": [text_input("Go on.")]}
         )
@@ -175,6 +192,8 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         client.result("thread/unarchive", {"threadId": fork["id"]})
         client.result("thread/resume", {"threadId": fork["id"]})
         client.result("thread/resume", {"threadId": thread["id"], "excludeTurns": True})
+
+        _walk_history_config_files_and_search(client, scripted_model, thread["id"], ws)
 
         client.result("model/list", {"includeHidden": True})
         client.result("config/read", {"includeLayers": True})
@@ -202,7 +221,7 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         for sender, m in client.transcript
         if sender == "client" and "id" in m and "method" in m
     }
-    handlers = _served_methods()
+    handlers = _served_methods() - v2.EXPERIMENTAL_METHODS
     assert handlers <= requested, f"not exercised: {sorted(handlers - requested)}"
     notified = {
         m["method"] for sender, m in client.transcript if sender == "server" and "id" not in m
@@ -220,6 +239,52 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         "windowDurationMins": 300,
         "resetsAt": 1_900_000_000,
     }
+
+
+def _walk_history_config_files_and_search(client, scripted_model, thread_id, ws) -> None:
+    """Thread history, config edits, files and search, on the thread of the walk."""
+    turns = client.result("thread/turns/list", {"threadId": thread_id, "limit": 2})
+    client.result("thread/turns/list", {"threadId": thread_id, "cursor": turns["nextCursor"]})
+    client.result("thread/items/list", {"threadId": thread_id, "limit": 3})
+    client.result("thread/loaded/list", {})
+    client.result("thread/metadata/update", {"threadId": thread_id, "gitInfo": {"branch": "walk"}})
+    note = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "n"}]}
+    client.result("thread/inject_items", {"threadId": thread_id, "items": [note]})
+    scripted_model.enqueue(text_response("A summary.", response_id="resp_summary"))
+    client.result("thread/compact/start", {"threadId": thread_id})
+    client.wait_method("thread/compacted", threadId=thread_id)
+    client.wait_method("turn/completed", threadId=thread_id)
+    steer = {"threadId": thread_id, "input": [text_input("x")], "expectedTurnId": "none"}
+    assert client.call("turn/steer", steer)["error"]["message"] == "no active turn to steer"
+    newest = client.result("thread/turns/list", {"threadId": thread_id, "limit": 1})
+    client.result("thread/revert", {"threadId": thread_id, "beforeTurnId": newest["data"][0]["id"]})
+    client.wait_method("thread/reverted", threadId=thread_id)
+
+    edit = {"keyPath": "model_reasoning_summary", "value": "concise", "mergeStrategy": "replace"}
+    client.result("config/value/write", edit)
+    client.result("config/batchWrite", {"edits": [{**edit, "value": "auto"}]})
+    client.result("configRequirements/read")
+    client.result("config/mcpServer/reload")
+
+    folder = ws / "walk"
+    client.result("fs/createDirectory", {"path": str(folder)})
+    client.result("fs/watch", {"watchId": "walk", "path": str(folder)})
+    client.result("fs/writeFile", {"path": str(folder / "a.txt"), "dataBase64": "aGk="})
+    client.wait_method("fs/changed", watchId="walk")
+    client.result("fs/unwatch", {"watchId": "walk"})
+    client.result("fs/readFile", {"path": str(folder / "a.txt")})
+    client.result("fs/getMetadata", {"path": str(folder / "a.txt")})
+    client.result("fs/readDirectory", {"path": str(folder)})
+    client.result(
+        "fs/copy",
+        {"sourcePath": str(folder), "destinationPath": str(ws / "walk2"), "recursive": True},
+    )
+    client.result("fs/remove", {"path": str(ws / "walk2")})
+    client.result("fuzzyFileSearch", {"query": "a.txt", "roots": [str(ws)]})
+
+    loose = client.start_thread()
+    client.result("thread/unsubscribe", {"threadId": loose["id"]})
+    client.result("thread/delete", {"threadId": loose["id"]})
 
 
 def _served_methods() -> set[str]:

@@ -72,7 +72,7 @@ def test_streamed_answer_with_reasoning_items_deltas_and_usage(scripted_model, t
 def _command_turn(scripted_model, ws, command: str) -> None:
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": command, "workdir": str(ws)}, call_id="call_cmd"
+            "exec_command", {"cmd": command, "workdir": str(ws)}, call_id="call_cmd"
         )
     )
     scripted_model.enqueue(text_response("Finished.", response_id="resp_2"))

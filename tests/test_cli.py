@@ -111,8 +111,8 @@ async def test_proto_interrupt_then_continue_from_the_response_bookmark(scripted
     scripted_model.enqueue(text_response("first answer", response_id="resp_0"))
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": "sleep 60", "workdir": str(ws), "timeout_ms": 120_000},
+            "exec_command",
+            {"cmd": "sleep 60", "workdir": str(ws), "timeout_ms": 120_000},
             call_id="call_sleep",
             response_id="resp_1",
         )
@@ -185,9 +185,9 @@ def test_proto_at_eof_aborts_a_task_waiting_for_an_approval(scripted_model, tmp_
     write_config(home, scripted_model.base_url)
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
+            "exec_command",
             {
-                "command": "touch never.txt",
+                "cmd": "touch never.txt",
                 "workdir": str(ws),
                 "sandbox_permissions": "require_escalated",
                 "justification": "needs approval",

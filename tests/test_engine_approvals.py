@@ -37,10 +37,10 @@ async def _turn(scripted_model, tmp_path, policy, calls, approvals, sandbox="wor
 
 
 def _shell(command: str, call_id: str = "c1", **extra) -> list:
-    return function_call_response("shell_command", {"command": command, **extra}, call_id=call_id)
+    return function_call_response("exec_command", {"cmd": command, **extra}, call_id=call_id)
 
 
-async def test_untrusted_asks_for_unknown_commands_and_every_patch(scripted_model, tmp_path):
+async def test_untrusted_asks_for_every_command_and_every_patch(scripted_model, tmp_path):
     _engine, events, ws = await _turn(
         scripted_model,
         tmp_path,
@@ -50,10 +50,15 @@ async def test_untrusted_asks_for_unknown_commands_and_every_patch(scripted_mode
             _shell("touch made.txt", "c2"),
             custom_tool_call_response("apply_patch", ADD, call_id="c3"),
         ],
-        ["approved", "approved"],
+        ["approved", "approved", "approved"],
     )
     asked = [e.msg.type for e in events if e.msg.type.endswith("approval_request")]
-    assert asked == ["exec_approval_request", "apply_patch_approval_request"]  # `ls` is known safe
+    # Even `ls`, which only reads: the reference server asks before it too.
+    assert asked == [
+        "exec_approval_request",
+        "exec_approval_request",
+        "apply_patch_approval_request",
+    ]
     assert (ws / "made.txt").exists() and (ws / "new.txt").read_text() == "hello\n"
 
 
@@ -63,7 +68,9 @@ async def test_never_forbids_dangerous_commands_and_tells_the_model(scripted_mod
     )
     assert not engine.of_type("exec_approval_request", events)
     assert not engine.of_type("exec_command_begin", events)
-    assert "AskForApproval is set to Never" in _output(scripted_model, 1)
+    assert "rm -f style commands are not permitted. Use a safer approach" in _output(
+        scripted_model, 1
+    )
 
 
 async def test_never_refuses_a_patch_outside_the_workspace_naming_the_path(

@@ -33,6 +33,10 @@ PATCH = """*** Begin Patch
 +print("hello")
 *** End Patch"""
 
+# The one-shot `shell_command` (a timeout, its output format) is what models get with unified
+# exec turned off.
+SHELL_COMMAND = "[features]\nunified_exec = false\n"
+
 
 def _is_dead(pid: int) -> bool:
     """Gone, or a zombie waiting for whoever inherited it to reap it."""
@@ -114,11 +118,11 @@ async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tm
     scripted_model.enqueue(text_response("first answer", response_id="resp_0"))
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
+            "exec_command",
             {
-                "command": "echo $$ > pid.txt; sleep 60 & echo $! > child.txt; wait",
+                "cmd": "echo $$ > pid.txt; sleep 60 & echo $! > child.txt; wait",
                 "workdir": str(ws),
-                "timeout_ms": 120_000,
+                "yield_time_ms": 30_000,
             },
             call_id="call_sleep",
             response_id="resp_1",
@@ -126,8 +130,8 @@ async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tm
     )
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": "echo resumed", "workdir": str(ws)},
+            "exec_command",
+            {"cmd": "echo resumed", "workdir": str(ws)},
             call_id="call_echo",
             response_id="resp_2",
         )
@@ -200,7 +204,9 @@ async def test_after_shutdown_the_engine_has_no_session(scripted_model, tmp_path
 
 async def test_a_command_printing_100_mb_reaches_the_model_truncated(scripted_model, tmp_path):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
-    write_config(home, scripted_model.base_url, sandbox_mode="danger-full-access")
+    write_config(
+        home, scripted_model.base_url, sandbox_mode="danger-full-access", extra=SHELL_COMMAND
+    )
     command = "head -c 100000000 /dev/zero | tr '\\0' a; echo; echo THE-END"
     scripted_model.enqueue(function_call_response("shell_command", {"command": command}))
     scripted_model.enqueue(text_response("that was a lot"))
@@ -216,7 +222,9 @@ async def test_a_command_printing_100_mb_reaches_the_model_truncated(scripted_mo
 
 async def test_a_command_hanging_past_its_timeout_is_killed(scripted_model, tmp_path):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
-    write_config(home, scripted_model.base_url, sandbox_mode="danger-full-access")
+    write_config(
+        home, scripted_model.base_url, sandbox_mode="danger-full-access", extra=SHELL_COMMAND
+    )
     scripted_model.enqueue(
         function_call_response("shell_command", {"command": "sleep 30", "timeout_ms": 300})
     )
@@ -264,7 +272,7 @@ async def test_the_chat_wire_runs_tools_and_answers(scripted_model, tmp_path):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
     write_config(home, scripted_model.base_url, wire_api="chat", model="qwen2.5-coder")
     scripted_model.enqueue(
-        chat_tool_call_response("shell_command", {"command": "echo from-chat"}, call_id="t1")
+        chat_tool_call_response("exec_command", {"cmd": "echo from-chat"}, call_id="t1")
     )
     scripted_model.enqueue(chat_text_response("chat says done"))
     async with running_engine(home) as engine:
@@ -273,6 +281,6 @@ async def test_the_chat_wire_runs_tools_and_answers(scripted_model, tmp_path):
     assert engine.of_type("task_complete", events)[0].last_agent_message == "chat says done"
     first, second = (r.body for r in scripted_model.requests)
     assert scripted_model.requests[0].path.endswith("/chat/completions")
-    assert {t["function"]["name"] for t in first["tools"]} >= {"shell_command", "apply_patch"}
+    assert {t["function"]["name"] for t in first["tools"]} >= {"exec_command", "write_stdin"}
     tool_messages = [m for m in second["messages"] if m["role"] == "tool"]
     assert "from-chat" in tool_messages[0]["content"]

@@ -63,12 +63,12 @@ async def test_escapes_are_denied_and_the_model_reads_why(scripted_model, tmp_pa
     ]
     for index, command in enumerate(attempts):
         scripted_model.enqueue(
-            function_call_response("shell_command", {"command": command}, call_id=f"c{index}")
+            function_call_response("exec_command", {"cmd": command}, call_id=f"c{index}")
         )
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": BUILD_AND_RUN},
+            "exec_command",
+            {"cmd": BUILD_AND_RUN},
             call_id="allowed",
         )
     )
@@ -84,21 +84,22 @@ async def test_escapes_are_denied_and_the_model_reads_why(scripted_model, tmp_pa
     outputs = _tool_outputs(scripted_model)
     assert len(outputs) == len(attempts) + 1
     for command, output in zip(attempts, outputs, strict=False):
-        assert not output.startswith("Exit code: 0"), (command, output)
+        assert "Process exited with code 0" not in output, (command, output)
         lowered = output.lower()
         assert any(word in lowered for word in DENIED), (command, output)
     assert list(outside.iterdir()) == []
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
     assert received == []
     allowed = outputs[-1]
-    assert allowed.startswith("Exit code: 0") and "built" in allowed and "root:" in allowed
+    assert "Process exited with code 0" in allowed
+    assert "built" in allowed and "root:" in allowed
     assert (ws / "allowed.txt").read_text() == "ok\n"
 
 
 def test_a_kernel_without_landlock_is_a_warning_and_a_refusal(scripted_model, tmp_path):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
     write_config(home, scripted_model.base_url, approval_policy="never")
-    scripted_model.enqueue(function_call_response("shell_command", {"command": "touch made.txt"}))
+    scripted_model.enqueue(function_call_response("exec_command", {"cmd": "touch made.txt"}))
     scripted_model.enqueue(text_response("could not run it"))
     env = {**os.environ, "CODEX_HOME": str(home), "CODEX_LSP_SANDBOX_DISABLE": "landlock"}
     result = subprocess.run(
@@ -120,7 +121,7 @@ def test_a_kernel_without_landlock_is_a_warning_and_a_refusal(scripted_model, tm
     assert "refused" in _tool_outputs(scripted_model)[0]
 
     # Choosing danger-full-access is the user's explicit way to run without a sandbox.
-    scripted_model.enqueue(function_call_response("shell_command", {"command": "touch made.txt"}))
+    scripted_model.enqueue(function_call_response("exec_command", {"cmd": "touch made.txt"}))
     scripted_model.enqueue(text_response("done"))
     result = subprocess.run(
         [

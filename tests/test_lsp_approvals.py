@@ -34,9 +34,9 @@ def ws(tmp_path: Path) -> Path:
 
 def _escalated_command(ws: Path, command: str, *, reason: str = "to greet") -> list:
     return function_call_response(
-        "shell_command",
+        "exec_command",
         {
-            "command": command,
+            "cmd": command,
             "workdir": str(ws),
             "sandbox_permissions": "require_escalated",
             "justification": reason,

@@ -101,8 +101,8 @@ async def test_interrupt_through_progress_cancel(tmp_path, ws, scripted_model):
     )
     scripted_model.enqueue(
         function_call_response(
-            "shell_command",
-            {"command": "sleep 60", "workdir": str(ws), "timeout_ms": 120_000},
+            "exec_command",
+            {"cmd": "sleep 60", "workdir": str(ws), "timeout_ms": 120_000},
             call_id="call_sleep",
         )
     )
@@ -163,12 +163,12 @@ async def test_two_threads_run_turns_at_the_same_time(tmp_path, ws, scripted_mod
     )
     wait = "for i in $(seq 600); do [ -f go ] && break; sleep 0.05; done; cat go"
     scripted_model.enqueue(
-        function_call_response("shell_command", {"command": wait, "workdir": str(ws)}),
+        function_call_response("exec_command", {"cmd": wait, "workdir": str(ws)}),
         when="first question",
     )
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "echo ready > go", "workdir": str(ws)}, call_id="c2"
+            "exec_command", {"cmd": "echo ready > go", "workdir": str(ws)}, call_id="c2"
         ),
         when="second question",
     )
@@ -279,7 +279,7 @@ async def test_new_thread_and_interrupt_commands(tmp_path, ws, scripted_model):
     )
     scripted_model.enqueue(
         function_call_response(
-            "shell_command", {"command": "sleep 60", "workdir": str(ws)}, call_id="call_sleep"
+            "exec_command", {"cmd": "sleep 60", "workdir": str(ws)}, call_id="call_sleep"
         )
     )
     async with EditorSession(home, ws) as client:
@@ -310,6 +310,7 @@ async def test_server_advertises_its_commands_and_sync(home, ws):
             "codex.fixFinding",
             "codex.explainFinding",
             "codex.dismissFinding",
+            "codex.message",
         }
         sync = capabilities.text_document_sync
         assert sync.open_close is True

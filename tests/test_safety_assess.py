@@ -29,7 +29,6 @@ WW = WorkspaceWrite()
 SAFE = ["bash", "-lc", "git status && ls"]
 PLAIN = ["bash", "-lc", "cargo build"]
 DANGEROUS = ["bash", "-lc", "rm -rf build"]
-NEVER_REASON = "approval required by policy, but AskForApproval is set to Never"
 
 
 def assess(argv: list[str], policy: AskForApproval, sandbox: object, perms: str = "use_default"):
@@ -41,9 +40,16 @@ def assess(argv: list[str], policy: AskForApproval, sandbox: object, perms: str 
     )
 
 
-@pytest.mark.parametrize("policy", list(AskForApproval))
 @pytest.mark.parametrize("sandbox", [FULL, RO, WW])
-def test_known_safe_always_allowed(policy: AskForApproval, sandbox: object) -> None:
+@pytest.mark.parametrize("argv", [SAFE, PLAIN, DANGEROUS, ["echo", "hi"], ["pwd"]])
+def test_untrusted_asks_before_every_command(argv: list[str], sandbox: object) -> None:
+    # The reference server asks before `echo hi`, `ls` and `pwd` under untrusted.
+    assert assess(argv, UNTRUSTED, sandbox) == Prompt()
+
+
+@pytest.mark.parametrize("policy", [ON_REQUEST, ON_FAILURE, NEVER])
+@pytest.mark.parametrize("sandbox", [FULL, RO, WW])
+def test_read_only_commands_run_unasked_elsewhere(policy: AskForApproval, sandbox: object) -> None:
     assert assess(SAFE, policy, sandbox) == Allow()
 
 
@@ -58,16 +64,21 @@ def test_known_safe_always_allowed(policy: AskForApproval, sandbox: object) -> N
         (ON_REQUEST, RO, Prompt),
         (NEVER, WW, Forbidden),
         (NEVER, RO, Forbidden),
-        (NEVER, FULL, Allow),
+        (NEVER, FULL, Forbidden),
     ],
 )
 def test_dangerous_commands(policy: AskForApproval, sandbox: object, expected: type) -> None:
     decision = assess(DANGEROUS, policy, sandbox)
     assert isinstance(decision, expected)
     if isinstance(decision, Forbidden):
-        assert decision.reason == NEVER_REASON
+        assert decision.reason == (
+            "`bash -lc 'rm -rf build'` rejected: rm -f style commands are not permitted. "
+            "Use a safer approach"
+        )
+        assert decision.rejected
     if isinstance(decision, Prompt):
         assert not decision.run_unsandboxed
+        assert decision.reason is None
 
 
 @pytest.mark.parametrize(
@@ -80,6 +91,8 @@ def test_dangerous_commands(policy: AskForApproval, sandbox: object, expected: t
         (ON_FAILURE, RO, "use_default", Allow()),
         (UNTRUSTED, WW, "use_default", Prompt()),
         (UNTRUSTED, FULL, "use_default", Prompt()),
+        (UNTRUSTED, WW, "require_escalated", Prompt(run_unsandboxed=True)),
+        (UNTRUSTED, FULL, "require_escalated", Prompt()),
         (ON_REQUEST, WW, "use_default", Allow()),
         (ON_REQUEST, RO, "use_default", Allow()),
         (ON_REQUEST, FULL, "use_default", Allow()),
@@ -95,25 +108,29 @@ def test_unmatched_plain_command(
     assert assess(PLAIN, policy, sandbox, perms) == expected
 
 
-@pytest.mark.parametrize(
-    ("policy", "name"),
-    [(NEVER, "Never"), (ON_FAILURE, "OnFailure"), (UNTRUSTED, "UnlessTrusted")],
-)
+@pytest.mark.parametrize(("policy", "name"), [(NEVER, "Never"), (ON_FAILURE, "OnFailure")])
 @pytest.mark.parametrize("argv", [PLAIN, SAFE, DANGEROUS])
-def test_escalation_rejected_outside_on_request(
+def test_escalation_rejected_under_never_and_on_failure(
     policy: AskForApproval, name: str, argv: list[str]
 ) -> None:
     decision = assess(argv, policy, WW, "require_escalated")
     assert decision == Forbidden(
-        f"approval policy is {name}; reject command — you should not ask for escalated "
+        f"approval policy is {name}; reject command — you cannot ask for escalated "
         f"permissions if the approval policy is {name}"
     )
 
 
-def test_escalated_dangerous_command_prompts_to_run_unsandboxed() -> None:
-    decision = assess(DANGEROUS, ON_REQUEST, WW, "require_escalated")
-    assert isinstance(decision, Prompt)
-    assert decision.run_unsandboxed
+@pytest.mark.parametrize("argv", [PLAIN, SAFE, DANGEROUS])
+@pytest.mark.parametrize("policy", [ON_REQUEST, UNTRUSTED])
+def test_escalation_asks_with_the_justification(argv: list[str], policy: AskForApproval) -> None:
+    decision = assess_command(
+        argv,
+        approval_policy=policy,
+        sandbox_policy=WW,
+        sandbox_permissions="require_escalated",
+        justification="Run the tests against the network?",
+    )
+    assert decision == Prompt(reason="Run the tests against the network?", run_unsandboxed=True)
 
 
 def test_policy_given_as_wire_string() -> None:

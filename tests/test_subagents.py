@@ -91,16 +91,16 @@ async def test_two_children_work_in_parallel_are_awaited_and_come_back_after_res
     )
     scripted_model.enqueue(call("subagent_await", {}, "r4"), when=root)
     scripted_model.enqueue(text_response("both done", response_id="resp_r5"), when=root)
-    alpha_shell = {"command": WAIT_FOR_FLAG, "workdir": str(ws), "timeout_ms": 20_000}
-    scripted_model.enqueue(call("shell_command", alpha_shell, "a1"), when="alpha-marker")
+    alpha_shell = {"cmd": WAIT_FOR_FLAG, "workdir": str(ws), "yield_time_ms": 20_000}
+    scripted_model.enqueue(call("exec_command", alpha_shell, "a1"), when="alpha-marker")
     scripted_model.enqueue(text_response("alpha finished", response_id="a2"), when="alpha-marker")
     scripted_model.enqueue(text_response("alpha followed up", response_id="a3"), when="alpha")
-    bravo_shell = {"command": "touch b.flag", "workdir": str(ws)}
+    bravo_shell = {"cmd": "touch b.flag", "workdir": str(ws)}
     scripted_model.enqueue(
         multi_item_response(
             [
                 reasoning_step("**Making the flag**\n\nA touch will do."),
-                function_call_item("shell_command", bravo_shell, call_id="b1", index=1),
+                function_call_item("exec_command", bravo_shell, call_id="b1", index=1),
             ],
             response_id="b1",
         ),

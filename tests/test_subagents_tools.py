@@ -266,8 +266,8 @@ async def test_a_child_asks_the_user_through_the_root_thread(scripted_model, tmp
     scripted_model.enqueue(call("subagent_spawn", spawn, "r1"), when=ROOT)
     scripted_model.enqueue(call("subagent_await", {}, "r2"), when=ROOT)
     scripted_model.enqueue(text_response("done", response_id="resp_end"), when=ROOT)
-    write = {"command": "touch from-child.txt", "workdir": str(ws)}
-    scripted_model.enqueue(call("shell_command", write, "a1"), when="alpha-marker")
+    write = {"cmd": "touch from-child.txt", "workdir": str(ws)}
+    scripted_model.enqueue(call("exec_command", write, "a1"), when="alpha-marker")
     scripted_model.enqueue(text_response("wrote it", response_id="a2"), when="alpha-marker")
     async with running_engine(home) as engine:
         await engine.configure(cwd=str(ws))

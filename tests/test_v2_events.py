@@ -12,6 +12,8 @@ from codex_lsp.protocol import v2_notifications as note
 from codex_lsp.protocol import v2_requests as req
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
+from tests import v2_family_samples as family_samples
+from tests.exec.v2_samples import COMMAND_NOTIFICATION_SAMPLES
 from tests.support.schema_check import SchemaChecker, default_checker
 from tests.test_v2_items import item_variants, limits, thread, turn, usage
 
@@ -207,6 +209,11 @@ SERVER_REQUEST_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
         )
     ],
 }
+
+NOTIFICATION_SAMPLES.update(COMMAND_NOTIFICATION_SAMPLES)
+
+
+NOTIFICATION_SAMPLES.update(family_samples.NOTIFICATION_SAMPLES)
 
 
 def test_samples_cover_every_notification_and_server_request() -> None:

@@ -233,8 +233,8 @@ def _scripts(ws: Path) -> dict[str, list[dict]]:
         "command": [
             {
                 "script": function_call_response(
-                    "shell_command",
-                    {"command": "touch approved.txt && echo approved-output", "workdir": str(ws)},
+                    "exec_command",
+                    {"cmd": "touch approved.txt && echo approved-output", "workdir": str(ws)},
                     call_id="call_cmd",
                     response_id="resp_c1",
                 )

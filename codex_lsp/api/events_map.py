@@ -26,7 +26,8 @@ from typing import Any
 from codex_lsp.api import items
 from codex_lsp.api.convert import now_ms, user_input_from_event
 from codex_lsp.api.events_extensions import ExtensionEventsMixin
-from codex_lsp.api.events_tools import ApprovalHooks, ToolEventsMixin, TurnState
+from codex_lsp.api.events_history import HistoryEventsMixin
+from codex_lsp.api.events_tools import ApprovalHooks, ToolEventsMixin, TurnState, _Running
 from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.v2_common import dump
@@ -44,7 +45,7 @@ Notify = Callable[[str, dict[str, Any]], None]
 __all__ = ["ApprovalHooks", "Notify", "ThreadEventMap"]
 
 
-class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
+class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
     def __init__(
         self,
         thread_id: str,
@@ -64,8 +65,11 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
         self._turn: TurnState | None = None
         self._last_turn_id: str | None = None
         self._inputs: dict[str, list[UserInput]] = {}
+        self._steered: dict[str, list[list[UserInput]]] = {}
         self._used_ids: set[str] = set()
         self._waiting: dict[str, int] = {}
+        # Commands whose process outlived their turn: call id -> (that turn's id, the item).
+        self._background: dict[str, tuple[str, _Running]] = {}
         self._status: tuple[str, tuple[str, ...]] = ("idle", ())
         # turn/interrupt waiting for the turn to stop: its id, and the event that wakes it.
         self._hold: tuple[str, Any] | None = None
@@ -84,6 +88,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
             "agent_reasoning_raw_content": self._reasoning_event,
             **self.tool_handlers(),
             **self.extension_handlers(),
+            **self.history_handlers(),
         }
 
     # -- what the API asks of the map -------------------------------------------------------
@@ -95,6 +100,16 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
     def expect_turn(self, turn_id: str, content: list[UserInput]) -> None:
         """The client's own input for a turn about to start, shown as its `userMessage`."""
         self._inputs[turn_id] = content
+
+    def expect_steer(self, turn_id: str, content: list[UserInput]) -> None:
+        """The client's input steered into running turn `turn_id`, shown when it is sent."""
+        self._steered.setdefault(turn_id, []).append(content)
+
+    def forget_steer(self, turn_id: str) -> None:
+        """The turn refused the input last announced with `expect_steer`."""
+        queued = self._steered.get(turn_id)
+        if queued:
+            queued.pop()
 
     def is_expected(self, turn_id: str) -> bool:
         """Whether `turn_id` was submitted and has not begun yet."""
@@ -177,7 +192,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
             },
         )
 
-    def _completed(self, item: Any, *, turn_id: str | None = None) -> None:
+    def _completed(self, item: Any, turn_id: str | None = None) -> None:
         at = now_ms()
         item.completed_at_ms = at
         self._notify(
@@ -263,7 +278,9 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
         interrupted = status == "interrupted"
         if not interrupted:
             self._close_streams()
-            self._close_tools()
+        # An interrupted turn leaves its unfinished items as they were.
+        self._close_tools(complete=not interrupted)
+        self._steered.pop(turn.id, None)
         if status == "completed" and turn.error is not None:
             status = "failed"
         duration = getattr(msg, "duration_ms", None)
@@ -296,7 +313,12 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin):
     # -- messages and reasoning -------------------------------------------------------------
 
     def _user_message(self, event: ev.Event) -> None:
-        content = self._inputs.pop(event.id, None) or user_input_from_event(event.msg.model_dump())
+        content = self._inputs.pop(event.id, None)
+        steered = self._steered.get(event.id)
+        if content is None and steered:
+            content = steered.pop(0)
+        if content is None:
+            content = user_input_from_event(event.msg.model_dump())
         # UUIDv7 like the reference server's: unique, ordered by when the input arrived.
         self._instant(items.user_message(new_thread_id(), content))
 

@@ -93,6 +93,7 @@ class ToolEventsMixin:
 
     thread_id: str
     _turn: TurnState | None
+    _background: dict[str, tuple[str, _Running]]
     _notify: Callable[[str, dict[str, Any]], None]
     _hooks: ApprovalHooks
     _on_rate_limits: Callable[[Any], None] | None
@@ -114,6 +115,7 @@ class ToolEventsMixin:
             "exec_command_begin": self._exec_begin,
             "exec_command_output_delta": self._exec_output,
             "exec_command_end": self._exec_end,
+            "terminal_interaction": self._terminal_interaction,
             "apply_patch_approval_request": self._patch_approval,
             "patch_apply_begin": self._patch_begin,
             "patch_apply_end": self._patch_end,
@@ -150,14 +152,28 @@ class ToolEventsMixin:
         item.started_at_ms = running.item.started_at_ms if running is not None else now_ms()
         self._completed(item)
 
-    def _close_tools(self) -> None:
-        """Whatever is still running when the turn ends did not finish."""
+    def _close_tools(self, *, complete: bool = True) -> None:
+        """Whatever is still running when the turn ends did not finish (completed as failed,
+        unless `complete` is False: an interrupted turn leaves its items as they were), except
+        a process the model left running for later: its item stays open until it exits."""
         assert self._turn is not None
         for call_id in list(self._turn.running):
             running = self._turn.running.pop(call_id)
+            if getattr(running.item, "source", None) == "unifiedExecStartup":
+                self._background[call_id] = (self._turn.id, running)
+                continue
+            if not complete:
+                continue
             if "status" in type(running.item).model_fields:
                 running.item.status = "failed"
             self._completed(running.item)
+
+    def _find_running(self, call_id: str) -> tuple[str, _Running] | None:
+        """The open item of `call_id` and the turn it belongs to (this one or an earlier)."""
+        turn = self._turn
+        if turn is not None and call_id in turn.running:
+            return turn.id, turn.running[call_id]
+        return self._background.get(call_id)
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -180,17 +196,17 @@ class ToolEventsMixin:
 
     def _exec_output(self, event: ev.Event) -> None:
         msg: ev.ExecCommandOutputDeltaEvent = event.msg  # type: ignore[assignment]
-        turn = self._turn
-        running = turn.running.get(msg.call_id) if turn is not None else None
-        if turn is None or running is None:
+        found = self._find_running(msg.call_id)
+        if found is None:
             return
+        turn_id, running = found
         text = running.decoder.decode(base64.b64decode(msg.chunk))
         if text:
             self._notify(
                 "item/commandExecution/outputDelta",
                 {
                     "threadId": self.thread_id,
-                    "turnId": turn.id,
+                    "turnId": turn_id,
                     "itemId": msg.call_id,
                     "delta": text,
                 },
@@ -198,8 +214,28 @@ class ToolEventsMixin:
 
     def _exec_end(self, event: ev.Event) -> None:
         msg: ev.ExecCommandEndEvent = event.msg  # type: ignore[assignment]
-        if self._turn is not None:
+        background = self._background.pop(msg.call_id, None)
+        if background is not None:
+            turn_id, running = background
+            item = items.command_finished(msg)
+            item.started_at_ms = running.item.started_at_ms
+            self._completed(item, turn_id)
+        elif self._turn is not None:
             self._end_running(msg.call_id, items.command_finished(msg))
+
+    def _terminal_interaction(self, event: ev.Event) -> None:
+        msg: ev.TerminalInteractionEvent = event.msg  # type: ignore[assignment]
+        self._notify(
+            "item/commandExecution/terminalInteraction",
+            {
+                "threadId": self.thread_id,
+                # The turn the model typed in; the item may have started in an earlier one.
+                "turnId": self._turn_id(),
+                "itemId": msg.call_id,
+                "processId": msg.process_id,
+                "stdin": msg.stdin,
+            },
+        )
 
     # -- patches ----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from codex_lsp.protocol.events import (
 from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.v2_items import (
     AgentMessageThreadItem,
+    CommandExecutionSource,
     CommandExecutionThreadItem,
     ContextCompactionThreadItem,
     EnteredReviewModeThreadItem,
@@ -34,7 +35,12 @@ from codex_lsp.protocol.v2_items import (
     WebSearchThreadItem,
 )
 
-_EXEC_SOURCE = {"agent": "agent", "user_shell": "userShell"}
+_EXEC_SOURCE: dict[str, CommandExecutionSource] = {
+    "agent": "agent",
+    "user_shell": "userShell",
+    "unified_exec_startup": "unifiedExecStartup",
+    "unified_exec_interaction": "unifiedExecInteraction",
+}
 REVIEW_NOT_FINISHED = "The review did not finish."
 
 
@@ -66,6 +72,7 @@ def command_pending(
         status="inProgress",
         command_actions=command_actions(event.parsed_cmd),
         source=_EXEC_SOURCE.get(source, "agent"),
+        process_id=getattr(event, "process_id", None),
         started_at_ms=started_at_ms,
     )
 
@@ -81,6 +88,7 @@ def command_finished(
         status=event.status,
         command_actions=command_actions(event.parsed_cmd),
         source=_EXEC_SOURCE.get(event.source, "agent"),
+        process_id=event.process_id,
         # A declined command never ran: it has no output, exit code or duration.
         aggregated_output=None if declined else event.aggregated_output,
         exit_code=None if declined else event.exit_code,

@@ -65,6 +65,10 @@ class LoadedThread:
         self._spawn: Callable[[Callable[[], Awaitable[None]]], None] | None = None
         self._closing = anyio.Event()
         self.done = anyio.Event()
+        # Whether the client hears this thread's notifications (`thread/unsubscribe` stops it),
+        # and when the thread last did anything, for unloading it once nobody listens.
+        self.subscribed = True
+        self.last_activity = time.monotonic()
 
     @property
     def thread_id(self) -> str:
@@ -180,11 +184,15 @@ class LoadedThread:
         )
         self.map = ThreadEventMap(
             thread_id,
-            self.client.notify,
+            self._notify,
             self.router,
             self._on_rate_limits,
             mcp_servers=frozenset(self.services.config.mcp_servers),
         )
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        if self.subscribed:
+            self.client.notify(method, params)
 
     def _waiting(self, flag: str, delta: int) -> None:
         if self.map is not None:
@@ -199,6 +207,7 @@ class LoadedThread:
         self.codex.deliver_to(self._on_event, backlog=getattr(self.client, "backlog", None))
 
     def _on_event(self, event: Event) -> None:
+        self.last_activity = time.monotonic()
         if not self.replies.offer(event):
             self._deliver(event)
 

@@ -82,6 +82,22 @@ async def start_review(thread: LoadedThread, params: ReviewStartParams) -> Start
 
 
 def thread_review(thread: LoadedThread | None) -> ReviewOutputEvent | None:
-    """The structured findings of the latest review that finished on `thread`, if any."""
+    """The structured findings of the latest review that finished on `thread`, if any: one
+    finished since it was loaded, else the last one its rollout recorded before it was resumed."""
     session = thread.codex.session if thread is not None else None
-    return last_review(session) if session is not None else None
+    if thread is None or session is None:
+        return None
+    return last_review(session) or _recorded_review(thread)
+
+
+def _recorded_review(thread: LoadedThread) -> ReviewOutputEvent | None:
+    configured = thread.configured
+    for event in reversed(configured.initial_messages or [] if configured else []):
+        output = event.get("review_output")
+        if event.get("type") == "exited_review_mode" and isinstance(output, dict):
+            try:
+                return ReviewOutputEvent.model_validate(output)
+            except ValueError:
+                log.warning("the review recorded in thread %s is unreadable", thread.thread_id)
+                return None
+    return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ from codex_lsp.api.account import Accounts
 from codex_lsp.api.catalog import model_list
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
+from codex_lsp.api.families import API_FAMILIES
+from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import (
     INVALID_PARAMS,
@@ -53,22 +55,12 @@ from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Any, dict[str, Any]], Awaitable[BaseModel | None]]
 
 # Methods the v2 protocol has that this server does not serve (yet): a clear -32601.
 NOT_SERVED = frozenset(
     {
         "initialize",
-        "turn/steer",
         "thread/rollback",
-        "thread/compact/start",
-        "thread/shellCommand",
-        "thread/loaded/list",
-        "thread/turns/list",
-        "command/exec",
-        "config/value/write",
-        "config/batchWrite",
-        "mcpServerStatus/list",
     }
 )
 
@@ -106,6 +98,16 @@ class ApiServer:
             "account/logout": self._logout,
             "account/rateLimits/read": self._rate_limits,
         }
+        self._context = ApiContext(
+            self.threads,
+            client,
+            self._services,
+            self._after_response,
+            self._after_response_call,
+            self._host,
+        )
+        for family in API_FAMILIES:
+            self._handlers.update(family.handlers(self._context))
 
     # -- the seam ---------------------------------------------------------------------------
 
@@ -148,6 +150,8 @@ class ApiServer:
         if self._closed:
             return
         self._closed = True
+        for closer in reversed(self._context.closers):
+            await closer()
         if self._accounts is not None:
             self._accounts.close()
         await self.threads.close_all()

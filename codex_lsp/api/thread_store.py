@@ -34,6 +34,7 @@ from codex_lsp.store.rollout_files import (
     unarchive_thread,
 )
 from codex_lsp.store.thread_index import append_thread_name
+from codex_lsp.store.thread_metadata import load_git
 from codex_lsp.store.threads import (
     InvalidCursorError,
     ThreadSummary,
@@ -90,6 +91,15 @@ def git_info(raw: dict[str, Any] | None) -> GitInfo | None:
         branch=raw.get("branch"),
         origin_url=raw.get("repository_url") or raw.get("origin_url"),
     )
+
+
+def apply_metadata(home: Path, threads: list[Thread]) -> list[Thread]:
+    """Threads with the metadata set after they began (`thread/metadata/update`) applied."""
+    overrides = load_git(home)
+    for thread in threads:
+        if thread.id in overrides:
+            thread.git_info = git_info(overrides[thread.id])
+    return threads
 
 
 def thread_from_summary(summary: ThreadSummary, status: Any = None) -> Thread:
@@ -161,6 +171,7 @@ async def list_page(
     except InvalidCursorError as err:
         raise invalid("cursor", str(err)) from None
     threads = [thread_from_summary(s, statuses.get(s.id)) for s in page.items]
+    threads = await anyio.to_thread.run_sync(apply_metadata, home, threads)
     if params.search_term:
         # The store pages without a text filter; the term narrows each page it returns.
         term = params.search_term.lower()
@@ -183,7 +194,7 @@ async def read_thread(
         summary = read_thread_summary(home, path)
         if summary is None:
             raise ApiError(INVALID_REQUEST, f"{path} is not a thread rollout")
-        thread = thread_from_summary(summary, status)
+        thread = apply_metadata(home, [thread_from_summary(summary, status)])[0]
         if include_turns:
             thread.turns = replay_turns(rollout_events(path), running_turn=running_turn)
         return thread

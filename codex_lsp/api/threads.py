@@ -129,7 +129,9 @@ class ThreadManager:
     async def _resume(self, params: ThreadResumeParams, path: str | None) -> ThreadResumeResponse:
         loaded = self.loaded.get(params.thread_id)
         if loaded is not None and not loaded.done.is_set():
-            # Already running here: answer with its live state rather than a second engine.
+            # Already running here: answer with its live state rather than a second engine,
+            # and the client hears the thread again if it had unsubscribed.
+            loaded.subscribed = True
             turns = await self._stored_turns(loaded, params.exclude_turns)
             return self._response(ThreadResumeResponse, loaded, turns=turns)
         summary: list[Any] = []

@@ -60,6 +60,7 @@ def initial_turn_context(
         auto_compact_limit=config.model_auto_compact_token_limit,
         features=dict(config.features or {}),
         web_search=bool(config.tools.web_search),
+        update_plan_tool=config.tools.update_plan.enabled,
     )
 
 

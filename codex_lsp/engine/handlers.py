@@ -12,6 +12,7 @@ from codex_lsp import __version__
 from codex_lsp.engine.compact import compact
 from codex_lsp.engine.context_factory import initial_turn_context
 from codex_lsp.engine.history import ConversationHistory
+from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
@@ -25,17 +26,22 @@ from codex_lsp.protocol.events import (
     TaskStartedEvent,
     ThreadNameUpdatedEvent,
 )
+from codex_lsp.protocol.events_history import ThreadSettingsAppliedEvent
 from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage
 from codex_lsp.protocol.ops import (
     Compact,
     ConfigureSession,
     ExecApproval,
+    InjectItems,
     Interrupt,
     Op,
     OverrideTurnContext,
     PatchApproval,
+    RevertToTurn,
+    RunUserShellCommand,
     SetThreadName,
     Shutdown,
+    SteerInput,
     UserInputAnswer,
     UserInputOp,
     UserTurn,
@@ -212,6 +218,16 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         session.emit(sub_id, ThreadNameUpdatedEvent(thread_id=session.thread_id, thread_name=name))
     elif isinstance(op, Compact):
         await session.start_task(sub_id, "compact", _compact_task)
+    elif isinstance(op, RunUserShellCommand):
+        from codex_lsp.engine.user_shell import start_user_shell_command
+
+        await start_user_shell_command(session, sub_id, op.command, op.timeout_ms)
+    elif isinstance(op, SteerInput):
+        steer_input(session, sub_id, op)
+    elif isinstance(op, InjectItems):
+        inject_items(session, sub_id, op)
+    elif isinstance(op, RevertToTurn):
+        revert_to_turn(session, sub_id, op)
     elif isinstance(op, Shutdown):
         from codex_lsp.engine.codex import close_session
 
@@ -230,6 +246,9 @@ async def _start_turn(
     session: Session, sub_id: str, ctx: TurnContext, op: UserTurn | UserInputOp
 ) -> None:
     ctx = _with_model_window(session, ctx)
+    applied = settings_applied(ctx)
+    if applied != settings_applied(session.ctx):
+        session.emit(sub_id, applied)
     # Settings persist to later turns; an output schema applies to this turn only.
     session.ctx = replace(ctx, output_schema=None)
     turn_ctx = replace(ctx, output_schema=op.final_output_json_schema)
@@ -238,6 +257,20 @@ async def _start_turn(
         await run_regular_task(sess, task, turn_ctx, list(op.items), op.previous_response_id)
 
     await session.start_task(sub_id, "regular", body)
+
+
+def settings_applied(ctx: TurnContext) -> ThreadSettingsAppliedEvent:
+    """The settings a client shows for a thread, as they are in `ctx`."""
+    return ThreadSettingsAppliedEvent(
+        cwd=str(ctx.cwd),
+        model=ctx.model,
+        model_provider=ctx.provider_id,
+        approval_policy=ctx.approval_policy,
+        sandbox_policy=ctx.sandbox_policy,
+        effort=ctx.effort,
+        summary=ctx.summary,
+        personality=ctx.personality,
+    )
 
 
 def _with_model_window(session: Session, ctx: TurnContext) -> TurnContext:

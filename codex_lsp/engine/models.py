@@ -1,10 +1,23 @@
-"""The model catalogue: what we know of each model slug, and sensible defaults for the rest."""
+"""The model catalogue: what we know of each model slug, and sensible defaults for the rest.
+
+Besides what `model/list` shows, each entry carries the traits that decide the model's tools,
+as the reference catalog states them: `shell_type`, the shell tool the model is trained on when
+unified exec is turned off, and `apply_patch_tool_type`, the form of `apply_patch` it gets
+(None: none). A model the catalogue does not know gets the reference fallback: the argv `shell`
+family (served here as `shell_command`) and no `apply_patch` tool.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from codex_lsp.engine.turn_context import DEFAULT_CONTEXT_WINDOW
+
+ShellType = Literal["shell_command", "default", "local", "unified_exec", "disabled"]
+ApplyPatchToolType = Literal["freeform", "function"]
+# Tokens of tool output a model reads before its middle is cut (the catalog's truncation policy).
+DEFAULT_TRUNCATION_TOKENS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +30,9 @@ class ModelInfo:
     context_window: int = DEFAULT_CONTEXT_WINDOW
     supports_reasoning: bool = True
     hidden: bool = False
+    shell_type: ShellType = "shell_command"
+    apply_patch_tool_type: ApplyPatchToolType | None = "freeform"
+    truncation_tokens: int = DEFAULT_TRUNCATION_TOKENS
 
 
 CATALOGUE: tuple[ModelInfo, ...] = (
@@ -39,4 +55,11 @@ def model_info(slug: str) -> ModelInfo:
     if known is not None:
         return known
     reasoning = slug.startswith(("gpt-5", "o3", "o4"))
-    return ModelInfo(slug, slug, "Custom model.", supports_reasoning=reasoning)
+    return ModelInfo(
+        slug,
+        slug,
+        "Custom model.",
+        supports_reasoning=reasoning,
+        shell_type="default",
+        apply_patch_tool_type=None,
+    )

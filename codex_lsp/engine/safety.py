@@ -1,10 +1,12 @@
 """Command safety: which commands may run without asking, and the approval decision.
 
-Pure functions, no I/O. `is_known_safe_command` is the read-only allow-list (Codex's
-`is_safe_command`), `is_dangerous_command` the short list that always prompts, and
-`assess_command` the decision for a command no exec-policy rule matched, per approval policy and
-sandbox. Scripts given as `bash -lc '…'` are judged per command, but only when
-`parse_shell_script` can read them without doubt.
+Pure functions, no I/O. `is_dangerous_command` is the short list that always asks (or is
+refused), `assess_command` the decision for a command no exec-policy rule matched, per approval
+policy and sandbox (its docstring states the rule), and `is_known_safe_command` the read-only
+allow-list (Codex's `is_safe_command`), which says whether a command only reads; no policy
+runs a command unasked for that alone any more (`untrusted` asks before `ls` too). Scripts
+given as `bash -lc '…'` are judged per command, but only when `parse_shell_script` can read
+them without doubt.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +29,7 @@ __all__ = [
     "Forbidden",
     "Prompt",
     "assess_command",
+    "dangerous_rejection",
     "is_dangerous_command",
     "is_known_safe_command",
     "parse_shell_script",
@@ -180,7 +184,8 @@ class Allow:
 @dataclass(frozen=True)
 class Prompt:
     """Ask the user first. If approved, run unsandboxed when `run_unsandboxed` (the model asked
-    for escalated permissions), else sandboxed."""
+    for escalated permissions), else sandboxed. `reason` is what the model gave as its
+    justification, shown to the user with the question."""
 
     reason: str | None = None
     run_unsandboxed: bool = False
@@ -188,9 +193,11 @@ class Prompt:
 
 @dataclass(frozen=True)
 class Forbidden:
-    """Don't run; `reason` goes back to the model."""
+    """Don't run; `reason` goes back to the model. `rejected` marks a command refused for what
+    it is (not for the policy's sake), which `exec_command` reports as a failure to start it."""
 
     reason: str
+    rejected: bool = False
 
 
 CommandAssessment = Allow | Prompt | Forbidden
@@ -204,36 +211,20 @@ _POLICY_NAMES = {
     AskForApproval.NEVER: "Never",
 }
 NEVER_PROMPT_REASON = "approval required by policy, but AskForApproval is set to Never"
+DANGEROUS_REJECTION = "rm -f style commands are not permitted. Use a safer approach"
 
 
 def _escalation_rejected(policy: AskForApproval) -> str:
     name = _POLICY_NAMES[policy]
     return (
-        f"approval policy is {name}; reject command — you should not ask for escalated "
+        f"approval policy is {name}; reject command — you cannot ask for escalated "
         f"permissions if the approval policy is {name}"
     )
 
 
-def _decide_unmatched(
-    argv: Sequence[str],
-    policy: AskForApproval,
-    sandbox: AnySandboxPolicy,
-    sandbox_permissions: str,
-) -> CommandAssessment:
-    unrestricted = isinstance(sandbox, DangerFullAccess)
-    if is_known_safe_command(argv):
-        return Allow()
-    if is_dangerous_command(argv):
-        if policy == AskForApproval.NEVER and unrestricted:
-            return Allow()
-        return Prompt(reason="command may delete files irreversibly")
-    if policy in (AskForApproval.NEVER, AskForApproval.ON_FAILURE):
-        return Allow()
-    if policy == AskForApproval.UNTRUSTED:
-        return Prompt()
-    if unrestricted or sandbox_permissions == "use_default":
-        return Allow()
-    return Prompt()
+def dangerous_rejection(argv: Sequence[str]) -> str:
+    """Why a dangerous command is refused under `never`, naming the command as it would run."""
+    return f"`{shlex.join(argv)}` rejected: {DANGEROUS_REJECTION}"
 
 
 def assess_command(
@@ -242,19 +233,43 @@ def assess_command(
     approval_policy: AskForApproval,
     sandbox_policy: AnySandboxPolicy,
     sandbox_permissions: str = "use_default",
+    justification: str | None = None,
 ) -> CommandAssessment:
-    """Whether `argv` runs, prompts or is refused (no exec-policy rule matched it)."""
+    """Whether `argv` runs, prompts or is refused (no exec-policy rule matched it).
+
+    The rule, the same for `exec_command` and `shell_command` (it matches what the reference
+    server decides for each policy and sandbox):
+
+    1. Asking for escalated permissions (`require_escalated`) is refused under `never` and
+       `on-failure`. Under `untrusted` and `on-request` it asks, and an approved command runs
+       without the sandbox (an unrestricted sandbox needs no escalation: it just runs).
+    2. `untrusted` asks before every command, read-only ones (`ls`, `pwd`, `echo`) included:
+       the model is not trusted to judge what is harmless.
+    3. A dangerous command (`rm -f`, `rm -rf`, `sudo` of those) asks under `on-request` and
+       `on-failure`, and is refused under `never` whatever the sandbox.
+    4. Otherwise the command runs in the sandbox without asking: under `on-failure` a denial
+       by the sandbox is offered for an unsandboxed rerun, under `on-request` and `never` the
+       denial goes back to the model. Other additional permissions than escalation ask under
+       `on-request` in a restricted sandbox.
+    """
     policy = AskForApproval(approval_policy)
+    unrestricted = isinstance(sandbox_policy, DangerFullAccess)
     escalated = sandbox_permissions == "require_escalated"
-    if escalated and policy != AskForApproval.ON_REQUEST:
+    if escalated and policy in (AskForApproval.NEVER, AskForApproval.ON_FAILURE):
         return Forbidden(_escalation_rejected(policy))
-    decision = _decide_unmatched(argv, policy, sandbox_policy, sandbox_permissions)
-    if isinstance(decision, Prompt):
+    escalate = escalated and not unrestricted
+    if policy == AskForApproval.UNTRUSTED:
+        return Prompt(reason=justification, run_unsandboxed=escalate)
+    if is_dangerous_command(argv):
         if policy == AskForApproval.NEVER:
-            return Forbidden(NEVER_PROMPT_REASON)
+            return Forbidden(dangerous_rejection(argv), rejected=True)
+        return Prompt(reason=justification, run_unsandboxed=escalate)
+    if policy == AskForApproval.ON_REQUEST and not unrestricted:
         if escalated:
-            return Prompt(reason=decision.reason, run_unsandboxed=True)
-    return decision
+            return Prompt(reason=justification, run_unsandboxed=True)
+        if sandbox_permissions != "use_default":
+            return Prompt(reason=justification)
+    return Allow()
 
 
 def should_escalate_on_sandbox_denial(approval_policy: AskForApproval) -> bool:
@@ -273,12 +288,19 @@ def _canonical_commands(argv: Sequence[str]) -> list[list[str]]:
     return [list(argv)]
 
 
-def session_approval_key(argv: Sequence[str], cwd: Path | str, sandbox_permissions: str) -> str:
-    """Canonical JSON key under which an `approved_for_session` decision is remembered."""
-    key = {
+def session_approval_key(
+    argv: Sequence[str], cwd: Path | str, sandbox_permissions: str, *, tty: bool | None = None
+) -> str:
+    """Canonical JSON key under which an `approved_for_session` decision is remembered.
+
+    `exec_command` passes `tty`: approving a command on pipes does not approve it on a PTY.
+    """
+    key: dict[str, object] = {
         "command": _canonical_commands(argv),
         "cwd": str(cwd),
         "sandbox_permissions": sandbox_permissions,
         "additional_permissions": None,
     }
+    if tty is not None:
+        key["tty"] = tty
     return json.dumps(key, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -7,6 +7,7 @@ the whole request up to the provider's `stream_max_retries`, announcing each att
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,13 +62,20 @@ class SamplingResult:
 
 
 async def run_sampling_request(
-    session: Any, sub_id: str, client: ModelClient, prompt: Prompt, *, show_messages: bool = True
+    session: Any,
+    sub_id: str,
+    client: ModelClient,
+    prompt: Prompt,
+    *,
+    show_messages: bool = True,
+    on_output: Callable[[], None] | None = None,
 ) -> SamplingResult:
+    """Stream one response; `on_output` is called when the first output reaches the user."""
     max_retries = session.ctx.provider.effective_stream_retries()
     attempt = 0
     while True:
         try:
-            return await _stream_once(session, sub_id, client, prompt, show_messages)
+            return await _stream_once(session, sub_id, client, prompt, show_messages, on_output)
         except ModelError as err:
             if not err.retryable or attempt >= max_retries:
                 raise
@@ -85,12 +93,20 @@ async def run_sampling_request(
 
 
 async def _stream_once(
-    session: Any, sub_id: str, client: ModelClient, prompt: Prompt, show_messages: bool
+    session: Any,
+    sub_id: str,
+    client: ModelClient,
+    prompt: Prompt,
+    show_messages: bool,
+    on_output: Callable[[], None] | None,
 ) -> SamplingResult:
     result = SamplingResult()
     # A summarisation request streams nothing to the user.
     emit = session.emit if show_messages else _discard
     async for event in client.stream(prompt):
+        if on_output is not None and isinstance(event, _VISIBLE_EVENTS):
+            on_output()
+            on_output = None
         # Most events are text deltas: test for them first.
         if isinstance(event, OutputTextDelta):
             emit(sub_id, AgentMessageDeltaEvent(delta=event.delta, item_id=event.item_id))
@@ -131,6 +147,15 @@ async def _stream_once(
         codex_error_info={"response_stream_disconnected": {"http_status_code": None}},
         retryable=True,
     )
+
+
+_VISIBLE_EVENTS = (
+    OutputTextDelta,
+    OutputItemDone,
+    ReasoningSummaryDelta,
+    ReasoningSummaryPartAdded,
+    ReasoningContentDelta,
+)
 
 
 def _discard(_sub_id: str, _msg: Any) -> None:

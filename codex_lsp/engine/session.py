@@ -23,8 +23,10 @@ from codex_lsp.engine.approvals import (
     TurnAbortRequested,
 )
 from codex_lsp.engine.history import ConversationHistory, user_message
+from codex_lsp.engine.steering import Steering
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.turn_diff import TurnDiffTracker
+from codex_lsp.engine.unified_exec import ProcessStore
 from codex_lsp.engine.workspace import Workspace
 from codex_lsp.protocol.events import (
     ErrorEvent,
@@ -38,6 +40,9 @@ from codex_lsp.protocol.events import (
 from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
 
 log = logging.getLogger(__name__)
+
+# How long ending the model's processes waits for their ends to be reported.
+PROCESS_END_REPORT_S = 5.0
 
 TURN_ABORTED_MARKER = (
     "<turn_aborted>\nThe user interrupted the previous turn on purpose. If any tools or "
@@ -66,6 +71,7 @@ class RunningTask:
     abort_reason: str | None = None
     last_response_id: str | None = None
     diff: TurnDiffTracker = field(default_factory=TurnDiffTracker)
+    steering: Steering = field(default_factory=Steering)
 
 
 TaskBody = Callable[["Session", RunningTask], Awaitable[None]]
@@ -94,6 +100,8 @@ class Session:
         self.approvals = ApprovalWaiters()
         self.answers = AnswerWaiters()
         self.approval_cache = ApprovalCache()
+        # Processes the model started with `exec_command` and may come back to.
+        self.processes = ProcessStore()
         self.total_usage = TokenUsage()
         self.last_usage = TokenUsage()
         self.rate_limits: RateLimitSnapshot | None = None
@@ -120,6 +128,10 @@ class Session:
         if self._rollout is not None and self._persist(msg.type):
             self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
 
+    def reply(self, sub_id: str, msg: EventMsg) -> None:
+        """Answer the op `sub_id` without recording it: a refusal is not part of the thread."""
+        self._emit(Event(id=sub_id, msg=msg))
+
     def warn_once(self, sub_id: str, message: str) -> None:
         """A non-fatal problem, said once per session."""
         if message not in self._warned:
@@ -145,7 +157,9 @@ class Session:
         return getattr(self._rollout, "path", None)
 
     def close(self) -> None:
-        """Flush and close the rollout; the session takes no more turns."""
+        """End the model's processes, flush and close the rollout; the session takes no more
+        turns."""
+        self.processes.terminate_all()
         if self._rollout is not None:
             self._rollout.sync()
             self._rollout.close()
@@ -225,12 +239,22 @@ class Session:
                 done = TaskCompleteEvent(turn_id=task.sub_id, completed_at=self.now())
                 self.emit(task.sub_id, done)
         finally:
+            if task.abort_reason == "interrupted":
+                await self.end_processes()
             if task.abort_reason is not None:
                 self._finish_aborted(task)
             self.sync_rollout()
             if self._task is task:
                 self._task = None
             task.done.set()
+
+    async def end_processes(self) -> None:
+        """End every process the model left running and wait (briefly) until each end is
+        reported, so a client hears of them before the turn's end."""
+        entries = self.processes.terminate_all()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(PROCESS_END_REPORT_S):
+            for entry in entries:
+                await entry.done.wait()
 
     def _finish_aborted(self, task: RunningTask) -> None:
         # A review runs outside the thread's conversation: the model need not hear of it.

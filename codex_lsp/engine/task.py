@@ -23,8 +23,8 @@ from codex_lsp.engine.models import model_info
 from codex_lsp.engine.sampling import run_sampling_request
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.tools.base import ToolCall
+from codex_lsp.engine.tools.config import TurnTools, turn_tools
 from codex_lsp.engine.tools.router import output_item
-from codex_lsp.engine.tools.specs import base_tools
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelError, Prompt
 from codex_lsp.protocol.events import (
@@ -84,6 +84,15 @@ def _local_image(path: Path) -> dict[str, Any]:
     return {"type": "input_image", "image_url": url, "detail": "high"}
 
 
+def record_user_input(
+    session: Session, sub_id: str, ctx: TurnContext, items: list[UserInput]
+) -> None:
+    """The user's input into the history, and shown as their message in the turn."""
+    user_item, user_event = build_user_item(items, ctx.cwd)
+    session.record_items([user_item])
+    session.emit(sub_id, user_event)
+
+
 def record_turn_context(session: Session, ctx: TurnContext, turn_id: str) -> None:
     """Give the model its context on the first turn, and what changed on later ones."""
     previous = session.context_seen
@@ -100,7 +109,11 @@ def record_turn_context(session: Session, ctx: TurnContext, turn_id: str) -> Non
     session.record_line("turn_context", ctx.to_rollout(turn_id))
 
 
-def build_prompt(session: Session, ctx: TurnContext, *, tools: bool = True) -> Prompt:
+def build_prompt(
+    session: Session, ctx: TurnContext, *, tools: bool = True, offered: TurnTools | None = None
+) -> Prompt:
+    """The request for one sampling; `offered` is the turn's built-in tools (by default what
+    `turn_tools` gives the context)."""
     info = model_info(ctx.model)
     reasoning = None
     if info.supports_reasoning and ctx.provider.wire_api == "responses":
@@ -110,7 +123,7 @@ def build_prompt(session: Session, ctx: TurnContext, *, tools: bool = True) -> P
     specs: list[dict[str, Any]] = []
     if tools:
         specs = [
-            *base_tools(wire_api=ctx.provider.wire_api),
+            *(offered or turn_tools(ctx)).specs(),
             *session.services.tool_specs(session, ctx),
         ]
     return Prompt(
@@ -163,9 +176,7 @@ async def run_regular_task(
         await maybe_compact(session, task, ctx)
     except ModelError as err:
         failure = err
-    user_item, user_event = build_user_item(items, ctx.cwd)
-    session.record_items([user_item])
-    session.emit(sub_id, user_event)
+    record_user_input(session, sub_id, ctx, items)
     for extension in session.services.extensions:
         session.record_items(await extension.extra_user_items(session, ctx, sub_id, items))
     last_message = None
@@ -192,19 +203,33 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     sub_id = task.sub_id
     client = session.services.model_client(ctx, session.thread_id)
     last_message: str | None = None
+    offered = turn_tools(ctx)
+    steering = task.steering
     first = True
     while True:
+        for steered in steering.take():
+            record_user_input(session, sub_id, ctx, steered)
         try:
             # The turn's start already compacted what needed it; later requests may need it
             # again once tool output has filled the window.
             if not first:
                 await maybe_compact(session, task, ctx)
             first = False
-            result = await run_sampling_request(session, sub_id, client, build_prompt(session, ctx))
+            with steering.request() as request:
+                result = await run_sampling_request(
+                    session,
+                    sub_id,
+                    client,
+                    build_prompt(session, ctx, offered=offered),
+                    on_output=steering.output_started,
+                )
+            if request.cancelled_caught:
+                continue  # abandoned for steered input: ask again with it
         except ModelError as err:
             session.emit(
                 sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info)
             )
+            steering.closed = True
             return last_message
         session.record_items(result.items)
         if result.response_id:
@@ -215,6 +240,9 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
         calls = result.tool_calls
         if not calls:
             session.emit(sub_id, session.token_count_event())
+            if steering.pending:
+                continue  # the model has not seen what the user added yet
+            steering.closed = True
             return last_message
         for item in calls:
             call = ToolCall(
@@ -229,6 +257,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
                     if item.get("type") == "custom_tool_call"
                     else item.get("arguments") or ""
                 ),
+                tools=offered,
             )
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)

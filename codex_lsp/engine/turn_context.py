@@ -36,6 +36,7 @@ class TurnContext:
     output_schema: dict[str, Any] | None = None
     features: dict[str, bool] = field(default_factory=dict)
     web_search: bool = False
+    update_plan_tool: bool = False
 
     def with_overrides(self, **changes: Any) -> TurnContext:
         """A copy with the given fields replaced; `None` values leave a field unchanged."""

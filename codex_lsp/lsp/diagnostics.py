@@ -8,6 +8,8 @@ findings left are cleared). The verdict goes out as the `codex/review/completed`
 (for chat panels) and a `window/showMessage` (Info for a correct patch, Warning for an incorrect
 one). A review that failed or was
 interrupted says so and leaves the last review's diagnostics as they were: it found nothing new.
+A thread resumed while no findings are shown (a restarted server, say) shows its last review's
+findings again.
 
 Diagnostics follow edits: the text each file had when its findings were last placed is kept,
 and on `didOpen`/`didChange`/`didClose` the findings are carried over to the new text
@@ -190,6 +192,21 @@ class ReviewDiagnostics:
             if key in self._review_turns:
                 self._review_turns.discard(key)
                 self._spawn(self._review_ended(thread_id, turn))
+
+    def thread_resumed(self, thread_id: str) -> None:
+        """Show the resumed thread's last review again, unless findings are shown already."""
+        if not self._findings:
+            self._spawn(self._restore(thread_id))
+
+    async def _restore(self, thread_id: str) -> None:
+        output = self._fetch_review(thread_id)
+        if inspect.isawaitable(output):
+            output = await output
+        if output is None or self._findings:
+            return
+        verdict = verdict_from_output(output, thread_id, f"{thread_id}/resumed", self.document_uri)
+        if not verdict.failed and verdict.findings:
+            self.replace(verdict)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,6 +67,8 @@ class EngineHost:
         self._error: str | None = None
         # Features told of every v2 notification; more are added before the engine starts.
         self.observers: list[Observer] = [progress.observe]
+        # Features told of each thread resumed through this door, by id.
+        self.resume_observers: list[Callable[[str], None]] = []
 
     def register(self, server: CodexLanguageServer) -> None:
         server.protocol.codex_handler = self.call
@@ -136,9 +139,23 @@ class EngineHost:
         if method == "initialize":
             return self._v2_initialize(params)
         try:
-            return await api.handle(method, params)
+            result = await api.handle(method, params)
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
+        if method == "thread/resume":
+            self._resumed(result)
+        return result
+
+    def _resumed(self, result: dict[str, Any]) -> None:
+        thread = result.get("thread")
+        thread_id = thread.get("id") if isinstance(thread, dict) else None
+        if not isinstance(thread_id, str):
+            return
+        for observe in self.resume_observers:
+            try:
+                observe(thread_id)
+            except Exception:
+                logger.exception("a feature failed on the resume of thread %s", thread_id)
 
     def _v2_initialize(self, params: dict[str, Any] | None) -> dict[str, Any]:
         """`codex/initialize`: the v2 handshake's answer, for clients that speak only v2.

@@ -5,9 +5,10 @@
   `{type: "custom", instructions}`) with `review/start`, on `threadId` or on a new thread rooted
   at `cwd` (default: the workspace root). Returns the `review/start` result plus `threadId`.
   The findings arrive later as diagnostics.
-* `codex.fixFinding` `[{findingId}]`: a turn on the review's thread asking for a minimal fix of
-  that finding with apply_patch; the fix then comes back like any patch (approval, then one
-  `workspace/applyEdit`). Returns `{threadId, turn}`.
+* `codex.fixFinding` `[{findingId, threadId?}]`: a turn on the review's thread (or on `threadId`,
+  e.g. one whose policy asks before every patch, so the editor can preview the fix) asking for a
+  minimal fix of that finding with apply_patch; the fix then comes back like any patch
+  (approval, then one `workspace/applyEdit`). Returns `{threadId, turn}`.
 * `codex.explainFinding` `[{findingId}]`: a turn on the review's thread that explains the finding
   without changing files. Returns `{threadId, turn}`.
 * `codex.dismissFinding` `[{findingId}]`: take the finding's diagnostic away. Returns
@@ -114,7 +115,9 @@ class ReviewCommands:
 
     async def _finding_turn(self, command: str, request: str, arguments: tuple[object, ...]) -> Any:
         finding = self._finding(command, arguments)
-        thread_id = finding.thread_id
+        options = command_options(command, arguments)
+        chosen = string_option(options, "threadId", command, required=False)
+        thread_id = chosen or finding.thread_id
         text = self._diagnostics.current_text(finding.uri)
         prompt = finding_prompt(request, finding, self._thread_cwd(thread_id), text)
         result = await self._host.call(

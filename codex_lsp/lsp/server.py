@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from codex_lsp import __version__
 from codex_lsp.lsp.code_actions import ReviewCodeActions
 from codex_lsp.lsp.commands import Commands
+from codex_lsp.lsp.context_input import ContextCommands
 from codex_lsp.lsp.diagnostics import ReviewDiagnostics
 from codex_lsp.lsp.engine_host import EngineHost, EngineOptions
 from codex_lsp.lsp.lifecycle import Lifecycle
@@ -71,11 +72,13 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     diagnostics = ReviewDiagnostics(server, host.last_review)
     notices = EditorNotices(server)
     host.observers += [diagnostics.observe, notices.observe]
+    host.resume_observers.append(diagnostics.thread_resumed)
     for feature in (
         Lifecycle(server, host),
         host,
         progress,
         Commands(server, host, progress),
+        ContextCommands(server, host),
         diagnostics,
         ReviewCodeActions(server, diagnostics),
         ReviewCommands(server, host, diagnostics),

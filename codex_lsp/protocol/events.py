@@ -10,6 +10,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
+from codex_lsp.protocol.events_history import (
+    ItemsInjectedEvent,
+    SteerAcceptedEvent,
+    ThreadRolledBackEvent,
+    ThreadSettingsAppliedEvent,
+)
 from codex_lsp.protocol.inputs import (
     PlanItem,
     RateLimitSnapshot,
@@ -133,6 +139,13 @@ class AgentReasoningSectionBreakEvent(WireModel):
     summary_index: int = 0
 
 
+# Who started a command: the model's one-shot tool, the user, or the model's unified exec
+# (the call that started a process, or one that typed into it).
+ExecCommandSource = Literal[
+    "agent", "user_shell", "unified_exec_startup", "unified_exec_interaction"
+]
+
+
 class ExecCommandBeginEvent(WireModel):
     type: Literal["exec_command_begin"] = "exec_command_begin"
     call_id: str
@@ -140,7 +153,9 @@ class ExecCommandBeginEvent(WireModel):
     command: list[str]
     cwd: str
     parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    source: Literal["agent", "user_shell"] = "agent"
+    source: ExecCommandSource = "agent"
+    # The unified exec session id of a process the model may come back to.
+    process_id: str | None = None
 
 
 class ExecCommandOutputDeltaEvent(WireModel):
@@ -163,7 +178,8 @@ class ExecCommandEndEvent(WireModel):
     command: list[str]
     cwd: str
     parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    source: Literal["agent", "user_shell"] = "agent"
+    source: ExecCommandSource = "agent"
+    process_id: str | None = None
     stdout: str = ""
     stderr: str = ""
     aggregated_output: str = ""
@@ -171,6 +187,15 @@ class ExecCommandEndEvent(WireModel):
     duration: Duration
     formatted_output: str = ""
     status: Literal["completed", "failed", "declined"]
+
+
+class TerminalInteractionEvent(WireModel):
+    """The model typed `stdin` into the process `process_id` started by call `call_id`."""
+
+    type: Literal["terminal_interaction"] = "terminal_interaction"
+    call_id: str
+    process_id: str
+    stdin: str
 
 
 class ExecApprovalRequestEvent(WireModel):
@@ -356,6 +381,7 @@ EventMsg = Annotated[
     | ExecCommandBeginEvent
     | ExecCommandOutputDeltaEvent
     | ExecCommandEndEvent
+    | TerminalInteractionEvent
     | ExecApprovalRequestEvent
     | ApplyPatchApprovalRequestEvent
     | PatchApplyBeginEvent
@@ -376,7 +402,11 @@ EventMsg = Annotated[
     | ThreadNameUpdatedEvent
     | SubagentLifecycleEvent
     | AgentInboxEvent
-    | ShutdownCompleteEvent,
+    | ShutdownCompleteEvent
+    | SteerAcceptedEvent
+    | ItemsInjectedEvent
+    | ThreadRolledBackEvent
+    | ThreadSettingsAppliedEvent,
     Field(discriminator="type"),
 ]
 

@@ -139,6 +139,33 @@ class Compact(WireModel):
     type: Literal["compact"] = "compact"
 
 
+class SteerInput(WireModel):
+    """More user input for the running regular turn, which must be `expected_turn_id`."""
+
+    type: Literal["steer_input"] = "steer_input"
+    items: list[UserInput]
+    expected_turn_id: str
+
+
+class InjectItems(WireModel):
+    """Raw Responses-API items appended to the model-visible history as they are."""
+
+    type: Literal["inject_items"] = "inject_items"
+    items: list[dict[str, Any]]
+
+
+class RevertToTurn(WireModel):
+    """Make the history what it was before `turn_id` began; later turns are dropped.
+
+    `num_turns` counts the turns dropped (`turn_id` and every later one) as a reader of the
+    thread sees them, so a replay of the rollout drops the same ones.
+    """
+
+    type: Literal["revert_to_turn"] = "revert_to_turn"
+    turn_id: str
+    num_turns: int
+
+
 class SetThreadName(WireModel):
     type: Literal["set_thread_name"] = "set_thread_name"
     name: str
@@ -153,6 +180,14 @@ class Shutdown(WireModel):
     type: Literal["shutdown"] = "shutdown"
 
 
+class RunUserShellCommand(WireModel):
+    """A command line the user typed: run in the user's shell and recorded in the thread."""
+
+    type: Literal["run_user_shell_command"] = "run_user_shell_command"
+    command: str
+    timeout_ms: int | None = Field(default=None, ge=0)
+
+
 Op = Annotated[
     ConfigureSession
     | UserInputOp
@@ -164,9 +199,13 @@ Op = Annotated[
     | UserInputAnswer
     | ListSkills
     | Compact
+    | SteerInput
+    | InjectItems
+    | RevertToTurn
     | SetThreadName
     | Review
-    | Shutdown,
+    | Shutdown
+    | RunUserShellCommand,
     Field(discriminator="type"),
 ]
 
@@ -214,8 +253,12 @@ _KNOWN_OP_TYPES = frozenset(
         UserInputAnswer,
         ListSkills,
         Compact,
+        SteerInput,
+        InjectItems,
+        RevertToTurn,
         SetThreadName,
         Review,
         Shutdown,
+        RunUserShellCommand,
     )
 )

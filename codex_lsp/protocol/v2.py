@@ -32,6 +32,7 @@ from codex_lsp.protocol.v2_catalog import (
 )
 from codex_lsp.protocol.v2_common import dump, dump_json
 from codex_lsp.protocol.v2_config import ConfigReadParams, ConfigReadResponse
+from codex_lsp.protocol.v2_families import FAMILIES
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
 from codex_lsp.protocol.v2_notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.v2_requests import SERVER_REQUESTS
@@ -89,6 +90,15 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
 NO_PARAMS_METHODS = frozenset({"account/logout", "account/rateLimits/read"})
 """Methods whose params the client may leave out or send as `null`."""
 
+EXPERIMENTAL_METHODS: frozenset[str] = frozenset()
+"""Client requests the reference serves only to clients that opt into its experimental API."""
+
+for _family in FAMILIES:
+    CLIENT_REQUESTS.update(_family.REQUESTS)
+    EXPERIMENTAL_METHODS |= getattr(_family, "EXPERIMENTAL", frozenset())
+    SERVER_NOTIFICATIONS.update(getattr(_family, "NOTIFICATIONS", {}))
+    NO_PARAMS_METHODS |= getattr(_family, "NO_PARAMS", frozenset())
+
 
 class UnknownMethodError(KeyError):
     """The method is not one this server implements; answer JSON-RPC -32601."""
@@ -131,6 +141,7 @@ def is_known_method(method: str) -> bool:
 
 __all__ = [
     "CLIENT_REQUESTS",
+    "EXPERIMENTAL_METHODS",
     "NO_PARAMS_METHODS",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",

@@ -78,9 +78,16 @@ class McpServerConfig(_Table):
         return self
 
 
+class ToolToggle(_Table):
+    """`[tools.<name>]`: a built-in tool that is off unless enabled."""
+
+    enabled: bool = False
+
+
 class ToolsConfig(_Table):
     web_search: bool | None = None
     view_image: bool | None = None
+    update_plan: ToolToggle = Field(default_factory=ToolToggle)
 
 
 class Config(_Table):
@@ -243,6 +250,10 @@ def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
         return "", {}
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: cannot read config: {err}", path=path) from None
+    return _parse_toml(path, text)
+
+
+def _parse_toml(path: Path, text: str) -> tuple[str, dict[str, Any]]:
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -333,15 +344,18 @@ def load_config(
     profile: str | None = None,
     overrides: Sequence[str] = (),
     cwd: Path | str | None = None,
+    text: str | None = None,
 ) -> Config:
     """Load `<codex_home>/config.toml` (absent means all defaults) with a profile and overrides.
 
-    `cwd` is accepted for project-scoped layers; none are read yet.
+    `text`, when given, is validated as if it were the file's contents (a change about to be
+    written is checked exactly as the file will be read). `cwd` is accepted for project-scoped
+    layers; none are read yet.
     """
     del cwd  # no project-level config layer yet
     home = Path(codex_home) if codex_home is not None else default_codex_home()
     path = home / CONFIG_FILENAME
-    text, file_raw = _read_toml(path)
+    text, file_raw = _read_toml(path) if text is None else _parse_toml(path, text)
     parsed = [parse_override(item) for item in overrides]
     loader = _Loader(path, text, parsed)
 

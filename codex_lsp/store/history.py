@@ -186,6 +186,23 @@ def reconstruct_history(
     return state
 
 
+def history_before_turn(
+    lines: list[RolloutLine], turn_id: str, *, summary_prefix: str = SUMMARY_PREFIX
+) -> list[dict[str, Any]] | None:
+    """The model-visible history as it was just before turn `turn_id` started, rebuilt from
+    the rollout lines before its `task_started`; None if the rollout has no such turn."""
+    for index, line in enumerate(lines):
+        payload = line.payload
+        if (
+            line.type == EVENT_MSG
+            and isinstance(payload, dict)
+            and payload.get("type") in ("task_started", "turn_started")
+            and payload.get("turn_id") == turn_id
+        ):
+            return reconstruct_history(lines[:index], summary_prefix=summary_prefix).history
+    return None
+
+
 def _apply_event(state: ResumedState, event: dict[str, Any]) -> None:
     state.events.append(event)
     event_type = event.get("type")

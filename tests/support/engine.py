@@ -80,9 +80,9 @@ def enqueue_two_turn_flow(
     """The seeds' first flow: an escalated command to approve, a patch, then an answer."""
     server.enqueue(
         function_call_response(
-            "shell_command",
+            "exec_command",
             {
-                "command": command,
+                "cmd": command,
                 "workdir": str(ws),
                 "sandbox_permissions": "require_escalated",
                 "justification": justification,

@@ -2,6 +2,8 @@
 Neovim, against the real `codex-lsp serve` and a scripted model server.
 
 Each run gets its own temporary XDG dirs, HOME and CODEX_HOME, so nothing touches the user's.
+With `screen=True` a small UI (`nvim_screen.ScreenClient`) attaches through a socket, and the
+suite can read the character grid a terminal would show (`H.screen()` in `helpers.lua`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.support.nvim_screen import ScreenClient
 
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = REPO / "editors" / "neovim"
@@ -78,6 +83,7 @@ def run_suite(
     workspace: Path | None = None,
     env: dict[str, str] | None = None,
     server: list[str] | None = None,
+    screen: bool = False,
 ) -> NvimRun:
     """Run `editors/neovim/tests/<name>_spec.lua` headless; returns its exit code and output."""
     nvim = find_nvim()
@@ -106,13 +112,40 @@ def run_suite(
     if workspace is not None:
         full_env["CODEX_NVIM_WS"] = str(workspace)
     full_env.update(env or {})
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-l", str(suite)],
-        cwd=str(workspace or tmp),
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        check=False,
-    )
-    return NvimRun(proc.returncode, proc.stdout, proc.stderr)
+    argv = [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
+    if not screen:
+        proc = subprocess.run(
+            [*argv, "-l", str(suite)],
+            cwd=str(workspace or tmp),
+            env=full_env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+        return NvimRun(proc.returncode, proc.stdout, proc.stderr)
+    # A socket path must stay short (108 bytes), which pytest's tmp paths may not be.
+    with tempfile.TemporaryDirectory(prefix="codex-nvim-") as sockets:
+        socket_path = Path(sockets) / "ui.sock"
+        full_env["CODEX_NVIM_SCREEN"] = "1"
+        with subprocess.Popen(
+            [*argv, "--listen", str(socket_path), "-l", str(suite)],
+            cwd=str(workspace or tmp),
+            env=full_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as child:
+            ui = ScreenClient(socket_path)
+            try:
+                ui.start()
+                stdout, stderr = child.communicate(timeout=RUN_TIMEOUT_S)
+            except BaseException:
+                child.kill()
+                stdout, stderr = child.communicate()
+                raise
+            finally:
+                ui.close()
+    if ui.errors:
+        stderr += "\n[screen client errors] " + "; ".join(ui.errors)
+    return NvimRun(child.returncode, stdout, stderr)

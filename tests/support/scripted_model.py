@@ -16,7 +16,9 @@ A script is a JSON list of steps, so tests in other languages can drive it too:
 * `{"headers": {...}}`: extra response headers for the stream (before any body step);
 * `{"status": 429, "headers": {...}, "body": "..." | {...}}`: a complete non-SSE response.
 
-Builders for common scripts are in `tests.support.scripted_builders`.
+Builders for common scripts are in `tests.support.scripted_builders`. In-process tests may also
+enqueue a responder, `enqueue_responder(fn)`: `fn(body)` builds the script from the request's
+parsed body when the request arrives (to answer with ids the server under test chose).
 
 A script may wait for a request that contains some text (`when`), or for one that offers the
 model a tool of some name (`when_tool`; `enqueue_by_tool` gives one answer with a script per
@@ -41,12 +43,14 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
 Script = list[dict[str, Any]]
+Responder = Callable[[Any], Script]
 
 _MODEL_PATHS = ("/responses", "/chat/completions")
 
@@ -76,13 +80,13 @@ class _Pending:
 
     when: str | None
     by_tool: tuple[tuple[str, Script], ...]
-    script: Script
+    script: Script | Responder
 
     @property
     def conditional(self) -> bool:
         return self.when is not None or bool(self.by_tool)
 
-    def choose(self, raw_body: str, tools: frozenset[str]) -> Script | None:
+    def choose(self, raw_body: str, tools: frozenset[str]) -> Script | Responder | None:
         """The script to play for this request, or None if it is not this entry's."""
         if self.when is not None and self.when not in raw_body:
             return None
@@ -208,6 +212,11 @@ class ScriptedModelServer:
             self._http_log.append(record)
             self._cond.notify_all()
 
+    def enqueue_responder(self, responder: Responder, *, when: str | None = None) -> None:
+        """Add a script built when its request arrives: `responder(parsed_body)`."""
+        with self._cond:
+            self._scripts.append(_Pending(when, (), responder))
+
     @property
     def pending_scripts(self) -> int:
         with self._cond:
@@ -233,10 +242,10 @@ class ScriptedModelServer:
             self._requests.clear()
             self._http_log.clear()
 
-    def _take(self, record: RecordedRequest, raw_body: str) -> Script | None:
+    def _take(self, record: RecordedRequest, raw_body: str) -> Script | Responder | None:
         tools = offered_tools(record.body)
         with self._cond:
-            chosen: tuple[int, Script] | None = None
+            chosen: tuple[int, Script | Responder] | None = None
             for i, pending in enumerate(self._scripts):
                 if pending.conditional and (script := pending.choose(raw_body, tools)) is not None:
                     chosen = (i, script)
@@ -356,6 +365,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw
         record = RecordedRequest("POST", path, self._headers(), body)
         script = owner._take(record, raw)
+        if callable(script):
+            script = script(body)
         if script is None:
             message = (
                 f"scripted model server: no script left for POST {path} "

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import RunningTask, Session
+    from codex_lsp.engine.tools.config import TurnTools
     from codex_lsp.engine.turn_context import TurnContext
 
 
@@ -22,6 +23,8 @@ class ToolCall:
     # `function` calls carry JSON arguments; `custom` (freeform) calls carry raw input.
     kind: str
     payload: str
+    # The built-in tools this turn offered; None where a caller offers none of its own.
+    tools: TurnTools | None = None
 
     @property
     def sub_id(self) -> str:

@@ -9,6 +9,8 @@ from typing import Any
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.tools.apply_patch import handle_apply_patch
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.tools.config import BUILT_IN_TOOL_NAMES
+from codex_lsp.engine.tools.exec_command import handle_exec_command, handle_write_stdin
 from codex_lsp.engine.tools.plan import handle_update_plan
 from codex_lsp.engine.tools.shell import handle_shell_command
 
@@ -17,6 +19,8 @@ log = logging.getLogger(__name__)
 Handler = Callable[[ToolCall], Awaitable[ToolOutput]]
 
 BUILT_IN_HANDLERS: dict[str, Handler] = {
+    "exec_command": handle_exec_command,
+    "write_stdin": handle_write_stdin,
     "shell_command": handle_shell_command,
     "apply_patch": handle_apply_patch,
     "update_plan": handle_update_plan,
@@ -45,6 +49,10 @@ class ToolRouter:
 
     async def dispatch(self, call: ToolCall) -> ToolOutput:
         handler = self._handler(call.name)
+        offered = call.tools
+        # A built-in tool this turn did not offer is unsupported, as the reference says.
+        if offered is not None and call.name in BUILT_IN_TOOL_NAMES - offered.names():
+            handler = None
         if handler is None:
             return ToolOutput(f"unsupported call: {call.name}", success=False)
         try:

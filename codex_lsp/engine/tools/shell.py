@@ -10,34 +10,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.command_parse import parse_command
 from codex_lsp.engine.exec import ExecOutput, ExecParams, format_for_model, run_exec
-from codex_lsp.engine.safety import (
-    Forbidden,
-    Prompt,
-    assess_command,
-    session_approval_key,
-    should_escalate_on_sandbox_denial,
-)
 from codex_lsp.engine.shell import shell_command_argv
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.tools.command_approval import (
+    RETRY_WITHOUT_SANDBOX,
+    Refused,
+    ask_exec_approval,
+    gate_command,
+    offer_rerun_without_sandbox,
+)
 from codex_lsp.protocol.events import (
     Duration,
-    ExecApprovalRequestEvent,
     ExecCommandBeginEvent,
     ExecCommandEndEvent,
     ExecCommandOutputDeltaEvent,
 )
-from codex_lsp.protocol.policy import DangerFullAccess
 from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied, wrap_command
 
 DEFAULT_TIMEOUT_MS = 10_000
-REJECTED_BY_USER = "exec command rejected by user"
 # Live output is dropped while the UI is this many events behind, so a command printing
 # hundreds of megabytes cannot pile them up in memory; the end event has the whole output.
 MAX_EVENT_BACKLOG = 256
-RETRY_WITHOUT_SANDBOX = "command failed; retry without sandbox?"
+SANDBOX_REFUSED = "command refused: the sandbox this policy needs is not available on this machine"
 
 # Variables that look like credentials never reach commands the model runs.
 _SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN", re.IGNORECASE)
@@ -89,86 +85,30 @@ async def handle_shell_command(call: ToolCall) -> ToolOutput:
 
 
 async def run_command(call: ToolCall, argv: list[str], cwd: Path, args: ShellArgs) -> ToolOutput:
-    session, ctx = call.session, call.ctx
-    assessment = assess_command(
+    gate = await gate_command(
+        call,
         argv,
-        approval_policy=ctx.approval_policy,
-        sandbox_policy=ctx.sandbox_policy,
+        cwd,
         sandbox_permissions=args.sandbox_permissions,
+        justification=args.justification,
     )
-    if isinstance(assessment, Forbidden):
-        return ToolOutput(assessment.reason, success=False)
-    unsandboxed = getattr(assessment, "bypass_sandbox", False)
-    approved_by_user = False
-    if isinstance(assessment, Prompt):
-        key = session_approval_key(argv, str(cwd), args.sandbox_permissions)
-        if not session.approval_cache.command_approved(key):
-            reason = args.justification or assessment.reason
-            if not await ask_exec_approval(call, argv, cwd, reason, cache_key=key):
-                return _declined(call, argv, cwd)
-        approved_by_user = True
-        unsandboxed = unsandboxed or assessment.run_unsandboxed
-
-    sandboxed = not unsandboxed and not isinstance(ctx.sandbox_policy, DangerFullAccess)
-    output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=sandboxed)
+    if isinstance(gate, Refused):
+        return gate.output
+    output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=gate.sandboxed)
     if output is None:
-        return ToolOutput(
-            "command refused: the sandbox this policy needs is not available on this machine",
-            success=False,
-        )
+        return ToolOutput(SANDBOX_REFUSED, success=False)
     # Without a sandbox a "permission denied" is the command's own: rerunning it
     # "without the sandbox" would ask the user to approve the same run again.
-    denied = sandboxed and is_likely_sandbox_denied(output.exit_code, output.aggregated_output)
-    escalate = (
-        denied and not approved_by_user and should_escalate_on_sandbox_denial(ctx.approval_policy)
-    )
-    if escalate and await ask_exec_approval(call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None):
+    denied = gate.sandboxed and is_likely_sandbox_denied(output.exit_code, output.aggregated_output)
+    if (
+        denied
+        and offer_rerun_without_sandbox(call, gate)
+        and await ask_exec_approval(call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None)
+    ):
         output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=False)
         assert output is not None
     text = format_for_model(output)
     return ToolOutput(text, success=output.exit_code == 0)
-
-
-async def ask_exec_approval(
-    call: ToolCall, argv: list[str], cwd: Path, reason: str | None, *, cache_key: str | None
-) -> bool:
-    """Ask the user; True to run. `abort` ends the whole turn."""
-    session = call.session
-    session.emit(
-        call.sub_id,
-        ExecApprovalRequestEvent(
-            call_id=call.call_id,
-            turn_id=call.sub_id,
-            command=argv,
-            cwd=str(cwd),
-            reason=reason,
-            parsed_cmd=parse_command(argv),
-        ),
-    )
-    decision = await session.approvals.ask(call.call_id)
-    if decision == "abort":
-        raise TurnAbortRequested
-    if decision == "approved_for_session" and cache_key is not None:
-        session.approval_cache.approve_command(cache_key)
-    return decision in ("approved", "approved_for_session")
-
-
-def _declined(call: ToolCall, argv: list[str], cwd: Path) -> ToolOutput:
-    call.session.emit(
-        call.sub_id,
-        ExecCommandEndEvent(
-            call_id=call.call_id,
-            turn_id=call.sub_id,
-            command=argv,
-            cwd=str(cwd),
-            parsed_cmd=parse_command(argv),
-            exit_code=-1,
-            duration=Duration(secs=0, nanos=0),
-            formatted_output=REJECTED_BY_USER,
-            status="declined",
-        ),
-    )
-    return ToolOutput(REJECTED_BY_USER, success=False)
 
 
 async def _run(

@@ -1,4 +1,8 @@
-"""Tool specs in the Responses-API form, chosen per turn."""
+"""Tool specs in the Responses-API form. Which of them a turn offers is `tools.config`'s call.
+
+Names, parameters, types and required fields follow the reference tools exactly (a model trained
+on them calls them by those); the descriptions are ours.
+"""
 
 from __future__ import annotations
 
@@ -41,6 +45,98 @@ SHELL_COMMAND: dict[str, Any] = {
     },
 }
 
+_OUTPUT_TOKENS: dict[str, Any] = {
+    "type": "number",
+    "description": "Most tokens of output to return (default 10000, and never more than the "
+    "model's output budget); the middle of longer output is cut.",
+}
+
+EXEC_COMMAND: dict[str, Any] = {
+    "type": "function",
+    "name": "exec_command",
+    "description": "Starts a command in a shell, on a PTY if asked, and returns its output once "
+    "it exits or the yield time passes; a command still running gets a session ID to poll or "
+    "type into with write_stdin.",
+    "strict": False,
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "cmd": {"type": "string", "description": "The shell command line to run."},
+            "justification": {
+                "type": "string",
+                "description": "Only with require_escalated: the question the user approves.",
+            },
+            "login": {
+                "type": "boolean",
+                "description": "Run the shell as a login shell (default true).",
+            },
+            "max_output_tokens": _OUTPUT_TOKENS,
+            "prefix_rule": {
+                "type": "array",
+                "description": "Only with require_escalated: a command prefix the user may "
+                'allow from now on, e.g. ["npm", "test"].',
+                "items": {"type": "string"},
+            },
+            "sandbox_permissions": {
+                "type": "string",
+                "description": 'Leave as "use_default", or "require_escalated" to ask the user '
+                "to run this command outside the sandbox.",
+                "enum": ["use_default", "require_escalated"],
+            },
+            "shell": {
+                "type": "string",
+                "description": "The shell program to use (default: the user's shell).",
+            },
+            "tty": {
+                "type": "boolean",
+                "description": "Give the command a PTY, for interactive programs (default: "
+                "plain pipes).",
+            },
+            "workdir": {
+                "type": "string",
+                "description": "Directory to run in (default: the turn's working directory).",
+            },
+            "yield_time_ms": {
+                "type": "number",
+                "description": "How long to wait for output before returning (default 10000, "
+                "between 250 and 30000).",
+            },
+        },
+        "required": ["cmd"],
+        "additionalProperties": False,
+    },
+}
+
+WRITE_STDIN: dict[str, Any] = {
+    "type": "function",
+    "name": "write_stdin",
+    "description": "Types characters into a session exec_command left running (a PTY one) "
+    "and returns what it printed since; empty characters just wait for more output.",
+    "strict": False,
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "chars": {
+                "type": "string",
+                "description": "What to type, e.g. a line ending in \\n, or \\u0003 for "
+                "Ctrl-C. Empty (the default) only polls.",
+            },
+            "max_output_tokens": _OUTPUT_TOKENS,
+            "session_id": {
+                "type": "number",
+                "description": "The session ID exec_command returned.",
+            },
+            "yield_time_ms": {
+                "type": "number",
+                "description": "How long to wait for output: 250 ms by default after typing "
+                "(at most 30000); a poll waits 5000 to 300000 ms.",
+            },
+        },
+        "required": ["session_id"],
+        "additionalProperties": False,
+    },
+}
+
 UPDATE_PLAN: dict[str, Any] = {
     "type": "function",
     "name": "update_plan",
@@ -59,7 +155,8 @@ UPDATE_PLAN: dict[str, Any] = {
                         "step": {"type": "string"},
                         "status": {
                             "type": "string",
-                            "description": "One of: pending, in_progress, completed",
+                            "description": "Where the step stands.",
+                            "enum": ["pending", "in_progress", "completed"],
                         },
                     },
                     "required": ["step", "status"],
@@ -91,9 +188,3 @@ APPLY_PATCH_FUNCTION: dict[str, Any] = {
         "additionalProperties": False,
     },
 }
-
-
-def base_tools(*, wire_api: str) -> list[dict[str, Any]]:
-    """The built-in tools; chat servers get apply_patch as a JSON function."""
-    patch = APPLY_PATCH_FREEFORM if wire_api == "responses" else APPLY_PATCH_FUNCTION
-    return [SHELL_COMMAND, patch, UPDATE_PLAN]

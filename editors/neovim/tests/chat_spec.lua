@@ -10,6 +10,7 @@ end
 H.run("chat round trip with a command approval", function()
   H.setup({ chat = { layout = "float" } })
   vim.cmd.edit(H.ws .. "/app.py")
+  local file_win = vim.api.nvim_get_current_win()
   local threads = require("codex.threads")
   local chat = require("codex.chat")
 
@@ -65,17 +66,15 @@ H.run("chat round trip with a command approval", function()
     return vim.tbl_contains(H.progress, "begin") and vim.tbl_contains(H.progress, "end")
   end)
 
-  -- A second message from the chat's send key; its turn stalls and the interrupt key stops it.
+  -- A second message from the chat's input area; its turn stalls and the interrupt key stops it.
   local first_thread = threads.current
-  vim.ui.input = function(_, on_confirm)
-    on_confirm("now wait forever")
-  end
   vim.api.nvim_set_current_win(win)
-  H.keys("<CR>")
+  H.keys("<CR>now wait forever<C-s>")
   H.wait("the second turn to run", function()
     return threads.running(first_thread) and chat_text():find("now wait forever", 1, true)
   end)
   H.has(require("codex").statusline(), "⟳", "statusline while running")
+  vim.api.nvim_set_current_win(win)
   H.keys("<C-c>")
   H.wait("the interrupted turn", function()
     return chat_text():find("_Interrupted._", 1, true) and not threads.running(first_thread)
@@ -94,7 +93,7 @@ H.run("chat round trip with a command approval", function()
   H.has(chat_text(), "built ok", "the resumed history shows the command output")
 
   -- :CodexAsk on a selection of the file: the question and the lines go to the chat's thread.
-  vim.cmd.wincmd("p")
+  vim.api.nvim_set_current_win(file_win)
   H.eq(vim.api.nvim_buf_get_name(0), H.ws .. "/app.py", "back in the file")
   vim.cmd("2CodexAsk what does this line do?")
   H.wait("the answer in the chat", function()

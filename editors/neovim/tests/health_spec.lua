@@ -21,6 +21,14 @@ H.run("checkhealth codex", function()
   H.has(text, "OK config file: " .. home .. "/config.toml", "config file")
   H.has(text, 'OK SCRIPTED_API_KEY is set for provider "scripted"', "provider key")
   H.ok(not text:find("ERROR", 1, true), "no errors when all is well")
+  H.has(text, "OK help tags are in place", "help tags")
+  H.has(text, "server log (:CodexLog): ", "where the log is")
+
+  -- A global key taken over by another mapping is reported.
+  vim.keymap.set("n", "<leader>cc", "<Cmd>echo 'mine'<CR>")
+  text = checkhealth()
+  H.has(text, "WARNING keymaps.chat: <leader>cc runs something else now", "a key clash")
+  vim.keymap.del("n", "<leader>cc")
 
   vim.env.SCRIPTED_API_KEY = nil
   text = checkhealth()

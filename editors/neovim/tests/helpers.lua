@@ -150,6 +150,34 @@ function H.stop_clients()
   end, 20)
 end
 
+--- The characters on screen right now, as a terminal attached to this Neovim shows them
+--- (the wrapper runs the suite with `screen=True`). Nothing is redrawn for the question: a
+--- screen the plugin left stale is returned stale.
+local screen_token = 0
+function H.screen()
+  assert(os.getenv("CODEX_NVIM_SCREEN"), "run the suite with screen=True to read the screen")
+  H.wait("a UI to attach", function()
+    return #vim.api.nvim_list_uis() > 0
+  end)
+  screen_token = screen_token + 1
+  local token = screen_token
+  vim.rpcnotify(vim.api.nvim_list_uis()[1].chan, "codex_test_screen", token)
+  H.wait("the screen", function()
+    return _G.codex_test_screens ~= nil and _G.codex_test_screens[token] ~= nil
+  end)
+  local lines = _G.codex_test_screens[token]
+  _G.codex_test_screens[token] = nil
+  log("[screen]\n" .. table.concat(lines, "\n"))
+  return lines
+end
+
+--- Wait for the UI, so what the plugin draws from now on reaches a screen.
+function H.wait_for_ui()
+  H.wait("a UI to attach", function()
+    return #vim.api.nvim_list_uis() > 0
+  end)
+end
+
 --- Run the suite's body; exit 0 when it passes, 1 with the traceback when it fails.
 function H.run(name, body)
   local ok, err = xpcall(body, debug.traceback)

@@ -2,6 +2,7 @@
 -- questions go through vim.ui.select / vim.ui.input (so any picker that replaces them works);
 -- file changes are previewed inline when their buffer is on screen, else offered by select.
 local async = require("codex.async")
+local view = require("codex.approval_view")
 local threads = require("codex.threads")
 local transcript = require("codex.transcript")
 
@@ -70,15 +71,28 @@ end
 --- `codex/item/commandExecution/requestApproval` -> { decision }.
 function M.command(params, ctx)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, true)
-  local decision = ask(choices(params), M.command_prompt(params), "codex.command_approval", params)
+  local shown = view.open("Codex wants to run a command", view.command_lines(params), "sh")
+  local ok, decision = pcall(ask, choices(params), M.command_prompt(params), "codex.command_approval", params)
+  view.close(shown)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
+  if not ok then
+    error(decision, 0)
+  end
   return { decision = decision }
 end
 
---- The per-file diffs of a file-change approval (codex-lsp sends them under `codexLsp`).
+--- The changes an approval is about: codex-lsp's own copy (`codexLsp.changes`), else those
+--- of the `fileChange` item announced before it (the v2 request names the item only).
 function M.changes_of(params)
   local extras = params.codexLsp
-  return (type(extras) == "table" and type(extras.changes) == "table" and extras.changes) or {}
+  if type(extras) == "table" and type(extras.changes) == "table" then
+    return extras.changes
+  end
+  if type(params.changes) == "table" then
+    return params.changes
+  end
+  local item = transcript.item_data(params.threadId, params.turnId, params.itemId)
+  return item and type(item.changes) == "table" and item.changes or {}
 end
 
 --- The select prompt for a file change not previewed inline.
@@ -107,9 +121,15 @@ function M.file_change(params, ctx)
   local thread = threads.get(params.threadId)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local cwd = (thread and thread.cwd) or (client and client.root_dir)
+  local changes = M.changes_of(params)
+  local float = nil
   local decision = async.await(function(resolve)
-    local shown = require("codex.preview").show(params, { cwd = cwd, client_id = ctx.client_id }, resolve)
-    if not shown then
+    local proposal = vim.tbl_extend("force", params, { changes = changes })
+    local inline = require("codex.preview").show(proposal, { cwd = cwd, client_id = ctx.client_id }, resolve)
+    if inline then
+      view.redraw()
+    else
+      float = view.open("Codex wants to change files", view.change_lines(changes, params), "diff")
       vim.ui.select(choices(params), {
         prompt = M.file_prompt(params),
         kind = "codex.file_change_approval",
@@ -122,6 +142,7 @@ function M.file_change(params, ctx)
       end)
     end
   end)
+  view.close(float)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
   return { decision = decision }
 end

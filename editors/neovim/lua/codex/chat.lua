@@ -125,7 +125,7 @@ local function ensure_buf()
   local keys = config.options.chat_keys
   map(buf, keys.send, function()
     M.prompt()
-  end, "Codex: send a message")
+  end, "Codex: write a message (in the input area)")
   map(buf, keys.interrupt, function()
     require("codex.threads").interrupt()
   end, "Codex: interrupt the running turn")
@@ -198,21 +198,28 @@ function M.thread()
   return state.thread
 end
 
---- `:Codex`: open (or focus) the chat window for the current thread.
+--- `:Codex`: open (or focus) the chat window for the current thread, with its input area.
 function M.open()
   local threads = require("codex.threads")
+  local compose = require("codex.compose")
+  local from = vim.api.nvim_get_current_win()
+  if vim.api.nvim_win_get_buf(from) ~= state.buf and vim.api.nvim_win_get_buf(from) ~= compose.buf() then
+    compose.set_origin(from)
+  end
   local buf = ensure_buf()
   if state.thread ~= threads.current then
     M.show_thread(threads.current)
   end
   local wins = windows()
   local win = wins[1] or open_window(buf)
+  compose.attach(win)
   vim.api.nvim_set_current_win(win)
   pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(buf), 0 })
   return win
 end
 
 function M.close()
+  require("codex.compose").close()
   for _, win in ipairs(windows()) do
     if #vim.api.nvim_list_wins() > 1 then
       pcall(vim.api.nvim_win_close, win, false)
@@ -220,13 +227,10 @@ function M.close()
   end
 end
 
---- Ask for a message with vim.ui.input and send it on the chat's thread.
+--- Move to the input area under the chat, ready to type a message.
 function M.prompt()
-  vim.ui.input({ prompt = "Codex> " }, function(text)
-    if text and vim.trim(text) ~= "" then
-      require("codex.threads").send(text)
-    end
-  end)
+  local win = windows()[1] or M.open()
+  return require("codex.compose").focus(win)
 end
 
 --- The chat buffer's lines (for tests and statuslines).

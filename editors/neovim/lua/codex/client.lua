@@ -57,39 +57,67 @@ local function capabilities()
   return caps
 end
 
+-- A server that went away by itself, not one stopped by Neovim or the user: a non-zero exit,
+-- or a signal other than the SIGTERM a forced stop sends.
+local function crashed(code, signal)
+  return (code ~= nil and code ~= 0) or (signal ~= nil and signal ~= 0 and signal ~= 15)
+end
+
+local MAX_RESTARTS = 3 -- automatic restarts in a row; the next command starts it after that
+local restarts = 0
+
+local function how_it_ended(code, signal)
+  if signal ~= nil and signal ~= 0 then
+    return ("killed by signal %d"):format(signal)
+  end
+  return ("exit code %s"):format(tostring(code))
+end
+
 local function on_exit(code, signal, client_id)
   local queued = ready_queue[client_id]
   local cmd = ours[client_id] or table.concat(config.options.cmd, " ")
+  local client = vim.lsp.get_client_by_id(client_id)
+  local root = client and client.root_dir
   ready_queue[client_id] = nil
   ours[client_id] = nil
   if last_client_id == client_id then
     last_client_id = nil
   end
   vim.schedule(function()
-    require("codex.events").client_exited(client_id)
-    if code == 0 or signal == 15 then
-      return -- stopped on purpose (:LspStop, quitting), not a failure
+    local died = crashed(code, signal)
+    require("codex.events").client_exited(client_id, died)
+    if not died then
+      return -- stopped on purpose (:lsp stop, quitting), not a failure
     end
     if queued ~= nil then
       -- It never finished `initialize`: most often a broken install.
       notify(
-        ("the language server exited during start-up (code %s). Run `%s` in a terminal "
-          .. "or :checkhealth codex to see why."):format(
-          tostring(code),
-          cmd
-        ),
+        ("the language server exited during start-up (%s). Run `%s` in a terminal, "
+          .. "or see :CodexLog and :checkhealth codex."):format(how_it_ended(code, signal), cmd),
         vim.log.levels.ERROR
       )
-    else
-      notify(
-        ("the language server stopped (exit code %s, signal %s); see :LspLog"):format(code, signal),
-        vim.log.levels.ERROR
-      )
+      return
     end
+    if restarts >= MAX_RESTARTS then
+      notify(
+        ("the language server stopped (%s) again; it starts with the next Codex command. "
+          .. ":CodexLog shows its log."):format(how_it_ended(code, signal)),
+        vim.log.levels.ERROR
+      )
+      return
+    end
+    restarts = restarts + 1
+    notify(
+      ("the language server stopped unexpectedly (%s); restarting it and resuming the thread. "
+        .. ":CodexLog shows its log."):format(how_it_ended(code, signal)),
+      vim.log.levels.ERROR
+    )
+    require("codex.threads").recover(root)
   end)
 end
 
 local function on_init(client)
+  restarts = 0
   local queued = ready_queue[client.id] or {}
   ready_queue[client.id] = nil
   for _, fn in ipairs(queued) do
@@ -111,7 +139,9 @@ local function client_config(root)
     handlers = require("codex.handlers").table(),
     on_init = on_init,
     on_exit = on_exit,
-    flags = { debounce_text_changes = 50 },
+    -- Changes go out at once: an approval answered right after typing must reach the server
+    -- after the text it is about, or a change would be applied to text that is gone.
+    flags = { debounce_text_changes = 0 },
   }
 end
 
@@ -124,13 +154,14 @@ local function same_root(client, cfg)
   return client.name == M.name and not stopped(client) and client.root_dir == cfg.root_dir
 end
 
---- Can the configured server command run at all? Returns false and says why when it cannot.
-function M.check_cmd()
+--- Can the configured server command run at all? Returns false and says why when it cannot:
+--- every time for a command the user ran, once for the automatic start on opening a file.
+function M.check_cmd(automatic)
   local exe = config.options.cmd[1]
   if vim.fn.executable(exe) == 1 then
     return true
   end
-  if not warned_missing[exe] then
+  if not (automatic and warned_missing[exe]) then
     warned_missing[exe] = true
     notify(
       ("cannot start the language server: `%s` is not an executable. Install codex-lsp "
@@ -142,15 +173,16 @@ function M.check_cmd()
   return false
 end
 
---- Start (or reuse) the server for `bufnr`'s project and attach the buffer when it is a file.
---- Returns the client, or nil when the server cannot be started (the user has been told).
-function M.start(bufnr)
+--- Start (or reuse) the server for `bufnr`'s project (or `root`) and attach the buffer when it
+--- is a file of that project. Returns the client, or nil when the server cannot be started (the
+--- user has been told). `automatic` marks the start on opening a file.
+function M.start(bufnr, root, automatic)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  if not M.check_cmd() then
+  if not M.check_cmd(automatic) then
     return nil
   end
-  local root = M.root_for(bufnr)
-  local attach = is_file_buffer(bufnr)
+  root = root or M.root_for(bufnr)
+  local attach = is_file_buffer(bufnr) and M.root_for(bufnr) == root
   local id = vim.lsp.start(client_config(root), {
     bufnr = bufnr,
     attach = attach,
@@ -209,6 +241,16 @@ function M.get(bufnr)
   return M.start(bufnr)
 end
 
+--- The running client of project `root`, started when there is none.
+function M.for_root(root)
+  for _, client in ipairs(M.all()) do
+    if client.root_dir == root then
+      return client
+    end
+  end
+  return M.start(nil, root)
+end
+
 --- Run `fn(client)` once the client has answered `initialize`.
 function M.when_ready(client, fn)
   if client.initialized then
@@ -238,7 +280,12 @@ function M.request(client, method, params, cb, opts)
       end
     end, opts.bufnr)
     if not ok then
-      notify(("could not send %s: the language server is not running"):format(method), vim.log.levels.ERROR)
+      local message = ("could not send %s: the language server is not running"):format(method)
+      if opts.on_error then
+        opts.on_error({ message = message })
+      else
+        notify(message, vim.log.levels.ERROR)
+      end
     end
   end)
 end
@@ -252,7 +299,7 @@ end
 function M.attach_loaded()
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(bufnr) and is_file_buffer(bufnr) then
-      M.start(bufnr)
+      M.start(bufnr, nil, true)
     end
   end
 end

@@ -47,6 +47,10 @@ function M.register()
     desc = "Review changes with Codex: uncommitted | branch NAME | commit SHA",
   })
 
+  command("CodexLog", function()
+    codex().log()
+  end, { desc = "Open the log the Codex language server writes to (Neovim's LSP log)" })
+
   command("CodexAccept", function()
     codex().accept()
   end, { desc = "Accept the change Codex proposes in this buffer" })

@@ -41,10 +41,26 @@ M.defaults = {
     chat = "<leader>cc", -- open the chat
     review = "<leader>cr", -- review uncommitted changes
   },
-  -- Keys in a buffer showing an inline diff preview.
-  preview = { accept = "ga", reject = "gr" },
-  -- Keys in the chat buffer.
+  -- Keys in a buffer showing an inline diff preview (they exist only during the preview).
+  preview = {
+    accept = "ga", -- accept the whole change
+    reject = "gr", -- reject the whole change
+    accept_hunk = "gy", -- accept the hunk under the cursor
+    reject_hunk = "gn", -- reject the hunk under the cursor
+    next_hunk = "]c",
+    prev_hunk = "[c",
+  },
+  -- Keys in the chat buffer (`send` moves to the input area).
   chat_keys = { send = "<CR>", interrupt = "<C-c>", close = "q", threads = "gh", new = "gn" },
+  -- Keys in the chat's input area.
+  input_keys = {
+    submit = "<C-s>", -- normal and insert mode
+    submit_normal = "<CR>", -- normal mode
+    history_prev = "<Up>", -- normal mode
+    history_next = "<Down>", -- normal mode
+    interrupt = "<C-c>",
+    close = "q", -- normal mode
+  },
 }
 
 M.options = vim.deepcopy(M.defaults)

@@ -104,11 +104,19 @@ function M.dispatch(client_id, method, params)
   end
 end
 
---- The server went away: nothing of its threads is running any more.
-function M.client_exited(client_id)
-  threads.forget_client(client_id)
+--- The server went away (`crashed`: by itself): nothing of its threads is running any more,
+--- and a turn cut short says so in the chat. Listeners of "$/clientExited" hear of it too.
+function M.client_exited(client_id, crashed)
+  for _, cut in ipairs(threads.forget_client(client_id)) do
+    local why = crashed and "the server stopped before the turn finished."
+      or "the server was shut down before the turn finished."
+    transcript.note(cut.thread, cut.turn, "stopped", why)
+  end
   require("codex.preview").client_exited(client_id)
-  status.changed()
+  status.client_exited(client_id)
+  for _, fn in ipairs(vim.list_slice(listeners["$/clientExited"] or {})) do
+    pcall(fn, { clientId = client_id, crashed = crashed }, client_id)
+  end
 end
 
 return M

@@ -1,6 +1,6 @@
--- codex.health: `:checkhealth codex`: Neovim version, the server binary and its version,
--- the config file, and whether the model provider's API key is present (as the server's
--- `codex-lsp doctor` reports them).
+-- codex.health: `:checkhealth codex`: Neovim version, the plugin's options and keys, the
+-- server binary and its version, the config file, and whether the model provider's API key is
+-- present (as the server's `codex-lsp doctor` reports them).
 local M = {}
 
 local health = vim.health
@@ -27,6 +27,38 @@ local function check_neovim()
   else
     health.error(text .. " is too old", { "codex.nvim needs Neovim 0.10 or newer" })
   end
+end
+
+-- Global keys the plugin maps: each should still run the plugin's action.
+local function check_setup(options)
+  health.start("Plugin setup")
+  if not require("codex").configured() then
+    health.info("setup() was not called; the defaults apply (a command calls it for you)")
+  else
+    health.ok("setup() was called; the options are valid")
+  end
+  for name, lhs in pairs(options.keymaps or {}) do
+    if lhs then
+      local map = vim.fn.maparg(lhs, "n", false, true)
+      local desc = type(map) == "table" and map.desc or nil
+      if type(map) ~= "table" or vim.tbl_isempty(map) then
+        health.info(("keymaps.%s (%s) is not mapped yet (setup() maps it)"):format(name, lhs))
+      elseif not (desc and desc:find("^Codex")) then
+        health.warn(("keymaps.%s: %s runs something else now (%s)"):format(name, lhs, map.rhs or desc or "a Lua function"), {
+          ("Pick another key: require('codex').setup({ keymaps = { %s = '...' } }), or false to leave it"):format(name),
+        })
+      else
+        health.ok(("keymaps.%s: %s"):format(name, lhs))
+      end
+    end
+  end
+  local doc = require("codex").ensure_helptags()
+  if vim.uv.fs_stat(vim.fs.joinpath(doc, "tags")) then
+    health.ok("help tags are in place")
+  else
+    health.warn("help tags are missing and could not be written to " .. doc, { "Run :helptags " .. doc })
+  end
+  health.info("server log (:CodexLog): " .. vim.lsp.get_log_path())
 end
 
 local function check_server(options)
@@ -154,6 +186,7 @@ end
 function M.check()
   local options = require("codex.config").options
   check_neovim()
+  check_setup(options)
   check_server(options)
   check_config(options)
 end

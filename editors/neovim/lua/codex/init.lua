@@ -47,7 +47,7 @@ local function autostart()
     group = group,
     callback = function(ev)
       if require("codex.client").is_file_buffer(ev.buf) then
-        require("codex.client").start(ev.buf)
+        require("codex.client").start(ev.buf, nil, true)
       end
     end,
   })
@@ -62,10 +62,23 @@ local function watch_progress()
       local data = ev.data or {}
       local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
       if client and client.name == "codex" and data.params then
-        require("codex.status").on_progress(data.params)
+        require("codex.status").on_progress(data.params, client.id)
       end
     end,
   })
+end
+
+-- The plugin's folder (two levels above this file), where doc/ is.
+local plugin_root = vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))))
+
+--- Generate the help tags when they are missing (a checkout without them, a package manager
+--- that dropped them), so `:help codex` works at once. A read-only folder is left alone.
+function M.ensure_helptags()
+  local doc = vim.fs.joinpath(plugin_root, "doc")
+  if vim.uv.fs_stat(vim.fs.joinpath(doc, "tags")) == nil and vim.uv.fs_stat(doc) ~= nil then
+    pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
+  end
+  return doc
 end
 
 --- Configure the plugin. Options are described in :help codex-options.
@@ -76,12 +89,18 @@ function M.setup(opts)
     return
   end
   configured = true
+  M.ensure_helptags()
   require("codex.commands").register()
   set_keymaps(options.keymaps)
   watch_progress()
+  require("codex.review").register_commands()
   if options.autostart then
     autostart()
   end
+end
+
+function M.configured()
+  return configured
 end
 
 --- setup() with defaults, for commands run before the user called it.
@@ -93,8 +112,9 @@ end
 
 function M.chat(message)
   M.ensure_setup()
+  require("codex.compose").set_origin()
   if message and vim.trim(message) ~= "" then
-    require("codex.threads").send(message)
+    require("codex.compose").send(vim.trim(message))
   end
   return require("codex.chat").open()
 end
@@ -144,6 +164,15 @@ end
 
 function M.reject()
   return require("codex.preview").reject()
+end
+
+--- `:CodexLog`: the LSP log, where Neovim writes the server's stderr and log messages.
+function M.log()
+  local path = vim.lsp.get_log_path()
+  vim.cmd("botright split " .. vim.fn.fnameescape(path))
+  vim.bo.readonly = true
+  vim.cmd("normal! G")
+  return path
 end
 
 --- Statusline component; see :help codex-statusline.

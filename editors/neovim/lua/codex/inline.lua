@@ -52,7 +52,7 @@ function M.edit(instruction, bufnr, l1, l2)
   l1 = l1 or vim.fn.line(".")
   l2 = l2 or l1
   threads.start(client, { kind = "edit", approval_policy = config.options.inline.approval_policy }, function(thread_id)
-    M.edits[thread_id] = { bufnr = bufnr, instruction = instruction }
+    M.edits[thread_id] = { bufnr = bufnr, instruction = instruction, client_id = client.id }
     local args = selection_args(client, bufnr, l1, l2, nil, thread_id)
     args.instruction = instruction
     -- The server words the request; the plugin only forwards the user's instruction.
@@ -63,6 +63,22 @@ function M.edit(instruction, bufnr, l1, l2)
       end
     end, { bufnr = bufnr })
     client_mod.notify("editing: " .. threads.short(instruction, 60))
+  end)
+end
+
+--- Fix review finding `finding_id` on a thread of its own (whose policy previews every patch),
+--- through the server's `codex.fixFinding`; the change is shown in `bufnr` before it lands.
+function M.fix(client, finding_id, bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  threads.start(client, { kind = "edit", approval_policy = config.options.inline.approval_policy }, function(thread_id)
+    M.edits[thread_id] = { bufnr = bufnr, instruction = "fix", client_id = client.id }
+    client_mod.command(client, "codex.fixFinding", { findingId = finding_id, threadId = thread_id }, function(result)
+      local edit = M.edits[thread_id]
+      if edit and result and type(result.turn) == "table" then
+        edit.turn = result.turn.id
+      end
+    end)
+    client_mod.notify("fixing the finding")
   end)
 end
 
@@ -107,6 +123,16 @@ events.on("turn/completed", function(p)
   local text = require("codex.transcript").last_agent_text(p.threadId, turn.id)
   if text and text ~= "" then
     client_mod.notify(threads.short(text, 300))
+  end
+end)
+
+-- A server that went away ends its edits: nothing will complete them.
+events.on("$/clientExited", function(p)
+  for thread_id, edit in pairs(M.edits) do
+    if edit.client_id == p.clientId then
+      M.edits[thread_id] = nil
+      client_mod.notify("the edit stopped with the server", vim.log.levels.WARN)
+    end
   end
 end)
 

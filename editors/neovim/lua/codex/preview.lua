@@ -1,6 +1,8 @@
 -- codex.preview: shows a proposed file change inside the buffers it touches as an inline
 -- diff (removed lines highlighted, added lines as virtual lines; the text itself is left
--- alone) and turns the accept/reject keys into the approval decision.
+-- alone) and turns the keys into the approval decision: accept or reject it all, or move
+-- between hunks and decide each. A mix of decisions accepts the change and, once the server's
+-- edit has landed, puts the rejected hunks back in the same undo step.
 local config = require("codex.config")
 local diff = require("codex.diff")
 
@@ -58,50 +60,75 @@ local function padded(buf, text)
   return text .. string.rep(" ", math.max(0, vim.o.columns - width))
 end
 
+-- Draw one hunk in `buf`; sets `hunk.row` (its first changed row) and `hunk.marks`.
+local function draw_hunk(buf, hunk)
+  local count = vim.api.nvim_buf_line_count(buf)
+  local set = vim.api.nvim_buf_set_extmark
+  hunk.marks = {}
+  -- For a pure insertion (`-N,0`) the new lines go after old line N.
+  local row = hunk.old_count == 0 and hunk.old_start or hunk.old_start - 1
+  local added = {}
+  local function mark(r, opts)
+    table.insert(hunk.marks, set(buf, M.ns, r, 0, opts))
+  end
+  local function flush()
+    if #added == 0 then
+      return
+    end
+    local virt = {}
+    for _, text in ipairs(added) do
+      table.insert(virt, { { padded(buf, text), "CodexPreviewAdd" } })
+    end
+    if row <= 0 then
+      mark(0, { virt_lines = virt, virt_lines_above = true })
+    else
+      mark(math.min(row - 1, count - 1), { virt_lines = virt })
+    end
+    hunk.row = hunk.row or math.max(0, math.min(row - 1, count - 1))
+    added = {}
+  end
+  for _, line in ipairs(hunk.lines) do
+    if line.kind == "+" then
+      table.insert(added, line.text)
+    else
+      flush()
+      if line.kind == "-" and row < count then
+        mark(row, {
+          line_hl_group = "CodexPreviewDelete",
+          sign_text = "-",
+          sign_hl_group = "CodexPreviewDeleteSign",
+        })
+        hunk.row = hunk.row or row
+      end
+      row = row + 1
+    end
+  end
+  flush()
+  hunk.row = hunk.row or math.max(0, math.min(hunk.old_start - 1, count - 1))
+end
+
 -- Draw the hunks in `buf`; returns the row of the first change.
 local function draw(buf, hunks)
-  local count = vim.api.nvim_buf_line_count(buf)
-  local first_row = nil
-  local set = vim.api.nvim_buf_set_extmark
+  local first = nil
   for _, hunk in ipairs(hunks) do
-    -- For a pure insertion (`-N,0`) the new lines go after old line N.
-    local row = hunk.old_count == 0 and hunk.old_start or hunk.old_start - 1
-    local added = {}
-    local function flush()
-      if #added == 0 then
-        return
-      end
-      local virt = {}
-      for _, text in ipairs(added) do
-        table.insert(virt, { { padded(buf, text), "CodexPreviewAdd" } })
-      end
-      if row <= 0 then
-        set(buf, M.ns, 0, 0, { virt_lines = virt, virt_lines_above = true })
-      else
-        set(buf, M.ns, math.min(row - 1, count - 1), 0, { virt_lines = virt })
-      end
-      first_row = first_row or math.max(0, math.min(row - 1, count - 1))
-      added = {}
-    end
-    for _, line in ipairs(hunk.lines) do
-      if line.kind == "+" then
-        table.insert(added, line.text)
-      else
-        flush()
-        if line.kind == "-" and row < count then
-          set(buf, M.ns, row, 0, {
-            line_hl_group = "CodexPreviewDelete",
-            sign_text = "-",
-            sign_hl_group = "CodexPreviewDeleteSign",
-          })
-          first_row = first_row or row
-        end
-        row = row + 1
-      end
-    end
-    flush()
+    draw_hunk(buf, hunk)
+    first = first and math.min(first, hunk.row) or hunk.row
   end
-  return first_row or 0
+  return first or 0
+end
+
+-- Replace a decided hunk's marks by a one-line note of the decision.
+local function mark_decided(buf, hunk)
+  for _, id in ipairs(hunk.marks or {}) do
+    pcall(vim.api.nvim_buf_del_extmark, buf, M.ns, id)
+  end
+  local text = hunk.decision == "accept" and "✓ hunk accepted" or "✗ hunk rejected"
+  hunk.marks = {
+    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.row, 0, {
+      virt_lines = { { { text, "CodexPreviewHint" } } },
+      virt_lines_above = true,
+    }),
+  }
 end
 
 -- A buffer-local mapping of the user's on `lhs`, to put back after the preview.
@@ -114,11 +141,56 @@ local function save_map(buf, lhs)
   end
 end
 
+-- The buffers whose text differs from when the proposal was shown.
+local function changed_since_shown(p)
+  local changed = {}
+  for _, buf in ipairs(p.bufs) do
+    if vim.api.nvim_buf_is_valid(buf) and not vim.deep_equal(p.texts[buf], vim.api.nvim_buf_get_lines(buf, 0, -1, false)) then
+      table.insert(changed, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:."))
+    end
+  end
+  return changed
+end
+
+local pending_reverts = {} -- bufnr -> { hunks to put back once the server's edit lands }
+
+-- The decision a set of hunk decisions adds up to; "accept" may leave hunks to put back.
+local function overall(p)
+  local any_accepted, rejected = false, {}
+  for _, buf in ipairs(p.bufs) do
+    for _, hunk in ipairs(p.hunks[buf]) do
+      if hunk.decision == "accept" then
+        any_accepted = true
+      else
+        rejected[buf] = rejected[buf] or {}
+        table.insert(rejected[buf], hunk)
+      end
+    end
+  end
+  return any_accepted and "accept" or "decline", rejected
+end
+
 local function finish(p, decision)
   if p.done then
     return
   end
   p.done = true
+  if decision == "accept" then
+    local changed = changed_since_shown(p)
+    if #changed > 0 then
+      -- The server applies a change only to the text it was made for; it tells the agent,
+      -- which may propose it again.
+      vim.notify(
+        ("codex: %s changed after Codex proposed this change, so it was not applied; "
+          .. "Codex is told and may propose it again."):format(table.concat(changed, ", ")),
+        vim.log.levels.WARN
+      )
+    elseif p.rejected then
+      for buf, hunks in pairs(p.rejected) do
+        pending_reverts[buf] = { hunks = hunks, thread_id = p.thread_id, total = #p.hunks[buf] }
+      end
+    end
+  end
   for _, buf in ipairs(p.bufs) do
     if vim.api.nvim_buf_is_valid(buf) then
       vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
@@ -146,6 +218,84 @@ local function finish(p, decision)
   p.resolve(decision)
 end
 
+-- Every hunk is decided: answer for the whole change.
+local function settle_if_decided(p)
+  for _, buf in ipairs(p.bufs) do
+    for _, hunk in ipairs(p.hunks[buf]) do
+      if not hunk.decision then
+        return false
+      end
+    end
+  end
+  local decision, rejected = overall(p)
+  p.rejected = decision == "accept" and next(rejected) ~= nil and rejected or nil
+  finish(p, decision)
+  return true
+end
+
+local function cursor_row(buf)
+  local win = vim.fn.win_findbuf(buf)[1]
+  if win == vim.api.nvim_get_current_win() or not win then
+    win = vim.api.nvim_get_current_win()
+  end
+  return vim.api.nvim_win_get_cursor(win)[1] - 1
+end
+
+-- The hunk the cursor is in or after (else the first): the one a per-hunk key acts on.
+local function hunk_at(p, buf)
+  local row, found = cursor_row(buf), nil
+  for _, hunk in ipairs(p.hunks[buf] or {}) do
+    if hunk.row <= row then
+      found = hunk
+    end
+  end
+  return found or (p.hunks[buf] or {})[1]
+end
+
+local function jump(buf, hunk)
+  if hunk then
+    pcall(vim.api.nvim_win_set_cursor, 0, { hunk.row + 1, 0 })
+  end
+end
+
+local function next_hunk(p, buf, backwards, undecided_only)
+  local row = cursor_row(buf)
+  local list = p.hunks[buf] or {}
+  local from, to, step = 1, #list, 1
+  if backwards then
+    from, to, step = #list, 1, -1
+  end
+  for i = from, to, step do
+    local hunk = list[i]
+    local beyond = backwards and hunk.row < row or (not backwards and hunk.row > row)
+    if beyond and not (undecided_only and hunk.decision) then
+      return hunk
+    end
+  end
+end
+
+local function decide_hunk(p, buf, decision)
+  local hunk = hunk_at(p, buf)
+  if not hunk or p.done then
+    return
+  end
+  hunk.decision = decision
+  mark_decided(buf, hunk)
+  if not settle_if_decided(p) then
+    local following = next_hunk(p, buf, false, true) or next_hunk(p, buf, true, true)
+    jump(buf, following)
+  end
+end
+
+local function decide_all(p, decision)
+  for _, buf in ipairs(p.bufs) do
+    for _, hunk in ipairs(p.hunks[buf]) do
+      hunk.decision = hunk.decision or decision
+    end
+  end
+  settle_if_decided(p)
+end
+
 --- Show the file changes of an approval request in their buffers. Returns false (and shows
 --- nothing) when none of the changed files is open in a window, so the caller asks otherwise.
 --- `opts` = { cwd, client_id }; `resolve(decision)` is called once with "accept", "decline"
@@ -166,7 +316,8 @@ function M.show(params, opts, resolve)
   local visible = vim.tbl_filter(function(t)
     return #vim.fn.win_findbuf(t.buf) > 0
   end, targets)
-  if #visible == 0 then
+  -- A change also touching files that cannot be previewed here is asked about as a whole.
+  if #visible == 0 or #others > 0 then
     return false
   end
 
@@ -177,23 +328,52 @@ function M.show(params, opts, resolve)
     thread_id = params.threadId,
     client_id = opts.client_id,
     bufs = {},
+    hunks = {},
     keys = {},
     saved = {},
+    texts = {},
     resolve = resolve,
     group = vim.api.nvim_create_augroup("codex_preview_" .. next_id, { clear = true }),
   }
-  for _, lhs in ipairs({ keys.accept, keys.reject }) do
-    if lhs then
-      table.insert(p.keys, lhs)
+  local actions = {
+    { key = keys.accept, desc = "accept the whole proposed change", fn = function()
+      decide_all(p, "accept")
+    end },
+    { key = keys.reject, desc = "reject the whole proposed change", fn = function()
+      decide_all(p, "reject")
+    end },
+    { key = keys.accept_hunk, desc = "accept the hunk under the cursor", fn = function()
+      decide_hunk(p, vim.api.nvim_get_current_buf(), "accept")
+    end },
+    { key = keys.reject_hunk, desc = "reject the hunk under the cursor", fn = function()
+      decide_hunk(p, vim.api.nvim_get_current_buf(), "reject")
+    end },
+    { key = keys.next_hunk, desc = "next hunk of the proposed change", fn = function()
+      local buf = vim.api.nvim_get_current_buf()
+      jump(buf, next_hunk(p, buf, false, false))
+    end },
+    { key = keys.prev_hunk, desc = "previous hunk of the proposed change", fn = function()
+      local buf = vim.api.nvim_get_current_buf()
+      jump(buf, next_hunk(p, buf, true, false))
+    end },
+  }
+  for _, action in ipairs(actions) do
+    if action.key then
+      table.insert(p.keys, action.key)
     end
   end
   local hint = ("%s accept · %s reject"):format(keys.accept or ":CodexAccept", keys.reject or ":CodexReject")
-  if #others > 0 then
-    hint = hint .. " · also changes " .. table.concat(others, ", ")
+  if keys.accept_hunk and keys.reject_hunk then
+    hint = hint .. (" · %s/%s this hunk"):format(keys.accept_hunk, keys.reject_hunk)
+  end
+  if keys.next_hunk and keys.prev_hunk then
+    hint = hint .. (" · %s/%s move"):format(keys.next_hunk, keys.prev_hunk)
   end
   for _, t in ipairs(targets) do
     local buf = t.buf
     table.insert(p.bufs, buf)
+    p.hunks[buf] = t.hunks
+    p.texts[buf] = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
     active[buf] = p
     local first = draw(buf, t.hunks)
     vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
@@ -204,15 +384,10 @@ function M.show(params, opts, resolve)
     for _, lhs in ipairs(p.keys) do
       p.saved[buf][lhs] = save_map(buf, lhs)
     end
-    if keys.accept then
-      vim.keymap.set("n", keys.accept, function()
-        finish(p, "accept")
-      end, { buffer = buf, nowait = true, desc = "Codex: accept the proposed change" })
-    end
-    if keys.reject then
-      vim.keymap.set("n", keys.reject, function()
-        finish(p, "decline")
-      end, { buffer = buf, nowait = true, desc = "Codex: reject the proposed change" })
+    for _, action in ipairs(actions) do
+      if action.key then
+        vim.keymap.set("n", action.key, action.fn, { buffer = buf, nowait = true, desc = "Codex: " .. action.desc })
+      end
     end
     vim.api.nvim_create_autocmd({ "BufUnload", "BufWipeout" }, {
       group = p.group,
@@ -225,9 +400,44 @@ function M.show(params, opts, resolve)
       pcall(vim.api.nvim_win_set_cursor, win, { first + 1, 0 })
     end
   end
+  if #p.bufs == 0 then
+    return false
+  end
   table.insert(order, p)
   vim.notify(("codex: proposed change shown inline — %s"):format(hint), vim.log.levels.INFO)
   return true
+end
+
+--- The server's edit has just been applied to `buf`: put back the hunks the user rejected,
+--- in the same undo step. Hunks are taken bottom-up, so the earlier ones keep their lines.
+function M.edit_applied(buf)
+  local pending = pending_reverts[buf]
+  pending_reverts[buf] = nil
+  if not pending or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local hunks = vim.list_slice(pending.hunks)
+  table.sort(hunks, function(a, b)
+    return a.new_start > b.new_start
+  end)
+  vim.api.nvim_buf_call(buf, function()
+    pcall(vim.cmd.undojoin)
+    for _, hunk in ipairs(hunks) do
+      local old = {}
+      for _, line in ipairs(hunk.lines) do
+        if line.kind ~= "+" then
+          table.insert(old, line.text)
+        end
+      end
+      local first = hunk.new_count == 0 and hunk.new_start or hunk.new_start - 1
+      vim.api.nvim_buf_set_lines(buf, first, first + hunk.new_count, false, old)
+    end
+  end)
+  local applied = pending.total - #hunks
+  vim.notify(
+    ("codex: applied %d of %d hunks to %s"):format(applied, pending.total, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:.")),
+    vim.log.levels.INFO
+  )
 end
 
 local function proposal_for(bufnr)
@@ -242,7 +452,7 @@ function M.accept(bufnr)
     vim.notify("codex: no proposed change to accept", vim.log.levels.WARN)
     return false
   end
-  finish(p, "accept")
+  decide_all(p, "accept")
   return true
 end
 
@@ -252,7 +462,7 @@ function M.reject(bufnr)
     vim.notify("codex: no proposed change to reject", vim.log.levels.WARN)
     return false
   end
-  finish(p, "decline")
+  decide_all(p, "reject")
   return true
 end
 
@@ -261,11 +471,22 @@ function M.showing(bufnr)
   return active[bufnr] ~= nil
 end
 
+--- The hunks of the proposal showing in `bufnr` (each with `row`, 0-based, and `decision`).
+function M.hunks(bufnr)
+  local p = active[bufnr]
+  return p and p.hunks[bufnr] or {}
+end
+
 --- The turn that asked went away: drop its previews (the server no longer waits).
 function M.turn_ended(thread_id)
   for _, p in ipairs(vim.list_slice(order)) do
     if p.thread_id == thread_id then
       finish(p, "cancel")
+    end
+  end
+  for buf, pending in pairs(pending_reverts) do
+    if pending.thread_id == thread_id then
+      pending_reverts[buf] = nil
     end
   end
 end

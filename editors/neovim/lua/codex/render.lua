@@ -52,9 +52,17 @@ end
 
 local function user_text(item)
   local parts = {}
+  local texts = 0
   for _, input in ipairs(item.content or {}) do
     if input.type == "text" then
-      table.insert(parts, input.text)
+      texts = texts + 1
+      if texts == 1 then
+        table.insert(parts, input.text)
+      else
+        -- Attached context follows the message: its first line says what it is.
+        local first = vim.split(input.text or "", "\n", { plain = true })[1]
+        table.insert(parts, (texts == 2 and "\n" or "") .. "> " .. first)
+      end
     elseif input.type == "image" or input.type == "localImage" then
       table.insert(parts, "[image " .. (input.path or input.url or "") .. "]")
     elseif input.name then
@@ -193,7 +201,12 @@ function M.block(block)
   elseif kind == "contextCompaction" then
     out = { "_Context compacted._" }
   elseif kind == "note" then
-    local prefix = ({ error = "**Error:** ", interrupted = "", failed = "**Turn failed:** " })[d.level] or ""
+    local prefix = ({
+      error = "**Error:** ",
+      interrupted = "",
+      failed = "**Turn failed:** ",
+      stopped = "**Stopped:** ",
+    })[d.level] or ""
     out = { "> " .. prefix .. (d.text or "") }
   else
     out = { ("_%s_"):format(kind) }

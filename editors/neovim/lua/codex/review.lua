@@ -1,6 +1,8 @@
 -- codex.review: `:CodexReview [uncommitted|branch NAME|commit SHA]` starts a review on the
 -- chat's thread; the server publishes findings as diagnostics (source "codex"), which this
--- module mirrors into the quickfix list. Fix / explain / dismiss are the server's code actions.
+-- module mirrors into the quickfix list, and says the verdict itself. Fix / explain / dismiss
+-- are the server's code actions; fix and explain are routed here first, so a fix is previewed
+-- like an inline edit and an explanation shows up in the chat.
 local client_mod = require("codex.client")
 local config = require("codex.config")
 local events = require("codex.events")
@@ -61,7 +63,7 @@ function M.on_diagnostics(_client_id)
   end
 end
 
---- `:CodexReview`: start a review; findings arrive as diagnostics.
+--- `:CodexReview`: start a review; findings arrive as diagnostics, the verdict as a message.
 function M.run(args, bufnr)
   local target, usage = M.parse(args)
   if not target then
@@ -74,34 +76,70 @@ function M.run(args, bufnr)
       if type(result) == "table" and type(result.turn) == "table" then
         running[thread_id] = result.turn.id
       end
-      client_mod.notify("review started")
     end)
   end)
 end
 
+-- The findings are published before the server says the review is complete.
+events.on("review/completed", function(p)
+  running[p.threadId] = nil
+  local items = M.refresh_quickfix()
+  if #items > 0 and config.options.review.open_quickfix then
+    local win = vim.api.nvim_get_current_win()
+    vim.cmd("botright copen")
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_set_current_win(win)
+    end
+  end
+end)
+
 events.on("turn/completed", function(p)
-  local turn = p.turn or {}
-  if not running[p.threadId] or running[p.threadId] ~= turn.id then
+  if running[p.threadId] and running[p.threadId] == (p.turn or {}).id then
+    running[p.threadId] = nil -- failed or interrupted: the server has said so
+  end
+end)
+
+local function finding_id(command)
+  local argument = type(command.arguments) == "table" and command.arguments[1] or nil
+  return type(argument) == "table" and argument.findingId or nil
+end
+
+--- The "Fix with Codex" code action: the fix runs on a thread of its own whose policy asks
+--- before every patch, so it is previewed in the buffer like an inline edit.
+function M.fix(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local id = finding_id(command)
+  if not (client and id) then
     return
   end
-  running[p.threadId] = nil
-  -- Diagnostics may still be on their way; give them a moment before summing up.
-  vim.defer_fn(function()
-    local items = M.refresh_quickfix()
-    if turn.status ~= "completed" then
-      client_mod.notify("the review did not finish (" .. tostring(turn.status) .. ")", vim.log.levels.WARN)
+  require("codex.inline").fix(client, id, ctx.bufnr)
+end
+
+--- The "Explain" code action: the answer goes to the review's thread, shown in the chat.
+function M.explain(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return
+  end
+  local origin = vim.api.nvim_get_current_win()
+  client_mod.command(client, command.command, command.arguments and command.arguments[1], function(result)
+    if type(result) ~= "table" or type(result.threadId) ~= "string" then
       return
     end
-    client_mod.notify(("review done: %d finding%s"):format(#items, #items == 1 and "" or "s"))
-    if #items > 0 and config.options.review.open_quickfix then
-      local win = vim.api.nvim_get_current_win()
-      vim.cmd("botright copen")
-      if vim.api.nvim_win_is_valid(win) then
-        vim.api.nvim_set_current_win(win)
-      end
+    threads.record({ id = result.threadId }, client.id, "chat")
+    threads.current = result.threadId
+    require("codex.chat").open()
+    if vim.api.nvim_win_is_valid(origin) then
+      vim.api.nvim_set_current_win(origin)
     end
-  end, 100)
-end)
+  end)
+end
+
+--- Route the server's fix and explain commands through this module.
+function M.register_commands()
+  vim.lsp.commands["codex.fixFinding"] = M.fix
+  vim.lsp.commands["codex.explainFinding"] = M.explain
+end
 
 --- Completion for :CodexReview.
 function M.complete(arglead, cmdline)

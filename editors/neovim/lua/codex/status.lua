@@ -5,7 +5,7 @@ local M = {}
 local usage = {} -- thread id -> v2 ThreadTokenUsage
 local notes = {} -- thread id -> short transient note (e.g. a retry)
 local rate_limits = nil -- v2 RateLimitSnapshot
-local progress = {} -- progress token -> latest message, while a turn's progress is open
+local progress = {} -- "client:token" -> latest message, while a turn's progress is open
 
 local function redraw()
   vim.schedule(function()
@@ -34,13 +34,24 @@ function M.set_note(thread_id, text)
 end
 
 --- Called for each LspProgress event of a codex client.
-function M.on_progress(params)
+function M.on_progress(params, client_id)
   local value = params.value or {}
-  local token = tostring(params.token)
+  local token = ("%s:%s"):format(tostring(client_id), tostring(params.token))
   if value.kind == "end" then
     progress[token] = nil
   else
     progress[token] = value.message or value.title or progress[token] or "working"
+  end
+  redraw()
+end
+
+--- A server went away: its progress never ends by itself.
+function M.client_exited(client_id)
+  local prefix = tostring(client_id) .. ":"
+  for token in pairs(progress) do
+    if vim.startswith(token, prefix) then
+      progress[token] = nil
+    end
   end
   redraw()
 end

@@ -21,6 +21,8 @@ M.short = short
 function M.record(thread, client_id, kind)
   local known = M.threads[thread.id] or { id = thread.id, kind = "chat" }
   known.client_id = client_id or known.client_id
+  local client = client_id and vim.lsp.get_client_by_id(client_id)
+  known.root = client and client.root_dir or known.root
   known.kind = kind or known.kind
   known.cwd = thread.cwd or known.cwd
   known.preview = thread.preview or known.preview
@@ -56,16 +58,22 @@ function M.running(thread_id)
   return thread and thread.turn
 end
 
+--- The server of `client_id` went away: its threads run nothing now. Chat threads are kept
+--- (marked `lost`) so the next use resumes them on a new server; returns the threads whose
+--- turn was running, as { { thread = id, turn = turn id } }.
 function M.forget_client(client_id)
-  for id, thread in pairs(M.threads) do
+  local cut = {}
+  for _, thread in pairs(M.threads) do
     if thread.client_id == client_id then
+      if thread.turn then
+        table.insert(cut, { thread = thread.id, turn = thread.turn })
+      end
       thread.turn = nil
       thread.client_id = nil
-      if M.current == id then
-        M.current = nil
-      end
+      thread.lost = true
     end
   end
+  return cut
 end
 
 --- `thread/start` for the client's root; `opts.kind` ("chat"/"edit"), `opts.approval_policy`.
@@ -76,6 +84,8 @@ function M.start(client, opts, cb)
     model = config.options.model,
     approvalPolicy = opts.approval_policy,
     sandbox = opts.sandbox,
+    -- An inline edit's thread is not a conversation to come back to: it is not kept.
+    ephemeral = opts.kind == "edit" or nil,
   }
   client_mod.request(client, "codex/thread/start", params, function(result)
     local thread = M.record(result.thread, client.id, opts.kind or "chat")
@@ -97,20 +107,73 @@ local function start_chat(client, cb)
   end)
 end
 
---- Call `cb(thread_id, client)` with the chat's thread, starting one when there is none.
+--- Call `cb(thread_id, client)` with the chat's thread: the current one, resumed on a new
+--- server if its server went away, else a new one.
 function M.ensure_chat(bufnr, cb)
   local client = M.client_of(M.current)
   if client then
     cb(M.current, client)
     return
   end
-  client = client_mod.get(bufnr)
+  local lost = M.get(M.current)
+  client = lost and lost.root and client_mod.for_root(lost.root) or client_mod.get(bufnr)
   if not client then
+    return
+  end
+  if lost and lost.lost and lost.kind == "chat" then
+    M.resume_lost(client, lost, function(id)
+      cb(id, client)
+    end)
     return
   end
   start_chat(client, function(id)
     cb(id, client)
   end)
+end
+
+--- Resume a thread whose server went away, keeping the chat as it is (the half answer and
+--- its "stopped" mark included). Callers arriving meanwhile wait for the same resume.
+function M.resume_lost(client, thread, cb)
+  if thread.waiting then
+    table.insert(thread.waiting, cb)
+    return
+  end
+  thread.waiting = { cb }
+  local function settle(id)
+    local waiting = thread.waiting or {}
+    thread.waiting = nil
+    for _, fn in ipairs(waiting) do
+      fn(id)
+    end
+  end
+  client_mod.request(client, "codex/thread/resume", { threadId = thread.id }, function(result)
+    M.record(result.thread, client.id, "chat")
+    thread.lost = nil
+    require("codex.chat").show_thread(thread.id)
+    settle(thread.id)
+  end, {
+    on_error = function(err)
+      thread.lost = nil
+      client_mod.notify(
+        ("could not resume thread %s (%s); starting a new one"):format(thread.id, err.message or "?"),
+        vim.log.levels.WARN
+      )
+      start_chat(client, settle)
+    end,
+  })
+end
+
+--- After a crash: start the server of `root` again and resume the chat's thread on it.
+function M.recover(root)
+  client_mod.attach_loaded()
+  local thread = M.get(M.current)
+  if not (thread and thread.lost and thread.kind == "chat") then
+    return
+  end
+  local client = client_mod.for_root(thread.root or root or client_mod.root_for(0))
+  if client then
+    M.resume_lost(client, thread, function() end)
+  end
 end
 
 --- `:CodexNew`: a fresh chat thread.
@@ -127,13 +190,29 @@ function M.new_chat(bufnr, cb)
   end)
 end
 
---- Send a chat message as a new turn on the chat's thread.
-function M.send(text, bufnr)
+--- Send a chat message as a new turn on the chat's thread; `context` items (see codex.context)
+--- go along as data through the server's `codex.message`.
+function M.send(text, bufnr, context)
   M.ensure_chat(bufnr, function(id, client)
+    local thread = M.get(id)
+    local model = thread and thread.model or nil
+    if context and #context > 0 then
+      client_mod.command(client, "codex.message", { threadId = id, text = text, context = context, model = model })
+      return
+    end
     client_mod.request(client, "codex/turn/start", {
       threadId = id,
       input = { { type = "text", text = text } },
+      model = model,
     })
+  end)
+end
+
+--- `/model NAME`: the chat thread's model from its next turn on.
+function M.set_model(model)
+  M.ensure_chat(nil, function(id)
+    M.get(id).model = model
+    client_mod.notify(("model for this thread: %s (from the next message)"):format(model))
   end)
 end
 

@@ -75,6 +75,12 @@ function M.append(thread_id, turn_id, item_id, kind, field, delta)
   end)
 end
 
+--- What is known of an item (from item/started, item/completed and deltas), or nil.
+function M.item_data(thread_id, turn_id, item_id)
+  local block = get(thread_id).index[item_key(turn_id, item_id)]
+  return block and block.data
+end
+
 --- Mark an item as waiting (or no longer waiting) for the user's approval.
 function M.set_awaiting(thread_id, turn_id, item_id, awaiting)
   local block = get(thread_id).index[item_key(turn_id, item_id)]

@@ -1,0 +1,188 @@
+"""`config/value/write`, `config/batchWrite` and `configRequirements/read`, and the
+`configWarning` notifications for problems in config.toml found when the server starts.
+
+An edit is checked exactly as the file will be read (`load_config` on the edited text) before
+anything is written, so a bad value never reaches the disk; the error names the key, the value
+and what was expected. A batch is all or nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from codex_lsp.api.convert import invalid
+from codex_lsp.api.family import ApiContext, Handler
+from codex_lsp.api.port import INVALID_REQUEST, ApiError
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_config_write import (
+    ConfigBatchWriteParams,
+    ConfigEdit,
+    ConfigRequirementsReadResponse,
+    ConfigWarningNotification,
+    ConfigWriteResponse,
+    TextPosition,
+    TextRange,
+)
+from codex_lsp.store.config import CONFIG_FILENAME, load_config
+from codex_lsp.store.config_edit import (
+    Edit,
+    apply_edits,
+    split_key_path,
+    version_of,
+    write_atomically,
+)
+from codex_lsp.store.config_errors import ConfigError
+from codex_lsp.store.features import unknown_features
+
+log = logging.getLogger(__name__)
+
+_VALIDATION = {"config_write_error_code": "configValidationError"}
+_CONFLICT = {"config_write_error_code": "configVersionConflict"}
+
+
+class ConfigWriter:
+    """Serialises writes to one config.toml."""
+
+    def __init__(self, ctx: ApiContext) -> None:
+        self.ctx = ctx
+        self._lock = anyio.Lock()
+
+    @property
+    def path(self) -> Path:
+        return self.ctx.services().codex_home / CONFIG_FILENAME
+
+    async def write(
+        self, edits: list[ConfigEdit], file_path: str | None, expected_version: str | None
+    ) -> ConfigWriteResponse:
+        path = self._target(file_path)
+        parsed = [_edit(index, edit, len(edits)) for index, edit in enumerate(edits)]
+        async with self._lock:
+            return await anyio.to_thread.run_sync(self._write, path, parsed, expected_version)
+
+    def _target(self, file_path: str | None) -> Path:
+        path = self.path
+        if file_path is None:
+            return path
+        given = Path(file_path).expanduser()
+        if not given.is_absolute():
+            raise invalid("filePath", f"must be an absolute path, got {file_path!r}")
+        if given.resolve() != path.resolve():
+            raise ApiError(
+                INVALID_REQUEST,
+                f"{file_path} is not a config layer this server writes; only {path} is",
+            )
+        return path
+
+    def _write(self, path: Path, edits: list[Edit], expected: str | None) -> ConfigWriteResponse:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = ""
+        if expected is not None and expected != version_of(text):
+            raise ApiError(
+                INVALID_REQUEST,
+                f"{path} changed since version {expected}; read it again and retry",
+                _CONFLICT,
+            )
+        try:
+            updated = apply_edits(text, edits)
+            # The same checks a reader of the file makes, on the text about to be written.
+            load_config(path.parent, text=updated)
+        except ConfigError as err:
+            raise ApiError(INVALID_REQUEST, f"Invalid configuration: {err}", _VALIDATION) from None
+        if updated != text:
+            write_atomically(path, updated)
+        return ConfigWriteResponse(
+            status="ok", version=version_of(updated), file_path=str(path.resolve())
+        )
+
+
+def _edit(index: int, edit: ConfigEdit, count: int) -> Edit:
+    where = f"edits[{index}].keyPath" if count > 1 else "keyPath"
+    try:
+        keys = split_key_path(edit.key_path)
+    except ValueError as err:
+        raise invalid(where, str(err)) from None
+    return Edit(keys, edit.value, edit.merge_strategy)
+
+
+def config_warnings(home: Path) -> list[ConfigWarningNotification]:
+    """What is wrong with config.toml that a user should hear about when the server starts."""
+    path = home / CONFIG_FILENAME
+    try:
+        config = load_config(home)
+    except ConfigError as err:
+        where = None
+        if err.line is not None:
+            column = err.column or 1
+            where = TextRange(
+                start=TextPosition(line=err.line, column=column),
+                end=TextPosition(line=err.line, column=column),
+            )
+        return [
+            ConfigWarningNotification(
+                summary="config.toml cannot be used; threads will not start until it is fixed",
+                details=str(err),
+                path=str(err.path or path),
+                range=where,
+            )
+        ]
+    return [
+        ConfigWarningNotification(
+            summary=f"unknown feature `{name}` in [features] is ignored",
+            details="`experimentalFeature/list` lists the features this server knows",
+            path=str(path),
+        )
+        for name in unknown_features(config.features)
+    ]
+
+
+def handlers(ctx: ApiContext) -> dict[str, Handler]:
+    writer = ConfigWriter(ctx)
+
+    async def value_write(params: Any, _raw: dict[str, Any]) -> ConfigWriteResponse:
+        return await writer.write([params], params.file_path, params.expected_version)
+
+    async def batch_write(params: ConfigBatchWriteParams, _raw: dict[str, Any]) -> Any:
+        return await writer.write(params.edits, params.file_path, params.expected_version)
+
+    async def requirements(_params: Any, _raw: dict[str, Any]) -> Any:
+        # No managed requirements layer (requirements.toml, MDM) is read by this server.
+        return ConfigRequirementsReadResponse(requirements=None)
+
+    async def mcp_reload(_params: Any, _raw: dict[str, Any]) -> None:
+        # Read the config afresh: a broken file is an error here, not at the next thread's
+        # start. Threads started from now on connect the servers it lists.
+        services = ctx.threads.load_services()
+        if services.http is not None:
+            await services.http.aclose()
+
+    _announce_warnings(ctx)
+    return {
+        "config/mcpServer/reload": mcp_reload,
+        "config/value/write": value_write,
+        "config/batchWrite": batch_write,
+        "configRequirements/read": requirements,
+    }
+
+
+def _announce_warnings(ctx: ApiContext) -> None:
+    """Send the warnings once the request that brought the server up has been answered."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return  # built outside a running server (a unit test): nobody to tell
+    try:
+        warnings = config_warnings(ctx.services().codex_home)
+    except ApiError as err:  # config.toml cannot be loaded at all
+        warnings = [ConfigWarningNotification(summary=err.message)]
+    except Exception:
+        log.exception("checking config.toml for warnings failed")
+        return
+    for warning in warnings:
+        ctx.after_response("configWarning", dump(warning))

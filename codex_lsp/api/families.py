@@ -1,0 +1,20 @@
+"""The method families the `ApiServer` serves besides its core thread and turn methods.
+
+Each is a module with `handlers(ctx: ApiContext) -> {method: handler}`; its wire types live in
+the matching `codex_lsp.protocol.v2_*` module.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from codex_lsp.api import commands, config_write, fs, fuzzy_search, thread_ops, thread_pages
+
+API_FAMILIES: tuple[ModuleType, ...] = (
+    commands,
+    thread_pages,
+    thread_ops,
+    config_write,
+    fs,
+    fuzzy_search,
+)

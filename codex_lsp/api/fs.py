@@ -1,0 +1,201 @@
+"""`fs/*`: files on the host for the client, by absolute path.
+
+These methods act for the user at the editor, not for the model: like the reference server they
+are not confined to a thread's roots or its sandbox (the model has no way to call them, and the
+sandbox confines what the model runs). What they do check is the path itself: it must be
+absolute, and it is normalised (`..` resolved textually) before use, so the path an error
+names is the one that was used. Errors say which path failed and why.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import errno
+import os
+import shutil
+import stat
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from codex_lsp.api.family import ApiContext, Handler
+from codex_lsp.api.fs_watch import FsWatches
+from codex_lsp.api.port import INTERNAL_ERROR, INVALID_REQUEST, ApiError
+from codex_lsp.protocol.v2_fs import (
+    FsGetMetadataResponse,
+    FsReadDirectoryEntry,
+    FsReadDirectoryResponse,
+    FsReadFileResponse,
+)
+
+
+def absolute(value: str, field: str = "path") -> Path:
+    """`value` as a normalised absolute path; a relative one is refused."""
+    if not value or not os.path.isabs(value):
+        raise ApiError(INVALID_REQUEST, f"Invalid request: {field} must be absolute, got {value!r}")
+    return Path(os.path.normpath(value))
+
+
+def os_error(path: Path, err: OSError) -> ApiError:
+    reason = err.strerror or str(err)
+    return ApiError(INTERNAL_ERROR, f"{path}: {reason} (os error {err.errno})")
+
+
+def read_file(path: Path) -> FsReadFileResponse:
+    return FsReadFileResponse(data_base64=base64.b64encode(path.read_bytes()).decode("ascii"))
+
+
+def write_file(path: Path, data: str) -> None:
+    try:
+        content = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise ApiError(INVALID_REQUEST, "Invalid request: dataBase64 is not valid base64") from None
+    path.write_bytes(content)
+
+
+def create_directory(path: Path, recursive: bool) -> None:
+    if recursive:
+        path.mkdir(parents=True, exist_ok=True)
+    else:
+        path.mkdir()
+
+
+def metadata(path: Path) -> FsGetMetadataResponse:
+    link = path.lstat()
+    try:
+        target = path.stat()
+    except OSError:
+        target = link  # a dangling link is still a link
+    created = getattr(target, "st_birthtime", None)
+    return FsGetMetadataResponse(
+        is_directory=stat.S_ISDIR(target.st_mode),
+        is_file=stat.S_ISREG(target.st_mode),
+        is_symlink=stat.S_ISLNK(link.st_mode),
+        created_at_ms=int(created * 1000) if created else 0,
+        modified_at_ms=int(target.st_mtime * 1000),
+    )
+
+
+def read_directory(path: Path) -> FsReadDirectoryResponse:
+    entries = []
+    with os.scandir(path) as listing:
+        for entry in listing:
+            entries.append(
+                FsReadDirectoryEntry(
+                    file_name=entry.name,
+                    is_directory=entry.is_dir(),
+                    is_file=entry.is_file(),
+                )
+            )
+    entries.sort(key=lambda e: e.file_name)
+    return FsReadDirectoryResponse(entries=entries)
+
+
+def remove(path: Path, recursive: bool, force: bool) -> None:
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        if force:
+            return
+        raise
+    if stat.S_ISDIR(info.st_mode):
+        if recursive:
+            shutil.rmtree(path)
+        else:
+            path.rmdir()
+    else:
+        path.unlink()
+
+
+def copy(source: Path, destination: Path, recursive: bool) -> None:
+    info = source.lstat()
+    if stat.S_ISDIR(info.st_mode):
+        if not recursive:
+            raise ApiError(
+                INVALID_REQUEST, "fs/copy requires recursive: true when sourcePath is a directory"
+            )
+        if destination == source or source in destination.parents:
+            raise ApiError(INVALID_REQUEST, f"cannot copy {source} into itself ({destination})")
+        # Links are copied as links; sockets, fifos and devices are left out.
+        shutil.copytree(source, destination, symlinks=True, ignore=_special_files)
+    elif stat.S_ISLNK(info.st_mode):
+        os.symlink(os.readlink(source), destination)
+    else:
+        shutil.copy2(source, destination)
+
+
+def _special_files(directory: str, names: list[str]) -> list[str]:
+    skipped = []
+    for name in names:
+        mode = os.lstat(os.path.join(directory, name)).st_mode
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            skipped.append(name)
+    return skipped
+
+
+async def _on_disk(path: Path, action: Any, *args: Any) -> Any:
+    """Run a blocking file operation in a worker thread; an OS error names `path`."""
+    try:
+        return await anyio.to_thread.run_sync(action, *args)
+    except OSError as err:
+        failed = Path(err.filename) if isinstance(err.filename, str) else path
+        if err.errno == errno.ENOENT and failed != path:
+            failed = path
+        raise os_error(failed, err) from None
+
+
+def handlers(ctx: ApiContext) -> dict[str, Handler]:
+    watches = FsWatches(ctx)
+    ctx.closers.append(watches.close)
+
+    async def read(params: Any, _raw: dict[str, Any]) -> Any:
+        path = absolute(params.path)
+        return await _on_disk(path, read_file, path)
+
+    async def write(params: Any, _raw: dict[str, Any]) -> None:
+        path = absolute(params.path)
+        await _on_disk(path, write_file, path, params.data_base64)
+
+    async def mkdir(params: Any, _raw: dict[str, Any]) -> None:
+        path = absolute(params.path)
+        recursive = True if params.recursive is None else params.recursive
+        await _on_disk(path, create_directory, path, recursive)
+
+    async def get_metadata(params: Any, _raw: dict[str, Any]) -> Any:
+        path = absolute(params.path)
+        return await _on_disk(path, metadata, path)
+
+    async def list_directory(params: Any, _raw: dict[str, Any]) -> Any:
+        path = absolute(params.path)
+        return await _on_disk(path, read_directory, path)
+
+    async def delete(params: Any, _raw: dict[str, Any]) -> None:
+        path = absolute(params.path)
+        recursive = True if params.recursive is None else params.recursive
+        force = True if params.force is None else params.force
+        await _on_disk(path, remove, path, recursive, force)
+
+    async def duplicate(params: Any, _raw: dict[str, Any]) -> None:
+        source = absolute(params.source_path, "sourcePath")
+        destination = absolute(params.destination_path, "destinationPath")
+        await _on_disk(source, copy, source, destination, bool(params.recursive))
+
+    async def watch(params: Any, _raw: dict[str, Any]) -> Any:
+        return await watches.watch(params.watch_id, absolute(params.path))
+
+    async def unwatch(params: Any, _raw: dict[str, Any]) -> None:
+        await watches.unwatch(params.watch_id)
+
+    return {
+        "fs/readFile": read,
+        "fs/writeFile": write,
+        "fs/createDirectory": mkdir,
+        "fs/getMetadata": get_metadata,
+        "fs/readDirectory": list_directory,
+        "fs/remove": delete,
+        "fs/copy": duplicate,
+        "fs/watch": watch,
+        "fs/unwatch": unwatch,
+    }

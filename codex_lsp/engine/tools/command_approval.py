@@ -1,0 +1,133 @@
+"""Whether a command the model asked for may run, and how: the gate both shell tools share.
+
+`gate_command` applies the approval rule (`safety.assess_command`), remembers
+"approved for this session" answers, asks the user when the rule says so, and reports a
+declined command the way a client shows it. `ask_exec_approval` is also how a command the
+sandbox denied is offered for an unsandboxed rerun.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from codex_lsp.engine.approvals import TurnAbortRequested
+from codex_lsp.engine.command_parse import parse_command
+from codex_lsp.engine.safety import (
+    Forbidden,
+    Prompt,
+    assess_command,
+    session_approval_key,
+    should_escalate_on_sandbox_denial,
+)
+from codex_lsp.engine.tools.base import ToolCall, ToolOutput
+from codex_lsp.protocol.events import Duration, ExecApprovalRequestEvent, ExecCommandEndEvent
+from codex_lsp.protocol.policy import DangerFullAccess
+
+REJECTED_BY_USER = "exec command rejected by user"
+RETRY_WITHOUT_SANDBOX = "command failed; retry without sandbox?"
+
+
+@dataclass(frozen=True, slots=True)
+class Approved:
+    """Run it: in the sandbox unless `sandboxed` is false; `asked_user` when the user said yes
+    to this very run (a sandbox denial then goes back to the model, not to the user again)."""
+
+    sandboxed: bool
+    asked_user: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Don't run it; `output` is what the model reads. `forbidden` holds the rule's reason when
+    the policy refused it (as opposed to the user declining)."""
+
+    output: ToolOutput
+    forbidden: Forbidden | None = None
+
+
+async def gate_command(
+    call: ToolCall,
+    argv: list[str],
+    cwd: Path,
+    *,
+    sandbox_permissions: str,
+    justification: str | None,
+    tty: bool | None = None,
+) -> Approved | Refused:
+    """Decide on `argv` (run in `cwd`), asking the user if the approval rule says so.
+
+    `tty` is part of what an "approved for this session" answer covers for `exec_command`.
+    """
+    ctx = call.ctx
+    assessment = assess_command(
+        argv,
+        approval_policy=ctx.approval_policy,
+        sandbox_policy=ctx.sandbox_policy,
+        sandbox_permissions=sandbox_permissions,
+        justification=justification,
+    )
+    if isinstance(assessment, Forbidden):
+        return Refused(ToolOutput(assessment.reason, success=False), forbidden=assessment)
+    unsandboxed = isinstance(ctx.sandbox_policy, DangerFullAccess)
+    if not isinstance(assessment, Prompt):
+        return Approved(sandboxed=not (unsandboxed or assessment.bypass_sandbox), asked_user=False)
+    key = session_approval_key(argv, cwd, sandbox_permissions, tty=tty)
+    remembered = call.session.approval_cache.command_approved(key)
+    if not remembered and not await ask_exec_approval(
+        call, argv, cwd, assessment.reason, cache_key=key
+    ):
+        return Refused(declined(call, argv, cwd))
+    return Approved(sandboxed=not (unsandboxed or assessment.run_unsandboxed), asked_user=True)
+
+
+def offer_rerun_without_sandbox(call: ToolCall, approved: Approved) -> bool:
+    """Whether a run the sandbox denied may be offered to the user to rerun unsandboxed."""
+    return (
+        approved.sandboxed
+        and not approved.asked_user
+        and should_escalate_on_sandbox_denial(call.ctx.approval_policy)
+    )
+
+
+async def ask_exec_approval(
+    call: ToolCall, argv: list[str], cwd: Path, reason: str | None, *, cache_key: str | None
+) -> bool:
+    """Ask the user; True to run. `abort` ends the whole turn."""
+    session = call.session
+    session.emit(
+        call.sub_id,
+        ExecApprovalRequestEvent(
+            call_id=call.call_id,
+            turn_id=call.sub_id,
+            command=argv,
+            cwd=str(cwd),
+            reason=reason,
+            parsed_cmd=parse_command(argv),
+        ),
+    )
+    decision = await session.approvals.ask(call.call_id)
+    if decision == "abort":
+        raise TurnAbortRequested
+    if decision == "approved_for_session" and cache_key is not None:
+        session.approval_cache.approve_command(cache_key)
+    return decision in ("approved", "approved_for_session")
+
+
+def declined(call: ToolCall, argv: list[str], cwd: Path) -> ToolOutput:
+    """The user said no: the item ends as declined and the model reads why."""
+    call.session.emit(
+        call.sub_id,
+        ExecCommandEndEvent(
+            call_id=call.call_id,
+            turn_id=call.sub_id,
+            command=argv,
+            cwd=str(cwd),
+            parsed_cmd=parse_command(argv),
+            exit_code=-1,
+            duration=Duration(secs=0, nanos=0),
+            formatted_output=REJECTED_BY_USER,
+            status="declined",
+        ),
+    )
+    return ToolOutput(REJECTED_BY_USER, success=False)

@@ -1,0 +1,1 @@
+"""Fuzzy file search for a file picker: list a root's files as git sees them, rank matches."""

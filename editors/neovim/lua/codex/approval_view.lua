@@ -1,0 +1,114 @@
+-- codex.approval_view: what an approval is about, on screen while its prompt is open. A
+-- prompt (vim.ui.select) may block Neovim before it redraws, so the command or the diff is
+-- put in a float and the screen is redrawn before the question is asked.
+local M = {}
+
+local render = require("codex.render")
+
+local function split(text)
+  local lines = vim.split(text or "", "\n", { plain = true })
+  if lines[#lines] == "" then
+    table.remove(lines)
+  end
+  return lines
+end
+
+local function present(value)
+  return value ~= nil and value ~= vim.NIL and value ~= ""
+end
+
+--- The lines that describe a command approval: the command, its folder and the reason.
+function M.command_lines(params)
+  local lines = {}
+  for i, line in ipairs(split(render.command_text(params.command or "(unknown command)"))) do
+    table.insert(lines, (i == 1 and "$ " or "  ") .. line)
+  end
+  if present(params.cwd) then
+    table.insert(lines, "in " .. vim.fn.fnamemodify(params.cwd, ":~"))
+  end
+  local net = params.networkApprovalContext
+  if type(net) == "table" and present(net.host) then
+    table.insert(lines, "network access to " .. net.host)
+  end
+  if present(params.reason) then
+    table.insert(lines, "")
+    vim.list_extend(lines, split("Reason: " .. params.reason))
+  end
+  return lines
+end
+
+local kind_words = { add = "add", delete = "delete", update = "update" }
+
+--- The lines that describe a file change: each file and its unified diff.
+function M.change_lines(changes, params)
+  local lines = {}
+  for _, change in ipairs(changes or {}) do
+    local kind = type(change.kind) == "table" and change.kind.type or change.kind
+    local path = vim.fn.fnamemodify(change.path or "?", ":~:.")
+    if #lines > 0 then
+      table.insert(lines, "")
+    end
+    table.insert(lines, ("%s %s"):format(kind_words[kind] or kind or "change", path))
+    vim.list_extend(lines, split(change.diff))
+  end
+  if #lines == 0 then
+    table.insert(lines, "(the proposed change was not sent)")
+  end
+  if params and present(params.reason) then
+    table.insert(lines, "")
+    vim.list_extend(lines, split("Reason: " .. params.reason))
+  end
+  if params and present(params.grantRoot) then
+    table.insert(lines, "It also asks to write anywhere under " .. params.grantRoot)
+  end
+  return lines
+end
+
+--- Show `lines` in a float titled `title` and redraw; returns a handle for `close`.
+function M.open(title, lines, filetype)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].modifiable = false
+  if filetype then
+    vim.bo[buf].filetype = filetype
+  end
+  local width = math.max(20, vim.fn.strdisplaywidth(title) + 4)
+  for _, line in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(line))
+  end
+  width = math.min(width + 1, math.max(20, vim.o.columns - 4))
+  -- The prompt takes the bottom of the screen: keep the float in the upper part.
+  local height = math.min(#lines, math.max(3, math.floor((vim.o.lines - 2) * 0.6)))
+  local win = vim.api.nvim_open_win(buf, false, {
+    relative = "editor",
+    row = 1,
+    col = math.max(0, math.floor((vim.o.columns - width) / 2) - 1),
+    width = width,
+    height = height,
+    border = "rounded",
+    title = " " .. title .. " ",
+    title_pos = "center",
+    style = "minimal",
+    zindex = 200,
+  })
+  vim.wo[win].wrap = false
+  M.redraw()
+  return { win = win, buf = buf }
+end
+
+function M.close(handle)
+  if handle and vim.api.nvim_win_is_valid(handle.win) then
+    pcall(vim.api.nvim_win_close, handle.win, true)
+  end
+  M.redraw()
+end
+
+--- Bring the screen up to date now (a blocking prompt would otherwise show a stale one).
+function M.redraw()
+  if #vim.api.nvim_list_uis() > 0 then
+    pcall(vim.cmd.redraw)
+  end
+end
+
+return M

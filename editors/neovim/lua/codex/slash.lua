@@ -1,0 +1,90 @@
+-- codex.slash: slash commands typed as a chat message: /new, /threads, /model [name],
+-- /review [target], /compact and /interrupt. Each is one of the plugin's actions or one
+-- request to the server; none is sent to the model.
+local M = {}
+
+local function threads()
+  return require("codex.threads")
+end
+
+local function model(arg)
+  local t = threads()
+  if arg ~= "" then
+    t.set_model(arg)
+    return
+  end
+  local client = require("codex.client").get(require("codex.compose").origin_buf())
+  if not client then
+    return
+  end
+  require("codex.client").request(client, "codex/model/list", {}, function(result)
+    local models = type(result) == "table" and result.data or {}
+    if #models == 0 then
+      require("codex.client").notify("the server lists no models")
+      return
+    end
+    vim.ui.select(models, {
+      prompt = "Model for this thread",
+      kind = "codex.model",
+      format_item = function(m)
+        local name = m.displayName ~= vim.NIL and m.displayName or nil
+        return name and name ~= m.model and (m.model .. " — " .. name) or (m.model or m.id)
+      end,
+    }, function(choice)
+      if choice then
+        t.set_model(choice.model or choice.id)
+      end
+    end)
+  end)
+end
+
+local function compact()
+  local t = threads()
+  t.ensure_chat(require("codex.compose").origin_buf(), function(thread_id, client)
+    require("codex.client").request(client, "codex/thread/compact/start", { threadId = thread_id })
+  end)
+end
+
+M.commands = {
+  ["/new"] = { desc = "start a new thread", run = function()
+    threads().new_chat(require("codex.compose").origin_buf())
+  end },
+  ["/threads"] = { desc = "resume a thread", run = function()
+    threads().pick(require("codex.compose").origin_buf())
+  end },
+  ["/model"] = { desc = "choose the model for this thread's next turns", run = model },
+  ["/review"] = { desc = "review changes: uncommitted | branch NAME | commit SHA", run = function(arg)
+    require("codex.review").run(arg, require("codex.compose").origin_buf())
+  end },
+  ["/compact"] = { desc = "summarize the thread to free context", run = compact },
+  ["/interrupt"] = { desc = "interrupt the running turn", run = function()
+    threads().interrupt()
+  end },
+}
+
+function M.names()
+  local out = vim.tbl_keys(M.commands)
+  table.sort(out)
+  return out
+end
+
+--- Run `text` when it is a slash command. Returns (true, false) when it ran; (true, true)
+--- when it looks like one but is not known (the text should stay); false otherwise.
+function M.run(text)
+  local name, arg = text:match("^(/%S+)%s*(.-)%s*$")
+  if not name or text:find("\n", 1, true) then
+    return false
+  end
+  local command = M.commands[name]
+  if not command then
+    require("codex.client").notify(
+      ("unknown command %s; the commands are %s"):format(name, table.concat(M.names(), " ")),
+      vim.log.levels.WARN
+    )
+    return true, true
+  end
+  command.run(arg)
+  return true, false
+end
+
+return M
