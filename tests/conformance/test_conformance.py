@@ -12,6 +12,7 @@ Needs the real binary that `scripts/setup-editors` installs. Run alone with
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import shutil
@@ -109,6 +110,14 @@ def _differences(
     real_kinds = compare.server_kinds(real.transcript)
     ours_kinds = compare.server_kinds(ours.transcript)
     unordered = unordered_kinds(LISTED, set(real_kinds), scenario.name, side)
+    # An `order` entry is in use when a kind it names is in the real transcript.
+    _used.update(
+        e.index
+        for e in LISTED
+        if e.kind == "order"
+        and e.applies(scenario.name, side)
+        and any(fnmatch.fnmatchcase(kind, e.subject) for kind in unordered)
+    )
     return compare.order_differences(real_kinds, ours_kinds, unordered=unordered) + (
         compare.shape_differences(
             compare.shapes(real.transcript, real.roots), compare.shapes(ours.transcript, ours.roots)
