@@ -6,7 +6,6 @@ import pytest
 from pydantic import BaseModel
 
 from codex_lsp.protocol import v2
-from codex_lsp.protocol import v2_common as com
 from codex_lsp.protocol import v2_items as it
 from codex_lsp.protocol import v2_notifications as note
 from codex_lsp.protocol import v2_requests as req
@@ -57,21 +56,6 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
     "thread/tokenUsage/updated": [
         note.ThreadTokenUsageUpdatedNotification(
             thread_id="t1", turn_id="turn1", token_usage=usage()
-        )
-    ],
-    "thread/settings/updated": [
-        note.ThreadSettingsUpdatedNotification(
-            thread_id="t1",
-            thread_settings=note.ThreadSettings(
-                cwd="/w",
-                approval_policy="untrusted",
-                sandbox_policy=com.DangerFullAccessSandboxPolicy(),
-                model="gpt-5.5",
-                model_provider="openai",
-                collaboration_mode=note.CollaborationMode(
-                    settings=note.CollaborationModeSettings(model="gpt-5.5")
-                ),
-            ),
         )
     ],
     "turn/started": [note.TurnStartedNotification(thread_id="t1", turn=turn("inProgress"))],

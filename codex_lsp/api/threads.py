@@ -26,7 +26,7 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent
 from codex_lsp.protocol.ops import ConfigureSession
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, sandbox_policy_to_v2
-from codex_lsp.protocol.v2_notifications import CollaborationMode, CollaborationModeSettings
+from codex_lsp.protocol.v2_thread_ops import CollaborationMode, CollaborationModeSettings
 from codex_lsp.protocol.v2_threads import (
     Thread,
     ThreadForkParams,
@@ -231,6 +231,7 @@ class ThreadManager:
         if model is ThreadResumeResponse:
             # The one collaboration mode here: the default one, on the thread's model.
             extra["collaboration_mode"] = CollaborationMode(
+                mode="default",
                 settings=CollaborationModeSettings(
                     model=configured.model, reasoning_effort=configured.reasoning_effort
                 )

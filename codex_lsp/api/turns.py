@@ -28,7 +28,7 @@ from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.ops import Interrupt, UserTurn
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, dump, sandbox_policy_to_v2
-from codex_lsp.protocol.v2_notifications import (
+from codex_lsp.protocol.v2_thread_ops import (
     CollaborationMode,
     CollaborationModeSettings,
     ThreadSettings,
@@ -95,7 +95,9 @@ def _settings(op: UserTurn, ctx: TurnContext) -> ThreadSettings:
         model_provider=ctx.provider_id,
         effort=op.effort,
         summary=op.summary,
+        approvals_reviewer="user",
         collaboration_mode=CollaborationMode(
+            mode="default",
             settings=CollaborationModeSettings(
                 model=op.model,
                 reasoning_effort=op.effort,

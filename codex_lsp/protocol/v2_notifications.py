@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from typing_extensions import TypeAliasType
 
 from codex_lsp.protocol.v2_account import AuthMode, RateLimitSnapshot
 from codex_lsp.protocol.v2_common import (
-    ApprovalsReviewer,
-    AskForApproval,
     Opt,
-    Personality,
     PlanType,
-    ReasoningEffort,
-    ReasoningSummary,
     RequestId,
-    SandboxPolicy,
-    SnakeModel,
     ThreadTokenUsage,
     V2Model,
 )
@@ -48,44 +41,6 @@ class ThreadNameUpdatedNotification(V2Model):
 class ThreadStatusChangedNotification(V2Model):
     thread_id: str
     status: ThreadStatus
-
-
-class CollaborationModeSettings(SnakeModel):
-    model: str
-    reasoning_effort: ReasoningEffort | None = None
-    developer_instructions: str | None = None
-
-
-class CollaborationMode(V2Model):
-    """How the thread collaborates; this server has only the `default` mode."""
-
-    mode: Literal["default", "plan"] = "default"
-    settings: CollaborationModeSettings
-
-
-class ThreadSettings(V2Model):
-    """What the next turn of a thread runs with."""
-
-    disabled_plugin_ids: list[str] = Field(default_factory=list)
-    cwd: str
-    approval_policy: AskForApproval
-    approvals_reviewer: ApprovalsReviewer = "user"
-    sandbox_policy: SandboxPolicy
-    active_permission_profile: Any = None
-    model: str
-    model_provider: str
-    service_tier: str | None = None
-    effort: ReasoningEffort | None = None
-    summary: ReasoningSummary | None = None
-    collaboration_mode: CollaborationMode
-    personality: Personality | None = None
-
-
-class ThreadSettingsUpdatedNotification(V2Model):
-    """A turn changed the thread's settings (its overrides stick for later turns)."""
-
-    thread_id: str
-    thread_settings: ThreadSettings
 
 
 class ThreadTokenUsageUpdatedNotification(V2Model):
@@ -228,7 +183,6 @@ SERVER_NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "thread/name/updated": ThreadNameUpdatedNotification,
     "thread/status/changed": ThreadStatusChangedNotification,
     "thread/tokenUsage/updated": ThreadTokenUsageUpdatedNotification,
-    "thread/settings/updated": ThreadSettingsUpdatedNotification,
     "turn/started": TurnStartedNotification,
     "turn/completed": TurnCompletedNotification,
     "turn/diff/updated": TurnDiffUpdatedNotification,

@@ -176,7 +176,7 @@ class ThreadStartResponse(_SessionResponse):
 
 
 class ThreadResumeResponse(_SessionResponse):
-    # The thread's collaboration mode (a `v2_notifications.CollaborationMode`); paged history
+    # The thread's collaboration mode (a `v2_thread_ops.CollaborationMode`); paged history
     # is not served here, so its cursors stay unset.
     collaboration_mode: Any = None
     turns_backwards_cursor: str | None = None
