@@ -20,6 +20,7 @@ from codex_lsp.engine.models import CATALOGUE, DEFAULT_MODEL, ModelInfo
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.model import ModelClient
 from codex_lsp.protocol.v2_catalog import (
+    InputModality,
     Model,
     ModelAvailabilityNux,
     ModelListParams,
@@ -28,6 +29,7 @@ from codex_lsp.protocol.v2_catalog import (
     ModelUpgradeInfo,
     ReasoningEffortOption,
 )
+from codex_lsp.store.providers import ModelProviderInfo
 
 _EFFORT_TEXT = {
     "none": "No reasoning: fastest answers",
@@ -37,6 +39,9 @@ _EFFORT_TEXT = {
     "high": "Greater reasoning depth for complex problems",
     "xhigh": "Extra high reasoning depth for the hardest problems",
 }
+
+
+_MODALITIES: dict[str, InputModality] = {"text": "text", "image": "image", "audio": "audio"}
 
 
 class _EffortPreset(BaseModel):
@@ -120,7 +125,7 @@ def _from_provider(info: ProviderModel) -> Model:
             for p in info.supported_reasoning_levels
         ],
         default_reasoning_effort=info.default_reasoning_level or "none",
-        input_modalities=[m for m in info.input_modalities if m in ("text", "image", "audio")],
+        input_modalities=[_MODALITIES[m] for m in info.input_modalities if m in _MODALITIES],
         multi_agent_version=info.multi_agent_version,
         additional_speed_tiers=info.additional_speed_tiers,
         service_tiers=[
@@ -168,13 +173,16 @@ async def model_list(params: ModelListParams, services: EngineServices) -> Model
     configured provider), read from the provider each time so a new model shows at once."""
     config = services.config
     provider_id = params.model_provider or config.model_provider
-    provider = config.model_providers.get(provider_id)
+    provider: ModelProviderInfo | None = config.model_providers.get(provider_id)
     if provider is None:
         raise invalid("modelProvider", f"provider {provider_id!r} is not defined")
     auth = services.auth
 
     def api_key() -> str | None:
-        return auth.api_key_for(provider) if auth is not None else provider.env_api_key()
+        if auth is not None:
+            key: str | None = auth.api_key_for(provider)
+            return key
+        return provider.env_api_key()
 
     client = ModelClient(provider, api_key=api_key, http=services.http)
     try:

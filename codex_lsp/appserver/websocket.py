@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
-from websockets.asyncio.server import Request, Response, ServerConnection, serve
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
 
 from codex_lsp.appserver.listen import TokenAuth, WebSocketTarget
 from codex_lsp.appserver.server import AppServer
@@ -118,8 +120,6 @@ def _probe_or_refusal(auth: TokenAuth | None, request: Request) -> Response | No
 
 
 def _plain(status: HTTPStatus, body: str) -> Response:
-    from websockets.datastructures import Headers
-
     headers = Headers([("Content-Type", "text/plain; charset=utf-8")])
     return Response(status.value, status.phrase, headers, body.encode("utf-8"))
 

@@ -147,40 +147,28 @@ def threads_across_restart(run: Run) -> None:
     client.call("thread/list", {})
 
 
-REVIEW = {
-    "findings": [
-        {
-            "title": "Division by zero",
-            "body": "`ratio` divides by `b` without checking it.",
-            "confidence_score": 0.9,
-            "priority": 1,
-            "code_location": {
-                "absolute_file_path": "calc.py",
-                "line_range": {"start": 2, "end": 2},
-            },
-        }
-    ],
-    "overall_correctness": "patch is incorrect",
-    "overall_explanation": "The new function can divide by zero.",
-    "overall_confidence_score": 0.8,
-}
+def review_answer(path: str) -> dict[str, Any]:
+    """The reviewer's answer: one finding in `path`, the patch judged incorrect."""
+    finding = {
+        "title": "Division by zero",
+        "body": "`ratio` divides by `b` without checking it.",
+        "confidence_score": 0.9,
+        "priority": 1,
+        "code_location": {"absolute_file_path": path, "line_range": {"start": 2, "end": 2}},
+    }
+    return {
+        "findings": [finding],
+        "overall_correctness": "patch is incorrect",
+        "overall_explanation": "The new function can divide by zero.",
+        "overall_confidence_score": 0.8,
+    }
 
 
 def review(run: Run) -> None:
     """A review of the uncommitted changes, inline on the thread."""
     committed_repo(run.ws, {"calc.py": "def add(a, b):\n    return a + b\n"})
     (run.ws / "calc.py").write_text("def ratio(a, b):\n    return a / b\n")
-    answer = dict(REVIEW)
-    answer["findings"] = [
-        {
-            **REVIEW["findings"][0],
-            "code_location": {
-                "absolute_file_path": str(run.ws / "calc.py"),
-                "line_range": {"start": 2, "end": 2},
-            },
-        }
-    ]
-    run.model.enqueue(text_response(json.dumps(answer)))
+    run.model.enqueue(text_response(json.dumps(review_answer(str(run.ws / "calc.py")))))
     thread_id = start_thread(run)
     run.client.call(
         "review/start", {"threadId": thread_id, "target": {"type": "uncommittedChanges"}}
