@@ -369,3 +369,27 @@ def test_a_question_to_the_user_goes_out_and_the_answer_reaches_the_model(script
         if item.get("type") == "function_call_output"
     ]
     assert '"selected": ["red"]' in outputs[0] or '"selected":["red"]' in outputs[0]
+
+
+def test_changed_settings_are_announced_before_the_turns_answer(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(text_response("noted", response_id="resp_1"))
+    with app_server(home, ws) as client:
+        thread = client.start_thread()
+        params = {
+            "threadId": thread["id"],
+            "input": [text_input("go")],
+            "approvalPolicy": "untrusted",
+            "effort": "low",
+        }
+        answer = client.call("turn/start", params)
+        client.wait_method("turn/completed", threadId=thread["id"])
+        (update,) = client.notifications("thread/settings/updated", threadId=thread["id"])
+    # As the reference server sends it: once, and before the answer to turn/start.
+    assert client.received.index(update) < client.received.index(answer)
+    settings = update["params"]["threadSettings"]
+    assert (settings["approvalPolicy"], settings["effort"]) == ("untrusted", "low")
+    assert settings["collaborationMode"] == {
+        "mode": "default",
+        "settings": {"model": "gpt-5.4", "reasoning_effort": "low", "developer_instructions": None},
+    }
