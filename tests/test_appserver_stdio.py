@@ -12,7 +12,8 @@ import threading
 
 import pytest
 
-from codex_lsp.appserver.stdio import LineReader, LineWriter
+from codex_lsp.appserver.output import HIGH_WATER_BYTES, LOW_WATER_BYTES, OutputWriter
+from codex_lsp.appserver.stdio import LineReader, OversizedLine
 
 LINES = [b'{"n":%d,"pad":"%s"}\n' % (n, b"x" * (n % 300)) for n in range(5000)]
 
@@ -38,13 +39,13 @@ def test_a_slow_reader_gets_every_line_once_and_in_order(kind: str) -> None:
     else:
         left, right = socket.socketpair()
         read_end, write_end = left.detach(), right.detach()
-    writer = LineWriter(write_end)
+    writer = OutputWriter(write_end)
     # Nobody reads yet: the pipe fills, and later lines must queue behind the first that
     # did not fit rather than overtake it.
     for line in LINES:
         writer.write(line)
     assert writer._thread is not None, "the output filled up, so the thread took over"
-    assert writer.pending() > 0
+    assert writer.backlog() > 0
     received = bytearray()
     expected = b"".join(LINES) + b'{"last":true}\n'
     reader = threading.Thread(target=_drain, args=(read_end, received, len(expected)))
@@ -53,7 +54,7 @@ def test_a_slow_reader_gets_every_line_once_and_in_order(kind: str) -> None:
     writer.close()
     reader.join(10)
     assert bytes(received) == expected
-    assert writer.pending() == 0
+    assert writer.backlog() == 0
     # The descriptor handed in is left as it was: still blocking.
     assert os.get_blocking(write_end)
     os.close(read_end)
@@ -62,7 +63,7 @@ def test_a_slow_reader_gets_every_line_once_and_in_order(kind: str) -> None:
 
 def test_lines_go_straight_out_while_the_client_keeps_up() -> None:
     read_end, write_end = _pipe()
-    writer = LineWriter(write_end)
+    writer = OutputWriter(write_end)
     for line in LINES[:50]:
         writer.write(line)
         assert os.read(read_end, 65536) == line
@@ -76,7 +77,7 @@ def test_a_closed_output_is_reported_once_and_later_lines_dropped(tmp_path) -> N
     read_end, write_end = _pipe()
     os.close(read_end)
     broken = []
-    writer = LineWriter(write_end, on_broken=lambda: broken.append(True))
+    writer = OutputWriter(write_end, on_broken=lambda: broken.append(True))
     writer.write(b"lost\n")
     writer.write(b"lost too\n")
     writer.close()
@@ -86,7 +87,7 @@ def test_a_closed_output_is_reported_once_and_later_lines_dropped(tmp_path) -> N
     # Outputs that are neither pipes nor sockets are written by the thread, in order.
     path = tmp_path / "out.jsonl"
     with open(path, "wb") as out:
-        writer = LineWriter(out)
+        writer = OutputWriter(out)
         for line in LINES[:100]:
             writer.write(line)
         writer.close()
@@ -119,3 +120,46 @@ async def test_input_ends_when_the_hangup_descriptor_closes() -> None:
     for fd in (read_end, write_end):
         os.close(fd)
     session.close()
+
+
+async def test_drained_waits_while_the_client_is_far_behind() -> None:
+    read_end, write_end = _pipe()
+    writer = OutputWriter(write_end)
+    line = b"x" * 1023 + b"\n"
+    for _ in range(2048):  # 2 MiB, far more than the pipe holds
+        writer.write(line)
+    assert writer.pending_bytes() > HIGH_WATER_BYTES
+    waiting = asyncio.ensure_future(writer.drained())
+    await asyncio.sleep(0.05)
+    assert not waiting.done(), "nobody read, so the producer must wait"
+    received = bytearray()
+    reader = threading.Thread(target=_drain, args=(read_end, received, 2048 * 1024))
+    reader.start()
+    await asyncio.wait_for(waiting, 10)
+    assert writer.pending_bytes() <= LOW_WATER_BYTES
+    reader.join(10)
+    assert bytes(received) == line * 2048
+    writer.close()
+    os.close(read_end)
+    os.close(write_end)
+
+
+async def test_a_line_over_the_limit_is_skipped_and_the_next_one_is_whole() -> None:
+    read_end, write_end = _pipe()
+    reader = LineReader(read_end, asyncio.get_running_loop(), max_line=1000)
+    long_line = b'{"id": 7, "params": "' + b"y" * 5000 + b'"}\n'
+
+    def feed() -> None:
+        for start in range(0, len(long_line), 300):
+            os.write(write_end, long_line[start : start + 300])
+        os.write(write_end, b'{"ok": true}\n')
+        os.close(write_end)
+
+    threading.Thread(target=feed).start()
+    skipped = await reader.readline()
+    assert isinstance(skipped, OversizedLine)
+    assert skipped.size == len(long_line)
+    assert skipped.prefix.startswith(b'{"id": 7')
+    assert await reader.readline() == b'{"ok": true}\n'
+    assert await reader.readline() is None
+    os.close(read_end)

@@ -6,13 +6,8 @@ would redirect to, with the code and state.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import stat
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,80 +16,15 @@ import pytest
 
 from codex_lsp.store.auth import AuthStore
 from codex_lsp.store.login_server import CALLBACK_PATH, BrowserLogin, LoginResult
-
-CODE = "auth-code-SECRET-123"
-
-
-def jwt(claims: dict) -> str:
-    def segment(data: dict) -> str:
-        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
-
-    return f"{segment({'alg': 'none'})}.{segment(claims)}.sig"
-
-
-class FakeIssuer:
-    """An OAuth token endpoint that checks the PKCE verifier against the challenge it saw."""
-
-    def __init__(self) -> None:
-        self.challenge: str | None = None
-        self.token_requests: list[dict[str, str]] = []
-        self.fail_with: tuple[int, dict] | None = None
-        issuer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
-                issuer.token_requests.append(form)
-                status, body = issuer.answer(self.path, form)
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-
-    def answer(self, path: str, form: dict[str, str]) -> tuple[int, dict]:
-        if path != "/oauth/token":
-            return 404, {"error": "not_found"}
-        if self.fail_with is not None:
-            return self.fail_with
-        digest = hashlib.sha256(form.get("code_verifier", "").encode()).digest()
-        challenge = base64.urlsafe_b64encode(digest).decode().rstrip("=")
-        if (
-            form.get("grant_type") != "authorization_code"
-            or form.get("code") != CODE
-            or challenge != self.challenge
-            or form.get("client_id") != "test-client"
-        ):
-            return 400, {"error": "invalid_grant"}
-        claims = {
-            "email": "dev@example.com",
-            "https://api.openai.com/auth": {"chatgpt_plan_type": "plus"},
-        }
-        return 200, {
-            "id_token": jwt(claims),
-            "access_token": "access-SECRET",
-            "refresh_token": "refresh-SECRET",
-        }
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+from tests.support.oauth_issuer import CODE, FakeIssuer
 
 
 @pytest.fixture
 def issuer() -> Iterator[FakeIssuer]:
-    fake = FakeIssuer()
+    fake = FakeIssuer(client_id="test-client")
     yield fake
     fake.close()
+
 
 
 def begin(issuer: FakeIssuer, store: AuthStore, **options) -> tuple[BrowserLogin, dict]:

@@ -100,7 +100,8 @@ def test_codex_keys_load(tmp_path: Path) -> None:
     assert config.feature_enabled("subagent_tools")
     assert not config.feature_enabled("web_search_request")
     assert config.tools.web_search is True
-    assert config.shell_environment_policy == {"inherit": "core", "set": {"A": "1"}}
+    assert config.shell_environment_policy.inherit == "core"
+    assert config.shell_environment_policy.set == {"A": "1"}
     assert config.mcp_servers["docs"].args == ["--stdio"]
     assert config.mcp_servers["docs"].tool_timeout_sec == 30.5
     assert config.mcp_servers["remote"].enabled is False

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import time
 from pathlib import Path
 
 import anyio
@@ -38,13 +40,28 @@ PATCH = """*** Begin Patch
 SHELL_COMMAND = "[features]\nunified_exec = false\n"
 
 
-def _is_dead(pid: int) -> bool:
-    """Gone, or a zombie waiting for whoever inherited it to reap it."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+def _live_processes_mentioning(token: str) -> list[int]:
+    """Host pids of live (not zombie) processes whose command line contains `token`.
+
+    Found by command line, not by a pid the command reports: the sandbox runs it in a
+    PID namespace of its own, whose numbers mean nothing out here.
+    """
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if token.encode() in cmdline and stat.rsplit(")", 1)[1].split()[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+# An argument no other process on the machine has: `sleep` accepts fractions.
+SLEEP_TOKEN = f"60.{os.getpid()}{int(time.time()) % 100000}"
 
 
 def _outputs(request_body: dict, kind: str) -> list[str]:
@@ -120,7 +137,7 @@ async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tm
         function_call_response(
             "exec_command",
             {
-                "cmd": "echo $$ > pid.txt; sleep 60 & echo $! > child.txt; wait",
+                "cmd": f"sleep {SLEEP_TOKEN} & echo started > child.txt; wait",
                 "workdir": str(ws),
                 "yield_time_ms": 30_000,
             },
@@ -147,12 +164,12 @@ async def test_interrupt_then_new_task_from_response_bookmark(scripted_model, tm
         await engine.until("exec_command_begin", sub_id=long_turn)
         while not (ws / "child.txt").exists() or not (ws / "child.txt").read_text().strip():
             await anyio.sleep(0.05)
-        pids = [int((ws / name).read_text()) for name in ("pid.txt", "child.txt")]
+        assert _live_processes_mentioning(SLEEP_TOKEN)  # the shell and its sleep
         await engine.codex.submit(Interrupt())
         aborted = await engine.until("turn_aborted", sub_id=long_turn)
         assert aborted.msg.reason == "interrupted"
-        for pid in pids:
-            assert _is_dead(pid), f"process {pid} survived the interrupt"
+        survivors = _live_processes_mentioning(SLEEP_TOKEN)
+        assert survivors == [], f"processes {survivors} survived the interrupt"
 
         events = await engine.run_turn(
             "continue from the first answer", previous_response_id="resp_0"

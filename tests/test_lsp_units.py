@@ -18,10 +18,11 @@ from codex_lsp.lsp.approvals import (
     file_change_message,
 )
 from codex_lsp.lsp.commands import context_block
+from codex_lsp.lsp.framing import FrameReader
 from codex_lsp.lsp.logs import EditorLogHandler, redact
 from codex_lsp.lsp.progress import describe_item
 from codex_lsp.lsp.server import build_server
-from codex_lsp.lsp.transport import dispatch, read_message
+from codex_lsp.lsp.transport import dispatch
 
 # -- approval prompts ------------------------------------------------------------------------
 
@@ -255,13 +256,14 @@ def test_editor_log_handler_forwards_warnings_redacted():
 # -- framing ---------------------------------------------------------------------------------
 
 
-async def test_read_message_handles_extra_headers_and_blank_lines():
+async def test_frames_are_read_past_extra_headers_and_blank_lines():
     reader = asyncio.StreamReader()
     body = b'{"jsonrpc": "2.0"}'
     reader.feed_data(b"\r\nContent-Type: x\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
     reader.feed_eof()
-    assert await read_message(reader) == body
-    assert await read_message(reader) is None
+    frames = FrameReader(lambda: reader.read(7))  # split anywhere: 7 bytes at a time
+    assert await frames.next() == body
+    assert await frames.next() is None
 
 
 def test_dispatch_answers_requests_without_params_for_unknown_methods():

@@ -30,6 +30,7 @@ from codex_lsp.api.convert import invalid
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ApiError, ClientPort
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.tools.shell import command_env
 from codex_lsp.engine.unified_exec import (
@@ -51,6 +52,7 @@ from codex_lsp.protocol.v2_commands import (
 )
 from codex_lsp.protocol.v2_common import CoreSandboxPolicy, dump, sandbox_policy_from_v2
 from codex_lsp.sandbox import SandboxUnavailable, wrap_command
+from codex_lsp.store.config import Config
 from codex_lsp.store.home import new_thread_id
 
 __all__ = [
@@ -129,14 +131,16 @@ class CommandExecutor:
                 INVALID_REQUEST, f'duplicate active command/exec process id: "{process_id}"'
             )
         cwd = Path.cwd() / params.cwd if params.cwd else Path.cwd()
-        env = exec_env_for(params.env)
+        services = self._services()
+        env = exec_env_for(params.env, services.config)
         argv = list(params.command)
         # Said before the sandbox wraps the command, which would otherwise start fine and
         # only then fail to run it.
         _check_spawnable(argv[0], cwd, env)
         policy = self._policy(params, cwd)
         try:
-            argv, env = wrap_command(argv, policy, cwd, env)
+            options = sandbox_options(services.config, services.codex_home)
+            argv, env = wrap_command(argv, policy, cwd, env, options=options)
         except SandboxUnavailable as err:
             raise ApiError(INVALID_REQUEST, str(err)) from None
         streaming = params.stream_stdout_stderr or params.tty
@@ -305,9 +309,12 @@ def _size(params: CommandExecParams) -> TerminalSize:
     return TerminalSize(rows=params.size.rows, cols=params.size.cols)
 
 
-def exec_env_for(overrides: dict[str, str | None] | None) -> dict[str, str]:
-    """Our environment without credentials, with the client's overrides (None unsets)."""
-    env = command_env()
+def exec_env_for(
+    overrides: dict[str, str | None] | None, config: Config | None = None
+) -> dict[str, str]:
+    """Our environment as the shell environment policy shapes it, with the client's
+    overrides (None unsets)."""
+    env = command_env(config)
     for name, value in (overrides or {}).items():
         if value is None:
             env.pop(name, None)

@@ -202,9 +202,15 @@ class LoadedThread:
         # From here on events reach the map in the task that emits them: a queue read by a
         # pump task would cost every streamed delta an extra trip through the event loop.
         # Started as a task so what is already queued is handed over where a pump would.
-        # A door that queues output says how far behind its client is reading (the engine
-        # drops live command output while it is too far behind).
-        self.codex.deliver_to(self._on_event, backlog=getattr(self.client, "backlog", None))
+        # A door that queues output says how far behind its client is reading, and lets the
+        # engine wait for it to catch up: the model's stream pauses; live command output is
+        # summarised while the client is behind (the command's full output still arrives
+        # when it ends), so a slow client never changes what a command does.
+        self.codex.deliver_to(
+            self._on_event,
+            backlog=getattr(self.client, "backlog", None),
+            drained=getattr(self.client, "drained", None),
+        )
 
     def _on_event(self, event: Event) -> None:
         self.last_activity = time.monotonic()

@@ -26,7 +26,7 @@ from codex_lsp.protocol.v2_threads import (
     ThreadListResponse,
 )
 from codex_lsp.store.history import reconstruct_history
-from codex_lsp.store.rollout import EVENT_MSG, RolloutRecorder, read_rollout
+from codex_lsp.store.rollout import EVENT_MSG, RolloutInUseError, RolloutRecorder, read_rollout
 from codex_lsp.store.rollout_files import (
     ThreadNotFoundError,
     archive_thread,
@@ -238,4 +238,7 @@ async def name_stored_thread(home: Path, thread_id: str, name: str) -> None:
         # The recorder indexes names only for rollouts under a home it recognises.
         append_thread_name(home, thread_id, name)
 
-    await anyio.to_thread.run_sync(write)
+    try:
+        await anyio.to_thread.run_sync(write)
+    except RolloutInUseError as err:
+        raise ApiError(INVALID_REQUEST, str(err)) from None

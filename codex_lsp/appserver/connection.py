@@ -6,6 +6,9 @@ their own, counting from 0, and the connection awaits the client's answer to eac
 
 When a request is settled (answered, or dropped because the API gave up on it when its turn
 ended) the client is told with `serverRequest/resolved`: only this door knows the wire id.
+
+Messages go out through an `Outbox`, so the same connection serves stdio, a socket or any
+other byte transport; its backlog is what the engine paces its streaming by.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from codex_lsp.api.port import INTERNAL_ERROR, ApiError
+from codex_lsp.api.wire_input import clip_error_message
+from codex_lsp.appserver.output import Outbox
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
@@ -31,18 +36,10 @@ class ConnectionClosed(ApiError):
         super().__init__(INTERNAL_ERROR, "the client connection is closed")
 
 
-class MessageWriter(Protocol):
-    """Where a connection's messages go, each one JSON line: stdout, a WebSocket."""
-
-    def write(self, line: bytes) -> None: ...
-
-    def pending(self) -> int: ...
-
-
 class Connection:
-    """Implements `ClientPort` over a `MessageWriter`; the serve loop feeds it client answers."""
+    """Implements `ClientPort` over an `Outbox`; the serve loop feeds it client responses."""
 
-    def __init__(self, writer: MessageWriter) -> None:
+    def __init__(self, writer: Outbox) -> None:
         self._writer = writer
         self._ids = itertools.count()
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -59,7 +56,7 @@ class Connection:
         self.send({"id": request_id, "result": result})
 
     def send_error(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
-        error: dict[str, Any] = {"code": code, "message": message}
+        error: dict[str, Any] = {"code": code, "message": clip_error_message(message)}
         if data is not None:
             error["data"] = data
         self.send({"id": request_id, "error": error})
@@ -98,7 +95,11 @@ class Connection:
 
     def backlog(self) -> int:
         """Messages written but not yet taken by the client: how far behind it reads."""
-        return self._writer.pending()
+        return self._writer.backlog()
+
+    async def drained(self) -> None:
+        """Wait while the client is far behind: streaming producers pace themselves by it."""
+        await self._writer.drained()
 
     def workspace_for(self, cwd: Path) -> Workspace:
         # The app-server's clients have no buffers to share: files live on disk.

@@ -227,9 +227,15 @@ class AttachServer:
         fds: list[int] = []
         try:
             conn.settimeout(HANDSHAKE_TIMEOUT_S)
-            uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
+            pid, uid, _gid = struct.unpack(
+                "3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            )
             if uid != os.getuid():
                 log.warning("refused a connection from uid %d", uid)
+                return
+            confined = sandboxed_peer(pid)
+            if confined is not None:
+                log.warning("refused a connection from a sandboxed process (%s)", confined)
                 return
             request, fds = _receive(conn)
             if request.identity != self.identity:
@@ -253,6 +259,32 @@ class AttachServer:
             for fd in fds:
                 os.close(fd)
             conn.close()
+
+
+def sandboxed_peer(pid: int) -> str | None:
+    """Why the process `pid` looks sandboxed, or None.
+
+    The sandbox keeps this socket out of its commands' reach (its directory is hidden, and
+    without a mount namespace no unix socket can be opened); this is the second lock. A
+    session started for a sandboxed peer would run outside its sandbox, so a peer in
+    another PID or user namespace, or one that may not gain privileges (every sandboxed
+    command has no_new_privs set), is refused. Its launcher then serves its client itself,
+    inside whatever confines it.
+    """
+    for ns in ("pid", "user"):
+        try:
+            if os.readlink(f"/proc/{pid}/ns/{ns}") != os.readlink(f"/proc/self/ns/{ns}"):
+                return f"in another {ns} namespace"
+        except OSError:
+            return "its namespaces cannot be read"
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("NoNewPrivs:") and line.split()[1] != "0":
+                    return "it runs with no_new_privs"
+    except OSError:
+        return "its status cannot be read"
+    return None
 
 
 class _Gone(Exception):

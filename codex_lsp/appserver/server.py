@@ -3,8 +3,13 @@
 The read loop only parses and routes, so it stays responsive: each client request runs in its
 own task, and client responses go straight to the server request they answer. Until the client
 sends `initialize`, every request is refused with "Not initialized"; a second `initialize` gets
-"Already initialized". Malformed input is answered with the JSON-RPC error for it and the
-server reads on.
+"Already initialized". Malformed input (not JSON, too deep, too long, not a request, an id
+already used by a request still in flight) is answered with the JSON-RPC error for it and the
+server reads on. While the client leaves too much of the output unread, the loop stops
+reading its requests until it catches up.
+
+`AppServer` knows messages, not bytes: it reads lines from a `LineReader` and writes through
+an `Outbox`, so another transport can drive it the same way.
 """
 
 from __future__ import annotations
@@ -28,12 +33,13 @@ from codex_lsp.api.port import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
-    PARSE_ERROR,
     ApiError,
 )
 from codex_lsp.api.validation import validation_message
-from codex_lsp.appserver.connection import Connection, MessageWriter
-from codex_lsp.appserver.stdio import LineReader, LineWriter
+from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
+from codex_lsp.appserver.connection import Connection
+from codex_lsp.appserver.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
+from codex_lsp.appserver.stdio import LineReader, OversizedLine
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
 
@@ -50,7 +56,7 @@ log = logging.getLogger(__name__)
 class MessageReader(Protocol):
     """Where a connection's messages come from, one at a time; `None` once it has ended."""
 
-    async def readline(self) -> bytes | None: ...
+    async def readline(self) -> bytes | OversizedLine | None: ...
 
     def close(self) -> None: ...
 
@@ -82,9 +88,13 @@ class AppServer:
         self,
         services_factory: Callable[[], EngineServices],
         codex_home: Path,
-        writer: MessageWriter,
+        writer: Outbox,
     ) -> None:
         self.connection = Connection(writer)
+        self._outbox = writer
+        # Ids of the client's requests still being handled: an id may not be reused until
+        # its request is answered, or the client could not tell the answers apart.
+        self._in_flight: set[int | str] = set()
         self._services_factory = services_factory
         self._api: ApiServer | None = None
         self._codex_home = codex_home
@@ -94,8 +104,12 @@ class AppServer:
     async def serve(self, reader: MessageReader) -> None:
         try:
             while (line := await reader.readline()) is not None:
-                if line.strip():
+                if isinstance(line, OversizedLine):
+                    self._reject(too_large(line.size, line.prefix))
+                elif line.strip():
                     self.receive(line)
+                if self._outbox.pending_bytes() > INPUT_PAUSE_BYTES:
+                    await self._outbox.drained()
         finally:
             reader.close()
             self.connection.close()
@@ -115,9 +129,9 @@ class AppServer:
 
     def receive(self, line: bytes) -> None:
         try:
-            message = json.loads(line)
-        except ValueError as err:
-            self.connection.send_error(None, PARSE_ERROR, f"Parse error: {err}")
+            message = decode_message(line)
+        except MessageRejected as err:
+            self._reject(err)
             return
         if not isinstance(message, dict):
             self.connection.send_error(
@@ -149,6 +163,10 @@ class AppServer:
             return
         self._request(request_id, method, message.get("params"))
 
+    def _reject(self, err: MessageRejected) -> None:
+        log.warning("rejected a message: %s", err.message)
+        self.connection.send_error(err.request_id, err.code, err.message)
+
     def _notification(self, method: str, params: Any) -> None:
         if method == "initialized":
             return
@@ -161,6 +179,15 @@ class AppServer:
         if not self._initialized:
             self.connection.send_error(request_id, INVALID_REQUEST, "Not initialized")
             return
+        if request_id in self._in_flight:
+            self.connection.send_error(
+                request_id,
+                INVALID_REQUEST,
+                f"Invalid request: id {json.dumps(request_id)} is already used by a request "
+                "that has not been answered",
+            )
+            return
+        self._in_flight.add(request_id)
         task = asyncio.get_running_loop().create_task(self._run(request_id, method, params))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -192,6 +219,8 @@ class AppServer:
             self.connection.send_error(request_id, INTERNAL_ERROR, f"Internal error: {err}")
         else:
             self.connection.send_result(request_id, result)
+        finally:
+            self._in_flight.discard(request_id)
 
 
 def run_stdio(
@@ -203,7 +232,7 @@ def run_stdio(
     hangup: int | None = None,
 ) -> int:
     """Serve stdin/stdout until stdin ends (or `hangup`, a descriptor, closes); the exit status."""
-    writer = LineWriter(stdout or sys.stdout.buffer)
+    writer = OutputWriter(stdout or sys.stdout.buffer)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

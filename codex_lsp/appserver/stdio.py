@@ -1,40 +1,36 @@
-"""Lines in and out of the process's standard streams (or descriptors a launcher handed over).
-
-Output is on the path of every streamed delta, so a line is written straight from the caller's
-thread when the descriptor can take it without blocking: no queue, no thread wake-up, no wait for
-the GIL. That needs a non-blocking write that leaves the descriptor itself alone (switching
-stdout to O_NONBLOCK, as asyncio's pipe transports do, would also change it for every process
-sharing it, a terminal's stderr among them): a pipe is opened a second time through
-`/proc/self/fd` with O_NONBLOCK on that private open file, and a socket is sent to with
-MSG_DONTWAIT. When the client is slow and the pipe is full, or the output is something else
-(a terminal, a file), lines go to a writer thread that does ordinary blocking writes, and every
-later line queues behind them until it has caught up, so order is kept.
-
-Writes use `os.write` in a loop rather than a `BufferedWriter`: a buffered write interrupted
-by a signal (a child process exiting, a profiler attaching) could emit part of a line twice.
+"""The client's input, delivered to the event loop: as chunks of bytes, or as lines.
 
 Input is read on the event loop itself (`add_reader`) for pipes, sockets and terminals, without
 changing the descriptor's mode; a regular file, which epoll refuses, is read by a thread. A
 `hangup` descriptor can be watched as well: when it closes, the input counts as ended. That is
 how a session served for the `--attach` launcher ends when the launcher goes away.
+
+Reading stops while `BUFFER_LIMIT_BYTES` wait to be consumed, so a server that stops taking
+requests (its output is backed up) makes a fast client block in its own writes instead of
+growing this process's memory.
+
+Lines are assembled in time linear in their length (a 50 MB line is read once, not copied
+on every read), and a line longer than `MAX_MESSAGE_BYTES` is skipped as it arrives, never held
+whole: the reader hands over an `OversizedLine` with its size and first bytes instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import os
-import select
-import socket
-import stat
 import threading
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import BinaryIO
+
+from codex_lsp.api.wire_input import ID_SEARCH_BYTES, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
 
 _READ_SIZE = 1 << 16
+BUFFER_LIMIT_BYTES = 1 << 20
 
 
 def _fileno(stream: BinaryIO | int) -> int | None:
@@ -46,123 +42,8 @@ def _fileno(stream: BinaryIO | int) -> int | None:
         return None
 
 
-def _nonblocking_sender(fd: int) -> tuple[Callable[[bytes], int], Callable[[], None]] | None:
-    """A `send(data) -> bytes written` that never blocks on `fd` and leaves its mode alone,
-    with the function that releases it; None when `fd` is not a pipe or a socket."""
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISFIFO(mode):
-            twin = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-            return (lambda data: os.write(twin, data)), (lambda: os.close(twin))
-        if stat.S_ISSOCK(mode):
-            sock = socket.socket(fileno=os.dup(fd))
-            flags = socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL
-            return (lambda data: sock.send(data, flags)), sock.close
-    except OSError as err:
-        log.debug("no non-blocking twin for fd %d: %s", fd, err)
-    return None
-
-
-class LineWriter:
-    """Complete lines (bytes ending in `\\n`) out to one descriptor, in order; safe to call from
-    any thread."""
-
-    def __init__(self, stream: BinaryIO | int, on_broken: Callable[[], None] | None = None) -> None:
-        self._stream = stream
-        self._fd = _fileno(stream)
-        self._on_broken = on_broken
-        self.broken = False
-        sender = _nonblocking_sender(self._fd) if self._fd is not None else None
-        self._send, self._release = sender if sender is not None else (None, None)
-        # `_pending` is what the thread has yet to write; while it is not empty, new lines
-        # must queue behind it. The lock makes "queue empty, so write directly" one step.
-        self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
-        self._pending: list[bytes] = []
-        self._closing = False
-        self._thread: threading.Thread | None = None
-
-    def write(self, line: bytes) -> None:
-        if self.broken:
-            return
-        with self._lock:
-            if not self._pending and self._send is not None:
-                try:
-                    sent = self._send(line)
-                except BlockingIOError:
-                    sent = 0
-                except OSError as err:
-                    self._broke(err)
-                    return
-                if sent == len(line):
-                    return
-                line = line[sent:]
-            self._pending.append(line)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="stdout-writer", daemon=True)
-                self._thread.start()
-            self._wake.notify()
-
-    def pending(self) -> int:
-        """Lines waiting for the client to read what is already in the pipe."""
-        return len(self._pending)
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Write out what is queued (waiting at most `timeout`), then release the output."""
-        with self._lock:
-            self._closing = True
-            self._wake.notify()
-            thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-        if self._release is not None:
-            with contextlib.suppress(OSError):
-                self._release()
-            self._send = self._release = None
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._pending and not self._closing:
-                    self._wake.wait()
-                if not self._pending:
-                    return
-                count = len(self._pending)
-                data = b"".join(self._pending)
-            # Lines keep arriving (and queueing) while this write blocks on a slow client.
-            try:
-                self._write_all(data)
-            except OSError as err:
-                with self._lock:
-                    self._pending.clear()
-                    self._broke(err)
-                return
-            with self._lock:
-                del self._pending[:count]
-
-    def _write_all(self, data: bytes) -> None:
-        if self._fd is None:
-            self._stream.write(data)  # type: ignore[union-attr]
-            self._stream.flush()  # type: ignore[union-attr]
-            return
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(self._fd, view) :]
-            except BlockingIOError:
-                # Someone else made the descriptor non-blocking; wait until it can take more.
-                select.select([], [self._fd], [])
-
-    def _broke(self, err: OSError) -> None:
-        if not self.broken:
-            log.warning("output closed (%s); dropping further output", err)
-            self.broken = True
-            if self._on_broken is not None:
-                self._on_broken()
-
-
-class LineReader:
-    """Lines of the client's input delivered to the event loop; `None` marks its end."""
+class ChunkReader:
+    """Bytes of the client's input as they arrive; `read()` returns b"" at the end."""
 
     def __init__(
         self,
@@ -171,14 +52,18 @@ class LineReader:
         *,
         hangup: int | None = None,
     ) -> None:
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._loop = loop
         self._stream = stream
         self._fd = _fileno(stream)
-        self._partial = b""
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._buffered = 0
+        self._arrived: asyncio.Future[None] | None = None
         self._ended = False
         self._hangup = hangup
         self._watching = False
+        self._paused = False
+        self._room = threading.Event()  # for the thread: set while it may read on
+        self._room.set()
         if self._fd is not None:
             try:
                 loop.add_reader(self._fd, self._readable)
@@ -186,32 +71,65 @@ class LineReader:
             except (OSError, ValueError):  # a regular file: epoll will not watch it
                 pass
         if not self._watching:
-            threading.Thread(target=self._run, name="stdin-reader", daemon=True).start()
+            threading.Thread(target=self._run, name="client-reader", daemon=True).start()
         if hangup is not None:
             loop.add_reader(hangup, self._hung_up)
 
-    async def readline(self) -> bytes | None:
-        return await self._queue.get()
+    async def read(self) -> bytes:
+        while not self._chunks:
+            if self._ended:
+                return b""
+            self._arrived = self._loop.create_future()
+            await self._arrived
+        chunk = self._chunks.popleft()
+        self._buffered -= len(chunk)
+        if self._buffered <= BUFFER_LIMIT_BYTES // 2:
+            self._resume()
+        return chunk
 
     def close(self) -> None:
         """Stop watching the descriptors (the serve loop is done with them)."""
         if self._watching:
-            self._loop.remove_reader(self._fd)  # type: ignore[arg-type]
+            if not self._paused:
+                self._loop.remove_reader(self._fd)  # type: ignore[arg-type]
             self._watching = False
         if self._hangup is not None:
             self._loop.remove_reader(self._hangup)
             self._hangup = None
+        self._room.set()
+
+    # -- on the loop ------------------------------------------------------------------------
+
+    def _feed(self, chunk: bytes) -> None:
+        if chunk:
+            self._chunks.append(chunk)
+            self._buffered += len(chunk)
+            if self._buffered > BUFFER_LIMIT_BYTES:
+                self._pause()
+        else:
+            self._end()
+        if self._arrived is not None and not self._arrived.done():
+            self._arrived.set_result(None)
+
+    def _pause(self) -> None:
+        if self._watching and not self._paused:
+            self._loop.remove_reader(self._fd)  # type: ignore[arg-type]
+        self._paused = True
+        self._room.clear()
+
+    def _resume(self) -> None:
+        if self._paused:
+            self._paused = False
+            if self._watching:
+                self._loop.add_reader(self._fd, self._readable)  # type: ignore[arg-type]
+            self._room.set()
 
     def _end(self) -> None:
         if not self._ended:
             self._ended = True
-            if self._partial:
-                self._queue.put_nowait(self._partial)
-                self._partial = b""
-            self._queue.put_nowait(None)
+            if self._arrived is not None and not self._arrived.done():
+                self._arrived.set_result(None)
         self.close()
-
-    # -- on the loop ------------------------------------------------------------------------
 
     def _readable(self) -> None:
         try:
@@ -221,13 +139,7 @@ class LineReader:
         except OSError as err:
             log.warning("input failed: %s", err)
             data = b""
-        if not data:
-            self._end()
-            return
-        lines = (self._partial + data).split(b"\n")
-        self._partial = lines.pop()
-        for line in lines:
-            self._queue.put_nowait(line + b"\n")
+        self._feed(data)
 
     def _hung_up(self) -> None:
         try:
@@ -241,13 +153,100 @@ class LineReader:
 
     # -- on a thread (regular files, streams without a descriptor) --------------------------
 
+    def _read_blocking(self) -> bytes:
+        if isinstance(self._stream, int):
+            return os.read(self._stream, _READ_SIZE)
+        read1 = getattr(self._stream, "read1", None)
+        return read1(_READ_SIZE) if read1 is not None else self._stream.read(_READ_SIZE)
+
     def _run(self) -> None:
         try:
-            for line in iter(self._stream.readline, b""):  # type: ignore[union-attr]
-                self._loop.call_soon_threadsafe(self._queue.put_nowait, line)
+            while not self._ended:
+                self._room.wait()
+                chunk = self._read_blocking()
+                if not chunk:
+                    break
+                self._loop.call_soon_threadsafe(self._feed, chunk)
         except (OSError, ValueError) as err:
             log.warning("input failed: %s", err)
         finally:
             # The loop may already be gone when input ends during shutdown.
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._end)
+
+
+@dataclass(frozen=True)
+class OversizedLine:
+    """A line longer than the limit, skipped: its length and its first bytes."""
+
+    size: int
+    prefix: bytes
+
+
+class LineReader:
+    """Lines of the client's input (each ending in `\\n`, except perhaps the last);
+    `None` marks the end."""
+
+    def __init__(
+        self,
+        stream: BinaryIO | int,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        hangup: int | None = None,
+        max_line: int = MAX_MESSAGE_BYTES,
+    ) -> None:
+        self._chunks = ChunkReader(stream, loop, hangup=hangup)
+        self._max_line = max_line
+        self._ready: collections.deque[bytes | OversizedLine] = collections.deque()
+        # The line being assembled, as the pieces read so far.
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._skipping = False  # the current line is over the limit: count it, keep nothing
+        self._ended = False
+
+    async def readline(self) -> bytes | OversizedLine | None:
+        while not self._ready:
+            if self._ended:
+                return None
+            chunk = await self._chunks.read()
+            if chunk:
+                self._split(chunk)
+            else:
+                self._ended = True
+                if self._size:
+                    self._finish(b"")
+        return self._ready.popleft()
+
+    def close(self) -> None:
+        self._chunks.close()
+
+    def _split(self, chunk: bytes) -> None:
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            self._finish(chunk[start : end + 1])
+            start = end + 1
+        if start < len(chunk):
+            self._add(chunk[start:] if start else chunk)
+
+    def _add(self, piece: bytes) -> None:
+        self._size += len(piece)
+        if self._skipping:
+            return
+        if self._size > self._max_line:
+            # Keep only what an error message needs: the id is near the start.
+            head = b"".join(self._parts)[:ID_SEARCH_BYTES]
+            self._parts = [head] if len(head) >= ID_SEARCH_BYTES else [head, piece]
+            self._skipping = True
+            return
+        self._parts.append(piece)
+
+    def _finish(self, piece: bytes) -> None:
+        self._add(piece)
+        if self._skipping:
+            prefix = b"".join(self._parts)[:ID_SEARCH_BYTES]
+            self._ready.append(OversizedLine(self._size, prefix))
+        elif len(self._parts) == 1:
+            self._ready.append(self._parts[0])
+        else:
+            self._ready.append(b"".join(self._parts))
+        self._parts, self._size, self._skipping = [], 0, False

@@ -28,7 +28,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from codex_lsp.appserver.listen import TokenAuth, WebSocketTarget
+from codex_lsp.appserver.output import HIGH_WATER_BYTES, LOW_WATER_BYTES
 from codex_lsp.appserver.server import AppServer
+from codex_lsp.appserver.stdio import OversizedLine
 
 if TYPE_CHECKING:
     from codex_lsp.engine.services import EngineServices
@@ -41,18 +43,23 @@ _PROBES = frozenset({"/readyz", "/healthz"})
 
 
 class FrameWriter:
-    """What the message core writes, sent as text frames in order by one task."""
+    """The connection's `Outbox`: messages sent as text frames, in order, by one task. A slow
+    client makes `drained()` wait, as the stdio door's output does, so producers pace
+    themselves instead of queueing without bound."""
 
     def __init__(self, websocket: ServerConnection) -> None:
         self._websocket = websocket
         self._loop = asyncio.get_running_loop()
         self._frames: collections.deque[str] = collections.deque()
+        self._bytes = 0
         self._ready = asyncio.Event()
+        self._low = asyncio.Event()
+        self._low.set()
         self._closing = False
         self._task = self._loop.create_task(self._send_all())
 
-    def write(self, line: bytes) -> None:
-        frame = line.decode("utf-8").rstrip("\n")
+    def write(self, data: bytes) -> None:
+        frame = data.decode("utf-8").rstrip("\n")
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -62,32 +69,45 @@ class FrameWriter:
         else:  # from a worker thread
             self._loop.call_soon_threadsafe(self._push, frame)
 
-    def pending(self) -> int:
+    def backlog(self) -> int:
         """Messages not yet handed to the socket: how far behind the client reads."""
         return len(self._frames)
 
-    def close(self) -> None:
-        self._closing = True
-        self._ready.set()
+    def pending_bytes(self) -> int:
+        return self._bytes
 
     async def drained(self) -> None:
-        """Wait until what was written has gone out (or the connection is gone)."""
-        self.close()
+        if self._bytes > HIGH_WATER_BYTES:
+            self._low.clear()
+        await self._low.wait()
+
+    async def flush_and_close(self) -> None:
+        """Send what was written (unless the connection is gone), then stop."""
+        self._closing = True
+        self._ready.set()
         with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
             await self._task
 
     def _push(self, frame: str) -> None:
         self._frames.append(frame)
+        self._bytes += len(frame)
         self._ready.set()
 
     async def _send_all(self) -> None:
-        while True:
-            while self._frames:
-                await self._websocket.send(self._frames.popleft())
-            if self._closing:
-                return
-            self._ready.clear()
-            await self._ready.wait()
+        try:
+            while True:
+                while self._frames:
+                    frame = self._frames.popleft()
+                    await self._websocket.send(frame)
+                    self._bytes -= len(frame)
+                    if self._bytes <= LOW_WATER_BYTES:
+                        self._low.set()
+                if self._closing:
+                    return
+                self._ready.clear()
+                await self._ready.wait()
+        finally:
+            self._low.set()  # nobody waits on a connection that is gone
 
 
 class FrameReader:
@@ -96,7 +116,7 @@ class FrameReader:
     def __init__(self, websocket: ServerConnection) -> None:
         self._websocket = websocket
 
-    async def readline(self) -> bytes | None:
+    async def readline(self) -> bytes | OversizedLine | None:
         try:
             message = await self._websocket.recv()
         except ConnectionClosed:
@@ -141,7 +161,7 @@ async def serve_websocket(
         try:
             await app.serve(FrameReader(websocket))
         finally:
-            await writer.drained()
+            await writer.flush_and_close()
 
     async with serve(
         connection,

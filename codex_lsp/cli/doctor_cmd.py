@@ -16,7 +16,7 @@ from codex_lsp import __version__
 from codex_lsp.cli.main import add_config_arguments
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("doctor", help="check the config, the provider key, the sandbox")
     add_config_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -24,9 +24,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def diagnose(profile: str | None, overrides: list[str], model: str | None) -> dict[str, Any]:
+    from codex_lsp.engine.models import DEFAULT_MODEL
     from codex_lsp.sandbox import sandbox_support, sandbox_unavailable_warning
     from codex_lsp.store.auth import AuthError, AuthStore
-    from codex_lsp.store.config import CONFIG_FILENAME, ConfigError, load_config
+    from codex_lsp.store.config import CONFIG_FILENAME, load_config
+    from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
 
     home = codex_home()
@@ -43,6 +45,7 @@ def diagnose(profile: str | None, overrides: list[str], model: str | None) -> di
         "providerDefined": False,
         "envKey": None,
         "keyRequired": False,
+        "signInAccepted": False,
         "keySource": None,
         "sandbox": {
             "landlock": support.landlock,
@@ -56,7 +59,8 @@ def diagnose(profile: str | None, overrides: list[str], model: str | None) -> di
         report["configError"] = str(err)
         return report
     provider_id = config.model_provider
-    report["model"] = model or config.model
+    # What a new session would run: the same fallback the engine applies.
+    report["model"] = model or config.model or DEFAULT_MODEL
     report["modelProvider"] = provider_id
     provider = config.model_providers.get(provider_id)
     if provider is None:
@@ -64,6 +68,7 @@ def diagnose(profile: str | None, overrides: list[str], model: str | None) -> di
     report["providerDefined"] = True
     report["envKey"] = provider.env_key
     report["keyRequired"] = bool(provider.env_key or provider.requires_openai_auth)
+    report["signInAccepted"] = provider.requires_openai_auth
     if provider.env_api_key():
         report["keySource"] = "env"
     elif provider.requires_openai_auth:
@@ -102,13 +107,14 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"config: none at {report['configPath']} (defaults apply)")
     provider = report["modelProvider"]
     if provider is not None:
-        lines.append(f"model: {report['model'] or '(default)'}, provider: {provider}")
+        lines.append(f"model: {report['model']}, provider: {provider}")
         if not report["providerDefined"]:
             lines.append(f"provider: ERROR {provider!r} is not defined")
         elif report["keySource"]:
             lines.append(f"key: from {report['keySource']}")
         elif report["keyRequired"]:
-            lines.append(f"key: ERROR {report['envKey']} is not set")
+            login = "; set it or run `codex-lsp login`" if report["signInAccepted"] else ""
+            lines.append(f"key: ERROR {report['envKey']} is not set{login}")
     if report["sandbox"]["warning"]:
         lines.append(f"sandbox: WARNING {report['sandbox']['warning']}")
     else:

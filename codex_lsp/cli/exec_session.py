@@ -10,21 +10,25 @@ from typing import Any, TextIO
 
 import anyio
 
+from codex_lsp.cli.exec_text import failure_details, patch_preview, session_header
 from codex_lsp.protocol.events import Event
 from codex_lsp.protocol.inputs import TextInput
 from codex_lsp.protocol.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
-from codex_lsp.protocol.policy import AskForApproval, sandbox_policy_for_mode
+from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy
 
 ANSWERS = {"y": "approved", "a": "approved_for_session", "n": "denied", "q": "abort"}
 
 
-def _configure_op(args: argparse.Namespace) -> ConfigureSession:
+def _configure_op(args: argparse.Namespace, config: Any) -> ConfigureSession:
     approval = args.ask_for_approval
     sandbox = args.sandbox
     if args.full_auto:
         approval, sandbox = approval or "on-request", sandbox or "workspace-write"
     cwd = (args.cd or Path.cwd()).resolve()
-    policy = sandbox_policy_for_mode(sandbox) if sandbox else None
+    # `-s MODE` keeps the config's [sandbox_workspace_write] settings (network, extra roots).
+    policy = (
+        config.model_copy(update={"sandbox_mode": sandbox}).sandbox_policy(cwd) if sandbox else None
+    )
     return ConfigureSession(
         model=args.model,
         approval_policy=AskForApproval(approval) if approval else None,
@@ -47,7 +51,7 @@ async def _run_task(args: argparse.Namespace, services: Any, prompt: str) -> int
 
     renderer = JsonRenderer(sys.stdout) if args.json else TerminalRenderer(sys.stdout, sys.stderr)
     async with Codex(services) as codex:
-        await codex.submit(_configure_op(args))
+        await codex.submit(_configure_op(args, services.config))
         # Warnings (an MCP server that did not start, no sandbox) may come first.
         while True:
             first = await codex.next_event()
@@ -102,6 +106,7 @@ class TerminalRenderer:
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self._out, self._err = out, err
         self._streamed = False
+        self._sandbox: SandboxPolicy | None = None
 
     def prompt(self, text: str) -> None:
         self._err.write(text)
@@ -110,7 +115,10 @@ class TerminalRenderer:
     def show(self, event: Event) -> None:
         msg = event.msg
         kind = msg.type
-        if kind == "agent_message_delta":
+        if kind == "session_configured":
+            self._sandbox = msg.sandbox_policy
+            self._note(session_header(msg))
+        elif kind == "agent_message_delta":
             self._out.write(msg.delta)
             self._out.flush()
             self._streamed = True
@@ -124,17 +132,27 @@ class TerminalRenderer:
             self._note(f"$ {_command_text(msg.command)}   (in {msg.cwd})")
         elif kind == "exec_command_end":
             seconds = msg.duration.secs + msg.duration.nanos / 1e9
-            self._note(f"  exit {msg.exit_code} in {seconds:.1f}s")
+            if msg.status == "declined":
+                self._note("  declined: the command did not run")
+            else:
+                self._note(f"  exit {msg.exit_code} in {seconds:.1f}s")
+            if msg.exit_code != 0 and msg.status != "declined":
+                self._note(failure_details(msg, self._sandbox))
         elif kind == "exec_approval_request":
             reason = f"\n  reason: {msg.reason}" if msg.reason else ""
             self._note(
                 f"The agent wants to run: {_command_text(msg.command)}\n  in: {msg.cwd}{reason}"
             )
         elif kind == "apply_patch_approval_request":
-            files = "\n".join(f"  {change['type']}: {path}" for path, change in msg.changes.items())
-            self._note(f"The agent wants to change files:\n{files}")
+            reason = f"\n  reason: {msg.reason}" if msg.reason else ""
+            self._note(f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}")
         elif kind == "patch_apply_end":
-            self._note(msg.stdout.rstrip() if msg.success else f"patch failed: {msg.stderr}")
+            if msg.success:
+                self._note(msg.stdout.rstrip())
+            elif msg.status == "declined":
+                self._note("patch declined: no file was changed")
+            else:
+                self._note(f"patch failed: {msg.stderr.strip() or 'no reason given'}")
         elif kind == "plan_update":
             steps = "\n".join(f"  [{item.status}] {item.step}" for item in msg.plan)
             self._note(f"plan:\n{steps}")

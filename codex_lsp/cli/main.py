@@ -21,17 +21,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"codex-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from codex_lsp.cli import doctor_cmd, exec_cmd, proto_cmd
+    from codex_lsp.cli import doctor_cmd, exec_cmd, login_cmd, proto_cmd
 
     exec_cmd.add_parser(commands)
     proto_cmd.add_parser(commands)
     doctor_cmd.add_parser(commands)
+    login_cmd.add_parser(commands)
     for name in ("serve", "app-server"):
         _add_optional(commands, name)
     return parser
 
 
-def _add_optional(commands: argparse._SubParsersAction, name: str) -> None:
+def _add_optional(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str) -> None:
     """Doors that live in other packages register themselves if present."""
     import importlib
 
@@ -74,6 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    if getattr(args, "overrides", None):
+        from codex_lsp.cli.config_keys import override_warnings
+
+        for warning in override_warnings(args.overrides):
+            print(warning, file=sys.stderr)
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

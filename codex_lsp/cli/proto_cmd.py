@@ -15,8 +15,17 @@ from typing import Any
 from codex_lsp.cli.main import add_config_arguments
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("proto", help="speak the raw SQ/EQ protocol as JSONL on stdio")
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "proto",
+        help="speak the raw SQ/EQ protocol as JSONL on stdio",
+        description=(
+            'One Submission ({"id", "op"}) per stdin line, one Event ({"id", "msg"}) per stdout '
+            'line. The first op must be configure_session, e.g. {"id": "1", "op": {"type": '
+            '"configure_session", "cwd": "/path/to/repo"}}; it is answered by a '
+            "session_configured event. EOF ends the session."
+        ),
+    )
     add_config_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -25,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     import anyio
 
     from codex_lsp.engine.bootstrap import load_services
-    from codex_lsp.store.config import ConfigError
+    from codex_lsp.store.config_errors import ConfigError
 
     try:
         services = load_services(profile=args.profile, overrides=args.overrides)

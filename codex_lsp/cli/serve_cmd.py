@@ -7,6 +7,7 @@ when the command runs, and the engine only after the editor's `initialize` has b
 from __future__ import annotations
 
 import argparse
+import sys
 
 from codex_lsp.cli.main import add_config_arguments
 
@@ -18,7 +19,7 @@ def _host_port(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "serve", help="serve the engine to an editor as a language server (stdio by default)"
     )
@@ -46,4 +47,21 @@ def run(args: argparse.Namespace) -> int:
     if args.tcp is not None:
         host, port = args.tcp
         return run_tcp(server, host, port)
+    if sys.stdin.isatty():
+        _greet_a_person()
     return run_stdio(server)
+
+
+def _greet_a_person() -> None:
+    """A person, not an editor, started the server: say why nothing seems to happen, and let
+    Ctrl-C end it at once, whatever it is doing (no editor is attached to lose anything)."""
+    import os
+    import signal
+
+    print(
+        "codex-lsp serve speaks the Language Server Protocol on stdin/stdout for an editor "
+        "to start; it waits for one. Press Ctrl-C to stop.",
+        file=sys.stderr,
+        flush=True,
+    )
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))

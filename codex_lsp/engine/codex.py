@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any
 
@@ -48,6 +48,7 @@ class Codex:
         self._unhandled = 0
         self._listener: Callable[[Event], None] | None = None
         self._listener_backlog: Callable[[], int] | None = None
+        self._listener_drained: Callable[[], Awaitable[None]] | None = None
 
     async def __aenter__(self) -> Codex:
         self._task_group = anyio.create_task_group()
@@ -113,7 +114,11 @@ class Codex:
             log.debug("event after the event queue closed: %s", event.msg.type)
 
     def deliver_to(
-        self, listener: Callable[[Event], None], *, backlog: Callable[[], int] | None = None
+        self,
+        listener: Callable[[Event], None],
+        *,
+        backlog: Callable[[], int] | None = None,
+        drained: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """From now on hand each event to `listener` as it is emitted, instead of queueing it
         for `next_event` / `async for`; events already queued go first, in order.
@@ -122,7 +127,8 @@ class Codex:
         cost every event a hop through the event loop to the reading task, which is a large
         part of the latency of a streamed delta. `listener` runs in the emitting task; what
         it raises is logged and dropped. Nothing queues here any more, so `backlog`, if given,
-        says how far behind the consumer's own output is (see `event_backlog`).
+        says how far behind the consumer's own output is (see `event_backlog`), and
+        `drained`, if given, waits while it is too far behind (see `events_drained`).
         """
         while True:
             try:
@@ -135,6 +141,7 @@ class Codex:
                 log.exception("event listener failed on %s", event.msg.type)
         self._listener = listener
         self._listener_backlog = backlog
+        self._listener_drained = drained
 
     def event_backlog(self) -> int:
         """Events sent but not yet read: how far the UI lags behind."""
@@ -143,10 +150,21 @@ class Codex:
             return backlog() if backlog is not None else 0
         return self._eq_recv.statistics().current_buffer_used
 
+    async def events_drained(self) -> None:
+        """Return once the consumer has caught up enough to take more events.
+
+        Streaming producers await this between events: with a client that stops reading, the
+        turn pauses (and the model's stream with it) rather than queueing without bound or
+        dropping what the client has yet to see.
+        """
+        drained = self._listener_drained
+        if drained is not None:
+            await drained()
+
     def end_events(self) -> None:
         """Close the event queue: readers finish once they have drained it (a listener given
         to `deliver_to` hears nothing more)."""
-        self._listener = self._listener_backlog = None
+        self._listener = self._listener_backlog = self._listener_drained = None
         self._eq_send.close()
 
     async def wait_idle(self) -> None:

@@ -4,6 +4,10 @@
 streams output chunks to a callback as they arrive, keeps only a bounded head and tail of each
 stream, and guarantees that on timeout, on cancellation (the engine's interrupt) or when a
 grandchild keeps the pipes open, every process the command started is killed.
+
+Stopping is SIGTERM to the group, a grace for the leader to exit, then SIGKILL. A sandboxed
+command's leader is the sandbox launcher, which on SIGTERM ends the command's whole tree itself
+(processes that left the group included) and exits; the grace is long enough for that.
 """
 
 from __future__ import annotations
@@ -55,8 +59,9 @@ MAX_OUTPUT_DELTAS = 10_000
 READ_CHUNK_BYTES = 8192
 # After the command exits, how long a grandchild may keep our pipes open before we kill the group.
 DRAIN_GUARD_S = 2.0
-# How long processes get to exit on SIGTERM before the group gets SIGKILL.
-TERM_GRACE_S = 0.2
+# How long the leader gets to exit on SIGTERM before the group gets SIGKILL; the sandbox
+# launcher needs a quarter of a second to end a tree that ignores SIGTERM.
+TERM_GRACE_S = 1.0
 # After SIGKILL, the pipes close at once unless a process escaped the group; don't wait on those.
 POST_KILL_DRAIN_S = 0.5
 
@@ -194,7 +199,8 @@ async def run_exec(params: ExecParams, *, on_output: OutputCallback | None = Non
             # A process that left the group can hold the pipes forever; stop reading them.
             tg.cancel_scope.cancel()
     except BaseException as exc:
-        kill_process_group(proc.pid)
+        with anyio.CancelScope(shield=True):
+            await _terminate_group(proc)
         await _close(proc)
         # A failing on_output surfaces wrapped in (nested) task-group groups; unwrap it so
         # callers see the error they raised.

@@ -14,6 +14,7 @@ from codex_lsp.engine.context_factory import initial_turn_context
 from codex_lsp.engine.history import ConversationHistory
 from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.turn_context import TurnContext
@@ -51,7 +52,7 @@ from codex_lsp.store.fork import fork_thread
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.persist import should_persist_event
-from codex_lsp.store.rollout import RolloutRecorder, read_rollout
+from codex_lsp.store.rollout import RolloutInUseError, RolloutRecorder, read_rollout
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
@@ -87,7 +88,11 @@ async def configure_session(
         thread_id = str(resumed_state.meta["id"])
         forked_from = resumed_state.meta.get("forked_from_id")
         if not op.ephemeral:
-            rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            try:
+                rollout = RolloutRecorder.open_existing(Path(op.resume_path))
+            except RolloutInUseError as err:
+                codex.event(sub_id, ErrorEvent(message=str(err)))
+                return None
     elif op.fork_path:
         thread_id = new_thread_id()
         rollout = fork_thread(
@@ -120,6 +125,7 @@ async def configure_session(
         rollout=rollout,
         persist_filter=should_persist_event,
         backlog=codex.event_backlog,
+        drained=codex.events_drained,
     )
     for extension in services.extensions:
         try:
@@ -153,7 +159,9 @@ async def configure_session(
     # After session_configured, which front doors wait for as the first answer to configure.
     for warning in read_warnings:
         session.warn_once(sub_id, warning)
-    sandbox_warning = session_sandbox_warning(ctx.sandbox_policy)
+    sandbox_warning = session_sandbox_warning(
+        ctx.sandbox_policy, sandbox_options(services.config, services.codex_home)
+    )
     if sandbox_warning is not None:
         session.warn_once(sub_id, sandbox_warning)
     return session

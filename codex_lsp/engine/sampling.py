@@ -104,6 +104,8 @@ async def _stream_once(
     # A summarisation request streams nothing to the user.
     emit = session.emit if show_messages else _discard
     async for event in client.stream(prompt):
+        # Not reading on while the client is behind keeps memory bounded and loses nothing.
+        await session.events_drained()
         if on_output is not None and isinstance(event, _VISIBLE_EVENTS):
             on_output()
             on_output = None

@@ -91,6 +91,7 @@ class Session:
         rollout: RolloutSink | None = None,
         persist_filter: Callable[[str], bool] | None = None,
         backlog: Callable[[], int] | None = None,
+        drained: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.thread_id = thread_id
         self.ctx = ctx
@@ -118,6 +119,8 @@ class Session:
         self._persist = persist_filter or (lambda _kind: False)
         self._task: RunningTask | None = None
         self.event_backlog = backlog or (lambda: 0)
+        # Awaited between streamed events: returns once the client has caught up.
+        self.events_drained = drained or _caught_up
         self._warned: set[str] = set()
 
     # Events and persistence -------------------------------------------------------------
@@ -276,3 +279,7 @@ class Session:
     @property
     def cwd(self) -> Path:
         return self.ctx.cwd
+
+
+async def _caught_up() -> None:
+    """Nobody reads events through a queue that can fall behind."""

@@ -12,6 +12,7 @@ from typing import Protocol
 import anyio
 
 from codex_lsp.engine.patch import DiskFiles, PatchPlan, PatchWriteError, apply_plan
+from codex_lsp.engine.patch.confined import ConfinedFiles
 
 
 class WorkspaceEditError(Exception):
@@ -39,7 +40,9 @@ class DiskWorkspace:
         return self._files.exists(path)
 
     async def apply(self, plan: PatchPlan) -> None:
+        # A confined plan is written through handles on its roots, never via a symlink.
+        writer = ConfinedFiles(plan.confinement) if plan.confinement is not None else self._files
         try:
-            await anyio.to_thread.run_sync(apply_plan, plan, self._files)
+            await anyio.to_thread.run_sync(apply_plan, plan, writer)
         except (OSError, PatchWriteError) as err:
             raise WorkspaceEditError(f"failed to write files: {err}") from err

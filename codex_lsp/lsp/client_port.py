@@ -86,6 +86,17 @@ class LspClientPort:
     def workspace_for(self, cwd: Path) -> Workspace:
         return self._workspace
 
+    def backlog(self) -> int:
+        """Messages written but not yet taken by the editor."""
+        outbox = self._protocol.outbox
+        return outbox.backlog() if outbox is not None else 0
+
+    async def drained(self) -> None:
+        """Wait while the editor is far behind: the engine paces its streaming by this."""
+        outbox = self._protocol.outbox
+        if outbox is not None:
+            await outbox.drained()
+
     def file_changes(self, item_id: str) -> list[dict[str, Any]] | None:
         return self._file_changes.get(item_id)
 

@@ -1,9 +1,13 @@
 """The JSON-RPC protocol of `codex-lsp serve`: pygls's LSP protocol with the gaps filled.
 
 pygls answers unknown methods itself, but it routes no `codex/*` method it was not told about,
-silently drops requests that arrive after `shutdown` (the client would wait forever), and has no
-way to answer a message it could not parse. This subclass adds those three things; the rest of
-the server only ever sees pygls's normal handler interface.
+silently drops requests that arrive after `shutdown` (the client would wait forever), has no
+way to answer a message it could not parse, answers two requests sharing an id with that same
+id twice, and ends the process from inside the `exit` handler (with a traceback when `exit`
+arrives before `shutdown` has finished). This subclass fills those gaps: a request reusing the
+id of one still in flight is refused, and `exit` only records the exit status; the read loop
+then lets `shutdown` finish and returns it. The rest of the server only ever sees pygls's
+normal handler interface.
 
 A `codex/*` request is answered from inside its own task, as soon as the API returns: pygls
 would send it from the task's done-callback, one loop turn later, after the notifications the
@@ -14,10 +18,12 @@ real transcripts.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cattrs
 from lsprotocol import converters, types
@@ -28,6 +34,11 @@ from pygls.protocol import (
     JsonRPCResponseMessage,
     LanguageServerProtocol,
 )
+
+from codex_lsp.api.wire_input import clip_error_message
+
+if TYPE_CHECKING:
+    from codex_lsp.appserver.output import Outbox
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +70,17 @@ class CodexProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.codex_handler: CodexHandler | None = None
+        self.outbox: Outbox | None = None
+        # Ids of the client's requests not answered yet.
+        self._in_flight: set[int | str] = set()
+        self._shutdown_id: int | str | None = None
+        # Set by `exit`: the status the process ends with.
+        self.exit_code: int | None = None
+
+    def set_outbox(self, outbox: Outbox) -> None:
+        """Write every message through `outbox`, whose backlog paces the engine."""
+        self.outbox = outbox
+        self.set_writer(outbox)  # type: ignore[arg-type]
 
     def _get_handler(self, feature_name: str) -> Any:
         try:
@@ -91,22 +113,55 @@ class CodexProtocol(LanguageServerProtocol):
         super()._send_handler_result(future, msg_id=msg_id)
 
     def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        msg_id = getattr(message, "id", None)
+        if method == types.EXIT:
+            self.exit_code = 0 if self._shutdown_id is not None else 1
+            return
+        if method is None or msg_id is None:  # a notification, or the client's answer
+            super().handle_message(message)
+            return
         # After `shutdown` pygls ignores everything but `exit`; the LSP spec wants requests
         # answered with InvalidRequest so a client never waits on a reply that will not come.
-        if (
-            self._shutdown
-            and getattr(message, "method", types.EXIT) != types.EXIT
-            and getattr(message, "id", None) is not None
-        ):
-            self.send_error(message.id, INVALID_REQUEST, "the server is shutting down")
+        if self._shutdown or self._shutdown_id is not None:
+            self.send_error(msg_id, INVALID_REQUEST, "the server is shutting down")
             return
+        if msg_id in self._in_flight:
+            self.send_error(
+                msg_id,
+                INVALID_REQUEST,
+                f"id {msg_id!r} is already used by a request that has not been answered",
+            )
+            return
+        self._in_flight.add(msg_id)
+        if method == types.SHUTDOWN:
+            self._shutdown_id = msg_id
         super().handle_message(message)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        self._in_flight.discard(msg_id)
+        if error is not None and isinstance(getattr(error, "message", None), str):
+            error.message = clip_error_message(error.message)
+        super()._send_response(msg_id, result, error)
+
+    async def shutdown_done(self) -> None:
+        """Wait for the `shutdown` request in progress, if any, to be answered."""
+        if self._shutdown_id is None:
+            return
+        future = self._request_futures.get(self._shutdown_id)
+        if future is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await (future if asyncio.isfuture(future) else asyncio.wrap_future(future))
+        # The answer is written by the future's done-callback, a few loop turns later.
+        for _ in range(100):
+            if self._shutdown_id not in self._in_flight:
+                return
+            await asyncio.sleep(0)
 
     def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
         """Answer a request (or, with `msg_id=None`, an unidentifiable message) with an error."""
-        self._send_data(
-            {"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}}
-        )
+        error = {"code": code, "message": clip_error_message(message)}
+        self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": error})
 
     def fail_request(self, msg_id: int | str, error: Exception) -> None:
         """Fail our pending request `msg_id`: the client's answer to it was unusable.

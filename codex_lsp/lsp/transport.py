@@ -1,9 +1,15 @@
-"""Framing and the read loop of `codex-lsp serve`, over stdio or one TCP connection.
+"""The read loop of `codex-lsp serve`, over stdio or one TCP connection.
 
 pygls's own loop logs and forgets a body that is not JSON or whose params do not fit the LSP
 types, so a client waiting on that request hangs. This loop answers them as JSON-RPC says:
--32700 for a body that is not JSON (id null), -32600 for JSON that is not a request, -32602
-for params of the wrong shape; then it reads on. Handlers themselves are pygls's business.
+-32700 for a body that is not JSON (id null), -32600 for JSON that is not a request or nests
+too deep, -32602 for params of the wrong shape; then it reads on. Broken framing is reported the
+same way and the stream resynchronised (see `framing`). Handlers themselves are pygls's business.
+
+Output goes through a bounded `Outbox` rather than pygls's blocking stdout writer: a client
+that stops reading neither blocks the event loop nor grows the backlog without bound (the engine
+paces its streaming by it, and this loop stops reading requests while it is over
+`INPUT_PAUSE_BYTES`).
 
 On stdio the protocol takes private copies of fds 0 and 1 and points the originals at
 /dev/null and stderr, so neither a stray `print` nor a child process that inherits them can
@@ -13,17 +19,27 @@ corrupt or swallow the message stream.
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
 import os
 import re
 import sys
-import threading
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from cattrs import transform_error
 from pygls.exceptions import JsonRpcException
-from pygls.io_ import StdoutWriter
+
+from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
+from codex_lsp.appserver.output import (
+    HIGH_WATER_BYTES,
+    INPUT_PAUSE_BYTES,
+    LOW_WATER_BYTES,
+    Outbox,
+    OutputWriter,
+)
+from codex_lsp.appserver.stdio import ChunkReader
+from codex_lsp.lsp.framing import FrameError, FrameReader
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.protocol import CodexProtocol
@@ -35,46 +51,7 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 
-# Header lines are short; a longer one is garbage, reported and skipped.
-_HEADER_LIMIT = 64 * 1024
 _READ_CHUNK = 64 * 1024
-
-
-class _BadHeader(Exception):
-    """A header block without a usable Content-Length."""
-
-
-async def read_message(reader: asyncio.StreamReader) -> bytes | None:
-    """The next message body, None at end of stream; raises `_BadHeader` for broken framing."""
-    length: int | None = None
-    seen_header = False
-    broken = False
-    while True:
-        try:
-            line = await reader.readline()
-        except ValueError:  # a line over the limit: the reader has already dropped it
-            broken = True
-            seen_header = True
-            continue
-        if not line:
-            return None
-        if not line.strip():
-            if seen_header:
-                break
-            continue  # blank lines between messages are harmless
-        seen_header = True
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            try:
-                length = int(value.strip())
-            except ValueError:
-                broken = True
-    if broken or length is None or length < 0:
-        raise _BadHeader("a message header without a valid Content-Length")
-    try:
-        return await reader.readexactly(length)
-    except asyncio.IncompleteReadError:
-        return None
 
 
 def _valid_id(value: Any) -> bool:
@@ -95,7 +72,7 @@ def _params_problem(error: JsonRpcException) -> str:
     if cause is None:
         return error.message
     try:
-        problems = transform_error(cause, path="$")  # type: ignore[arg-type]
+        problems = transform_error(cause, path="$")
     except Exception:
         return str(cause)
     return "; ".join(_camel_path(problem) for problem in problems)
@@ -104,15 +81,19 @@ def _params_problem(error: JsonRpcException) -> str:
 def dispatch(protocol: CodexProtocol, body: bytes) -> None:
     """Decode one message and hand it to the protocol, answering what pygls would drop."""
     try:
-        data = json.loads(body)
-    except ValueError as err:  # JSONDecodeError and UnicodeDecodeError both land here
-        protocol.send_error(None, PARSE_ERROR, f"Parse error: {err}")
+        data = decode_message(body)
+    except MessageRejected as err:
+        protocol.send_error(err.request_id, err.code, err.message)
         return
     msg_id = data.get("id") if isinstance(data, dict) else None
     if not _valid_id(msg_id):
         msg_id = None
     if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
         protocol.send_error(msg_id, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 object")
+        return
+    if data.get("id") is not None and msg_id is None:
+        message = "Invalid Request: id must be a string or an integer"
+        protocol.send_error(None, INVALID_REQUEST, message)
         return
     method = data.get("method")
     if "method" in data and not isinstance(method, str):
@@ -139,83 +120,107 @@ def dispatch(protocol: CodexProtocol, body: bytes) -> None:
     protocol.handle_message(message)
 
 
-async def serve_stream(server: CodexLanguageServer, reader: asyncio.StreamReader) -> None:
-    """Read and dispatch messages until the stream ends or the server is told to exit."""
+async def serve_stream(
+    server: CodexLanguageServer, read: Callable[[], Awaitable[bytes]], outbox: Outbox
+) -> int:
+    """Read and dispatch messages until the stream ends or the client says `exit`; the exit
+    status: 0 after `shutdown`, 1 without it (as the LSP specification asks), 0 at end of input.
+    """
     protocol = server.protocol
-    while True:
-        try:
-            body = await read_message(reader)
-        except _BadHeader as err:
-            protocol.send_error(None, PARSE_ERROR, f"Parse error: {err}")
+    frames = FrameReader(read)
+    while protocol.exit_code is None:
+        frame = await frames.next()
+        if frame is None:
+            return 0
+        if isinstance(frame, FrameError):
+            _framing_error(protocol, frame)
             continue
-        if body is None:
-            return
         try:
-            dispatch(protocol, body)
+            dispatch(protocol, frame)
         except Exception:
             # A handler that fails synchronously must not end the loop for everyone else.
             logger.exception("failed to handle a message")
+        if outbox.pending_bytes() > INPUT_PAUSE_BYTES:
+            # The client is not reading its answers: stop reading its requests until it does.
+            await outbox.drained()
+    await protocol.shutdown_done()
+    return protocol.exit_code
+
+
+def _framing_error(protocol: CodexProtocol, error: FrameError) -> None:
+    logger.warning("bad message framing: %s", error.message)
+    if error.size is not None:
+        rejected = too_large(error.size, error.prefix)
+        protocol.send_error(rejected.request_id, rejected.code, rejected.message)
+        return
+    protocol.send_error(None, PARSE_ERROR, f"Parse error: {error.message}")
 
 
 # -- stdio -----------------------------------------------------------------------------------
 
 
-def _claim_stdio() -> tuple[int, BinaryIO]:
+def _claim_stdio() -> tuple[int, int]:
     """Take fds 0 and 1 for the protocol and leave harmless stand-ins in their place."""
-    in_fd = os.dup(0)
-    out = os.fdopen(os.dup(1), "wb")
+    in_fd, out_fd = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    return in_fd, out
+    return in_fd, out_fd
 
 
-def _pump(fd: int, loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:
-    """Feed a blocking fd into an asyncio reader from a daemon thread.
-
-    A daemon thread (rather than pygls's executor) cannot keep the process alive at exit when
-    the client never closes its end of the pipe.
-    """
+async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out_fd: int) -> int:
+    reader = ChunkReader(in_fd, asyncio.get_running_loop())
+    writer = OutputWriter(out_fd)
+    server.protocol.set_outbox(writer)
     try:
-        while True:
-            try:
-                chunk = os.read(fd, _READ_CHUNK)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                loop.call_soon_threadsafe(reader.feed_eof)
-                return
-            loop.call_soon_threadsafe(reader.feed_data, chunk)
-    except RuntimeError:
-        return  # the loop closed first: the server is gone
-
-
-async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out: BinaryIO) -> None:
-    reader = asyncio.StreamReader(limit=_HEADER_LIMIT)
-    loop = asyncio.get_running_loop()
-    threading.Thread(
-        target=_pump, args=(in_fd, loop, reader), name="lsp-stdin", daemon=True
-    ).start()
-    server.protocol.set_writer(StdoutWriter(out))
-    try:
-        await serve_stream(server, reader)
+        return await serve_stream(server, reader.read, writer)
     finally:
+        reader.close()
         await server.close()
+        # What is queued still goes out (the answer to `shutdown` among it), within reason.
+        await asyncio.to_thread(writer.close)
 
 
 def run_stdio(server: CodexLanguageServer) -> int:
     """Serve the client on stdin/stdout; return the process exit status."""
-    in_fd, out = _claim_stdio()
-    return _run(_serve_stdio(server, in_fd, out))
+    in_fd, out_fd = _claim_stdio()
+    return _run(_serve_stdio(server, in_fd, out_fd))
 
 
 # -- tcp -------------------------------------------------------------------------------------
 
 
-async def _serve_tcp(server: CodexLanguageServer, host: str, port: int) -> None:
-    finished = asyncio.Event()
+class _TransportOutbox:
+    """An asyncio stream writer as an `Outbox`: its transport buffers, `drain` paces."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        writer.transport.set_write_buffer_limits(high=HIGH_WATER_BYTES, low=LOW_WATER_BYTES)
+
+    def write(self, data: bytes) -> None:
+        if not self._writer.is_closing():
+            self._writer.write(data)
+
+    def backlog(self) -> int:
+        # The transport counts bytes, not messages; a delta is some hundreds of bytes.
+        return self.pending_bytes() // 512
+
+    def pending_bytes(self) -> int:
+        return self._writer.transport.get_write_buffer_size()
+
+    async def drained(self) -> None:
+        if self.pending_bytes() > HIGH_WATER_BYTES:
+            with contextlib.suppress(ConnectionError):
+                await self._writer.drain()
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+async def _serve_tcp(server: CodexLanguageServer, host: str, port: int) -> int:
+    finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     busy = False
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -224,19 +229,22 @@ async def _serve_tcp(server: CodexLanguageServer, host: str, port: int) -> None:
             writer.close()
             return
         busy = True
-        server.protocol.set_writer(writer)  # type: ignore[arg-type]
+        outbox = _TransportOutbox(writer)
+        server.protocol.set_outbox(outbox)
+        code = 0
         try:
-            await serve_stream(server, reader)
+            code = await serve_stream(server, lambda: reader.read(_READ_CHUNK), outbox)
         finally:
-            finished.set()
+            if not finished.done():
+                finished.set_result(code)
 
-    listener = await asyncio.start_server(on_connect, host, port, limit=_HEADER_LIMIT)
+    listener = await asyncio.start_server(on_connect, host, port)
     bound = ", ".join(f"{s.getsockname()[0]}:{s.getsockname()[1]}" for s in listener.sockets)
     # Editors that start the server with port 0 read the real port from here.
     print(f"codex-lsp: listening on {bound}", file=sys.stderr, flush=True)
     try:
         async with listener:
-            await finished.wait()
+            return await finished
     finally:
         await server.close()
 
@@ -248,13 +256,10 @@ def run_tcp(server: CodexLanguageServer, host: str, port: int) -> int:
 
 def _run(main: Any) -> int:
     try:
-        asyncio.run(main)
-    except SystemExit as done:
-        # pygls ends the process from the `exit` handler: 0 after `shutdown`, 1 without.
-        return done.code if isinstance(done.code, int) else 0
+        code = asyncio.run(main)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         logger.warning("the client closed the connection")
         return 1
-    return 0
+    return code if isinstance(code, int) else 0

@@ -308,6 +308,6 @@ def _missing_key(provider: ModelProviderInfo) -> ModelError:
     hint = f" {provider.env_key_instructions}" if provider.env_key_instructions else ""
     return ModelError(
         f"No API key for model provider '{provider.name}': set the environment variable "
-        f"{provider.env_key}, or sign in.{hint}",
+        f"{provider.env_key}, or sign in with `codex-lsp login`.{hint}",
         codex_error_info="unauthorized",
     )

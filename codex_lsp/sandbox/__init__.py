@@ -6,10 +6,13 @@ Public API:
   `session_sandbox_warning()`: what the kernel offers, and what to tell the user when
   it is not enough;
 * `wrap_command()`: the argv and env that run a command under a policy (raises
-  `SandboxUnavailable` rather than run it unsandboxed);
+  `SandboxUnavailable` rather than run it unsandboxed), with `SandboxOptions`
+  and `ResourceLimits` for what the policy does not say;
 * `is_likely_sandbox_denied()`: whether a failure looks like the sandbox's doing;
-* `WritableRoot`, `writable_roots()`, `is_path_writable()`,
-  `paths_outside_writable_roots()`: the policy's writable paths, for patch safety.
+* `WritableRoot`, `writable_roots()`, `is_path_writable()`, `writable_root_of()`,
+  `paths_outside_writable_roots()`: the policy's writable paths, for patch safety;
+* `open_beneath()`: a directory handle reached without following symlinks, for the
+  engine's own writes.
 
 The names are loaded on first use: the launcher (`python -m codex_lsp.sandbox`)
 imports this package before every sandboxed command, and must not pay for
@@ -25,22 +28,31 @@ if TYPE_CHECKING:
     from ._api import (
         SandboxSupport,
         SandboxUnavailable,
+        fallback_warning,
         is_likely_sandbox_denied,
         sandbox_support,
         sandbox_unavailable_warning,
         session_sandbox_warning,
         wrap_command,
     )
+    from .beneath import open_beneath
+    from .options import ResourceLimits, SandboxOptions, default_hidden_dirs
     from .policy import (
         WritableRoot,
         is_path_writable,
         paths_outside_writable_roots,
+        writable_root_of,
         writable_roots,
     )
 
 _EXPORTS = {
     "SandboxSupport": "._api",
     "SandboxUnavailable": "._api",
+    "fallback_warning": "._api",
+    "ResourceLimits": ".options",
+    "SandboxOptions": ".options",
+    "default_hidden_dirs": ".options",
+    "open_beneath": ".beneath",
     "is_likely_sandbox_denied": "._api",
     "sandbox_support": "._api",
     "sandbox_unavailable_warning": "._api",
@@ -49,20 +61,27 @@ _EXPORTS = {
     "WritableRoot": ".policy",
     "is_path_writable": ".policy",
     "paths_outside_writable_roots": ".policy",
+    "writable_root_of": ".policy",
     "writable_roots": ".policy",
 }
 
 __all__ = [
+    "ResourceLimits",
+    "SandboxOptions",
     "SandboxSupport",
     "SandboxUnavailable",
     "WritableRoot",
+    "default_hidden_dirs",
+    "fallback_warning",
     "is_likely_sandbox_denied",
     "is_path_writable",
+    "open_beneath",
     "paths_outside_writable_roots",
     "sandbox_support",
     "sandbox_unavailable_warning",
     "session_sandbox_warning",
     "wrap_command",
+    "writable_root_of",
     "writable_roots",
 ]
 

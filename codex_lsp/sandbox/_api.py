@@ -5,10 +5,19 @@ policy and runs the result with `subprocess` (keep `close_fds=True`, the default
 an inherited network socket would slip past the filter, which only stops new ones).
 There is no silent downgrade: if the kernel lacks what the policy needs,
 `wrap_command` raises `SandboxUnavailable` and the command is not run.
+
+The wrapped argv runs the launcher (`python -m codex_lsp.sandbox`), which stays
+the command's parent: it exits with the command's status once the command and
+everything it started are gone. To stop a command, send SIGTERM to the launcher (or
+its process group): it passes the signal on and, a quarter of a second later, kills
+the whole tree. SIGKILL to the launcher also ends the tree where the kernel gives it
+a PID namespace; without one, processes that left the command's session would
+survive it, so prefer SIGTERM first.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import signal
@@ -19,11 +28,20 @@ from pathlib import Path
 
 from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite, has_network_access
 
+from . import _nested, _roots
+from .options import SandboxOptions
+
 LAUNCHER = str(Path(__file__).with_name("__main__.py"))
-# Comma-separated parts to pretend the kernel lacks: `landlock`, `seccomp`
-# (honoured by `sandbox_support`), `mountns` (honoured by the launcher, which then
-# protects `.git` and friends with Landlock alone).
+# Comma-separated parts to pretend the kernel lacks: `landlock`, `seccomp`, `mountns`
+# (the launcher then protects `.git` and friends with Landlock and seccomp alone, as
+# on a system without unprivileged user namespaces) and `pidns`.
 DISABLE_ENV = "CODEX_LSP_SANDBOX_DISABLE"
+_PROBE_NAMESPACES = (
+    "import ctypes, os\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "flags = 0x00020000 if os.geteuid() == 0 else 0x10020000\n"
+    "raise SystemExit(0 if libc.unshare(flags) == 0 else 1)\n"
+)
 
 _DENIAL_KEYWORDS = (
     "operation not permitted",
@@ -51,6 +69,9 @@ class SandboxSupport:
     landlock: bool
     seccomp: bool
     landlock_abi: int | None
+    # A private mount namespace (through a user namespace unless running as root):
+    # without it commands run under Landlock and seccomp alone, with less allowed.
+    mount_namespace: bool = True
 
 
 @functools.cache
@@ -60,7 +81,29 @@ def _probe_kernel() -> SandboxSupport:
     from . import _landlock, _seccomp
 
     abi = _landlock.abi_version()
-    return SandboxSupport(landlock=abi >= 1, seccomp=_seccomp.supported(), landlock_abi=abi or None)
+    return SandboxSupport(
+        landlock=abi >= 1,
+        seccomp=_seccomp.supported(),
+        landlock_abi=abi or None,
+        mount_namespace=_probe_mount_namespace(),
+    )
+
+
+def _probe_mount_namespace() -> bool:
+    # In a child process: unshare changes the caller, and this one may have threads.
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _PROBE_NAMESPACES],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 def sandbox_support() -> SandboxSupport:
@@ -73,6 +116,7 @@ def sandbox_support() -> SandboxSupport:
         landlock=landlock,
         seccomp=found.seccomp and "seccomp" not in disabled,
         landlock_abi=found.landlock_abi if landlock else None,
+        mount_namespace=found.mount_namespace and "mountns" not in disabled,
     )
 
 
@@ -96,15 +140,42 @@ def sandbox_unavailable_warning(support: SandboxSupport) -> str | None:
     )
 
 
-def session_sandbox_warning(policy: DangerFullAccess | ReadOnly | WorkspaceWrite) -> str | None:
-    """The warning a session under `policy` starts with when this kernel cannot enforce it.
+def fallback_warning(support: SandboxSupport, options: SandboxOptions | None = None) -> str | None:
+    """What the user must know when commands will run under Landlock and seccomp alone."""
+    if support.mount_namespace or not (support.landlock and support.seccomp):
+        return None
+    allowed = options is not None and options.fallback_metadata_changes
+    metadata = (
+        "they may change file modes, owners, times and extended attributes anywhere they "
+        "can read, because `sandbox_linux.fallback_metadata_changes` is on"
+        if allowed
+        else "they cannot change file modes, owners, times or extended attributes at all "
+        "(linking an executable or `chmod +x` fails; set "
+        "`[sandbox_linux] fallback_metadata_changes = true` to allow it, also outside the "
+        "writable roots)"
+    )
+    return (
+        "This system gives the sandbox no private mount namespace (unprivileged user "
+        "namespaces are disabled), so commands run under Landlock and seccomp alone: "
+        f"{metadata}; they cannot create new entries at the top of a writable root, open "
+        "unix sockets other than socket pairs, or use pseudo-terminals; and processes "
+        "that leave the command's session are ended by the launcher, not by the kernel."
+    )
+
+
+def session_sandbox_warning(
+    policy: DangerFullAccess | ReadOnly | WorkspaceWrite, options: SandboxOptions | None = None
+) -> str | None:
+    """The warning a session under `policy` starts with when this kernel cannot enforce it
+    in full (commands will be refused) or only in the Landlock-only fallback.
 
     Said up front, so the user learns why commands will be refused before the model
     runs one; `wrap_command` raises with the same text, which the session says only once.
     """
     if isinstance(policy, DangerFullAccess):
         return None
-    return sandbox_unavailable_warning(sandbox_support())
+    support = sandbox_support()
+    return sandbox_unavailable_warning(support) or fallback_warning(support, options)
 
 
 def wrap_command(
@@ -112,13 +183,18 @@ def wrap_command(
     policy: DangerFullAccess | ReadOnly | WorkspaceWrite,
     cwd: Path | str,
     env: Mapping[str, str],
+    *,
+    options: SandboxOptions | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The argv and environment that run `argv` under `policy`.
 
     `cwd` is the directory the policy's roots are resolved against (the session's);
-    the caller still chooses the command's working directory. `danger-full-access`
-    returns the command unchanged. Raises `SandboxUnavailable` when the kernel
-    cannot enforce the policy.
+    the caller still chooses the command's working directory. `env` is the command's
+    whole environment (already filtered by the shell environment policy). `options`
+    carries the limits and hidden directories (defaults: `SandboxOptions()`);
+    the nested repositories inside the cwd are added to its protected paths.
+    `danger-full-access` returns the command unchanged. Raises `SandboxUnavailable`
+    when the kernel cannot enforce the policy.
     """
     if not argv:
         raise ValueError("cannot wrap an empty command")
@@ -130,6 +206,24 @@ def wrap_command(
         raise SandboxUnavailable(
             sandbox_unavailable_warning(support) or "the sandbox is unavailable"
         )
+    options = options if options is not None else SandboxOptions()
+    for directory in options.hidden(env):
+        # Made now if missing, so it can be hidden before anything appears in it.
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+        except OSError:
+            continue
+    nested: tuple[str, ...] = ()
+    if isinstance(policy, WorkspaceWrite):
+        # The workspace and the roots named in the policy; not /tmp or $TMPDIR, which
+        # every program shares and which hold nobody's project.
+        base = _roots.absolute(os.fspath(cwd), "/")
+        for root in dict.fromkeys(
+            [base, *(_roots.absolute(r, base) for r in policy.writable_roots)]
+        ):
+            nested += _nested.nested_git_dirs(root)
+    if nested:
+        options = dataclasses.replace(options, protected_paths=(*options.protected_paths, *nested))
     wrapped = [
         sys.executable,
         "-I",  # ignore PYTHON* variables meant for the command, and the user site
@@ -139,6 +233,7 @@ def wrap_command(
         policy.model_dump_json(),
         "--cwd",
         os.fspath(cwd),
+        *options.launcher_args(env),
         "--",
         *argv,
     ]

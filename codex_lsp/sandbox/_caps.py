@@ -43,7 +43,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 def _prctl(option: int, arg2: int, arg3: int = 0) -> int:
     zero = ctypes.c_ulong(0)
-    return _libc.prctl(option, ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), zero, zero)
+    return int(_libc.prctl(option, ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), zero, zero))
 
 
 def _last_cap() -> int:

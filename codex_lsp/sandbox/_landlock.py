@@ -4,6 +4,10 @@ The `landlock` package costs ~17 ms to import (dataclasses, inspect); three sysc
 and two structs do not need it. Syscall numbers 444-446 are shared by x86_64 and
 aarch64. Rights we do not list as handled stay unrestricted, which is how device
 ioctls (terminals) keep working.
+
+From ABI 6 a ruleset also scopes IPC: a sandboxed process can neither signal a
+process outside its domain nor connect or send to an abstract unix socket that a
+process outside it created.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ REFER = 1 << 13  # ABI 2
 TRUNCATE = 1 << 14  # ABI 3
 NET_BIND_TCP = 1 << 0  # ABI 4
 NET_CONNECT_TCP = 1 << 1  # ABI 4
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+SCOPE_SIGNAL = 1 << 1  # ABI 6
 
 READ = EXECUTE | READ_FILE | READ_DIR
 # Rights that a rule on a non-directory may carry; anything else is EINVAL there.
@@ -68,7 +74,7 @@ def _call(nr: int, *args: int | ctypes.Array[ctypes.c_char] | None) -> int:
     if result < 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
-    return result
+    return int(result)
 
 
 def abi_version() -> int:
@@ -89,17 +95,26 @@ def handled_fs(abi: int) -> int:
     return rights
 
 
+def scopes(abi: int) -> int:
+    """The IPC scopes this ABI enforces: signals and abstract unix sockets from ABI 6."""
+    return SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
+
+
 class Ruleset:
     """A Landlock ruleset being filled in, then enforced on this process."""
 
     def __init__(self, abi: int, *, deny_tcp: bool) -> None:
         self.abi = abi
         self.handled = handled_fs(abi)
+        self.scoped = scopes(abi)
         net = NET_BIND_TCP | NET_CONNECT_TCP if deny_tcp and abi >= 4 else 0
-        if net:
-            attr = ctypes.create_string_buffer(struct.pack("=QQ", self.handled, net), 16)
+        if self.scoped:
+            fields = struct.pack("=QQQ", self.handled, net, self.scoped)
+        elif net:
+            fields = struct.pack("=QQ", self.handled, net)
         else:
-            attr = ctypes.create_string_buffer(struct.pack("=Q", self.handled), 8)
+            fields = struct.pack("=Q", self.handled)
+        attr = ctypes.create_string_buffer(fields, len(fields))
         self.fd = _call(SYS_CREATE_RULESET, attr, len(attr), 0)
 
     def allow(self, path: str, rights: int) -> bool:
@@ -113,18 +128,22 @@ class Ruleset:
         except OSError:
             return False
         try:
-            st = os.fstat(fd)
-            if stat.S_ISLNK(st.st_mode):
-                return False
-            if not stat.S_ISDIR(st.st_mode):
-                rights &= FILE_ONLY
-            rights &= self.handled
-            if not rights:
-                return True
-            attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
-            _call(SYS_ADD_RULE, self.fd, RULE_PATH_BENEATH, attr, 0)
+            return self.allow_fd(fd, rights)
         finally:
             os.close(fd)
+
+    def allow_fd(self, fd: int, rights: int) -> bool:
+        """Grant `rights` on what the descriptor `fd` (O_PATH will do) refers to."""
+        st = os.fstat(fd)
+        if stat.S_ISLNK(st.st_mode):
+            return False
+        if not stat.S_ISDIR(st.st_mode):
+            rights &= FILE_ONLY
+        rights &= self.handled
+        if not rights:
+            return True
+        attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
+        _call(SYS_ADD_RULE, self.fd, RULE_PATH_BENEATH, attr, 0)
         return True
 
     def enforce(self) -> None:

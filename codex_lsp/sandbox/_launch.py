@@ -1,13 +1,24 @@
-"""The sandbox launcher: restrict this process, then exec the command in its place.
+"""The sandbox launcher: restrict a command, run it, and end everything it started.
 
-Usage: `python -m codex_lsp.sandbox --policy '<SandboxPolicy JSON>' --cwd DIR -- CMD...`
+Usage:
 
-Order matters. The mount namespace comes first, because Landlock forbids mounting
-once it is enforced and the mounts need the capabilities dropped next; then
-Landlock; then seccomp, last, so the filter does not have to allow the set-up calls.
-Everything is inherited by every process the command starts. If any layer cannot
-be applied the command is not run: a sandbox that silently runs unsandboxed is
-worse than none.
+    python -m codex_lsp.sandbox --policy '<SandboxPolicy JSON>' [--cwd DIR]
+        [--hide DIR]... [--protect PATH]... [--max-processes N] [--max-memory-mb N]
+        [--fallback-metadata-changes] -- CMD...
+
+The outer process (this one) enters a private user, mount, PID and (with the network
+off) network namespace, sets up the mounts, builds the Landlock ruleset and forks.
+The child is the PID namespace's init: it mounts its `/proc`, applies the limits,
+drops capabilities, enforces Landlock and seccomp (in that order: Landlock forbids
+mounting once enforced, and the filter need not allow the set-up calls), forks the
+command and reports its status. The outer process relays signals, ends the whole
+tree (`_supervise.py`) and exits as the command did.
+
+Where the kernel refuses the namespaces, the command runs under Landlock and seccomp
+alone, with the extra seccomp rules that stand in for the mounts; the outer process
+is then a subreaper that kills the command's descendants itself. If any layer cannot
+be applied the command is not run: a sandbox that silently runs unsandboxed is worse
+than none.
 """
 
 from __future__ import annotations
@@ -15,50 +26,63 @@ from __future__ import annotations
 import os
 import sys
 
-from . import _caps, _landlock, _mounts, _roots, _seccomp
+from . import _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
 from ._jsonlite import loads
 
-# Spelled out so the launcher does not import `typing` (its start-up time counts).
+# Spelled out so the launcher does not import `typing`: its start-up time counts.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import signal
     from typing import NoReturn
+else:
+    # `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
+    import _signal as signal
+
 
 PROG = "codex-sandbox"
 DISABLE_ENV = "CODEX_LSP_SANDBOX_DISABLE"
-# Character devices every program expects to write to; they hold no data.
-DEVICES = (
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-)
-# POSIX shared memory and semaphores (multiprocessing locks) live here. With a
-# mount namespace it gets a fresh private tmpfs, writable under either policy and
-# gone when the command ends; without one, the host's is writable only under
-# workspace-write.
-SHM = "/dev/shm"
+_VALUED = ("--policy", "--cwd", "--hide", "--protect", "--max-processes", "--max-memory-mb")
 
 
 class UsageError(Exception):
     """The launcher was called with arguments it does not understand."""
 
 
-def parse_args(args: list[str]) -> tuple[str, str, list[str]]:
-    """`(policy_json, cwd, command)` from the launcher's own arguments."""
-    policy: str | None = None
-    cwd: str | None = None
+class Args:
+    """The launcher's parsed command line."""
+
+    def __init__(self) -> None:
+        self.policy: str | None = None
+        self.cwd: str | None = None
+        self.hide: list[str] = []
+        self.protect: list[str] = []
+        self.max_processes = 0
+        self.max_memory_mb = 0
+        self.fallback_metadata_changes = False
+        self.command: list[str] = []
+
+
+def _count(name: str, value: str) -> int:
+    if not value.isdigit():
+        raise UsageError(f"{name} needs a whole number, got {value!r}")
+    return int(value)
+
+
+def parse_args(args: list[str]) -> Args:
+    """The launcher's own arguments, up to `--`, and the command after it."""
+    parsed = Args()
     i = 0
     while i < len(args):
         arg = args[i]
         if arg == "--":
-            command = args[i + 1 :]
+            parsed.command = args[i + 1 :]
             break
+        if arg == "--fallback-metadata-changes":
+            parsed.fallback_metadata_changes = True
+            i += 1
+            continue
         name, eq, value = arg.partition("=")
-        if name not in ("--policy", "--cwd"):
+        if name not in _VALUED:
             raise UsageError(f"unknown argument {arg!r}")
         if not eq:
             i += 1
@@ -66,149 +90,31 @@ def parse_args(args: list[str]) -> tuple[str, str, list[str]]:
                 raise UsageError(f"{name} needs a value")
             value = args[i]
         if name == "--policy":
-            policy = value
+            parsed.policy = value
+        elif name == "--cwd":
+            parsed.cwd = value
+        elif name == "--hide":
+            parsed.hide.append(value)
+        elif name == "--protect":
+            parsed.protect.append(value)
+        elif name == "--max-processes":
+            parsed.max_processes = _count(name, value)
         else:
-            cwd = value
+            parsed.max_memory_mb = _count(name, value)
         i += 1
-    else:
-        command = []
-    if policy is None:
+    if parsed.policy is None:
         raise UsageError("--policy is required")
-    if not command:
+    if not parsed.command:
         raise UsageError("no command after --")
-    return policy, cwd or os.getcwd(), command
+    return parsed
 
 
-def _entry(path: str) -> str:
-    """Where the directory entry `path` itself lives, with its parents resolved."""
-    head, tail = os.path.split(path)
-    return os.path.join(os.path.realpath(head), tail)
-
-
-class Plan:
-    """What to protect, in resolved paths, for one launch."""
-
-    def __init__(self, roots: list[_roots.RootSpec], *, workspace_write: bool) -> None:
-        self.writable: list[str] = []
-        for root, _ in roots:
-            real = os.path.realpath(root)
-            if os.path.exists(real) and real not in self.writable:
-                self.writable.append(real)
-        self.writable.sort(key=len)
-        self.workspace_write = workspace_write
-        self.private_shm = False
-        # Protected entries that exist and can carry a read-only mount, the ones
-        # that are symlinks (a mount would land on their target instead), and the
-        # ones that do not exist yet.
-        self.mountable: list[str] = []
-        self.links: list[str] = []
-        self.missing: list[str] = []
-        for _, subs in roots:
-            for sub in subs:
-                entry = _entry(sub)
-                target = os.path.realpath(sub)
-                if os.path.islink(entry):
-                    self._add(self.links, entry)
-                    if os.path.exists(target):
-                        self._add(self.mountable, target)
-                elif os.path.exists(entry):
-                    self._add(self.mountable, entry)
-                else:
-                    self._add(self.missing, entry)
-
-    def _add(self, bucket: list[str], path: str) -> None:
-        if path not in bucket and self.in_writable(path):
-            bucket.append(path)
-
-    def in_writable(self, path: str) -> bool:
-        return any(_roots.is_beneath(path, w) for w in self.writable)
-
-
-def protect_with_mounts(plan: Plan) -> list[str] | None:
-    """Read-only mounts for the plan; returns what Landlock must still carve out.
-
-    None means no private mount namespace was available and nothing was mounted.
-    """
-    try:
-        if not _mounts.enter_private_namespace():
-            return None
-    except OSError:
-        # unshare worked but propagation could not be made private: mounting now
-        # would leak into the host, so rely on Landlock alone.
-        return None
-    originals = _mounts.mountpoints()
-    binds_ok = True
-    for path in plan.writable:
-        try:
-            _mounts.bind_in_place(path, read_only=False)
-        except OSError:
-            binds_ok = False
-    carve = list(plan.links)
-    for path in plan.mountable:
-        try:
-            _mounts.bind_in_place(path, read_only=True)
-        except OSError:
-            carve.append(path)
-    if binds_ok:
-        # Only once every root has its own mount: otherwise a root would turn
-        # read-only along with the filesystem that holds it.
-        for mnt in originals:
-            if plan.in_writable(mnt):
-                continue
-            try:
-                _mounts.remount(mnt, read_only=True)
-            except OSError:
-                # Landlock still refuses writes there; only metadata changes
-                # (chmod, utime) on that one filesystem stay possible.
-                continue
-    # After the loop above, which would otherwise turn it read-only by its path.
-    try:
-        _mounts.mount_tmpfs(SHM)
-        plan.private_shm = True
-    except OSError:
-        plan.private_shm = False
-    try:
-        # Our cwd still points into the mount that is now underneath the binds.
-        os.chdir(os.getcwd())
-    except OSError:
-        return carve  # writes relative to the old cwd then fail, they do not leak
-    return carve
-
-
-def _grant_root(ruleset: _landlock.Ruleset, root: str, carve: list[str]) -> None:
-    inside = [p for p in carve if p != root and _roots.is_beneath(p, root)]
-    if root in carve:
-        return
-    if not inside:
-        ruleset.allow(root, _landlock.READ | _landlock.WRITE)
-        return
-    _grant_around(ruleset, root, inside)
-
-
-def _grant_around(ruleset: _landlock.Ruleset, directory: str, protected: list[str]) -> None:
-    # Landlock rights flow down the whole hierarchy, so the directories on the way
-    # to a protected path get no rights of their own, only their other entries do.
-    try:
-        entries = sorted(os.listdir(directory))
-    except OSError:
-        return
-    for name in entries:
-        path = os.path.join(directory, name)
-        if path in protected:
-            continue
-        below = [p for p in protected if _roots.is_beneath(p, path)]
-        if below:
-            if os.path.isdir(path) and not os.path.islink(path):
-                _grant_around(ruleset, path, below)
-            continue
-        ruleset.allow(path, _landlock.READ | _landlock.WRITE)
-
-
-def apply_sandbox(policy: dict[str, object], cwd: str, disabled: set[str]) -> None:
-    """Restrict this process according to `policy` (read-only or workspace-write)."""
+def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoReturn:
+    """Sandbox and run `args.command` under `policy` (read-only or workspace-write)."""
     kind = str(policy.get("type"))
     network = policy.get("network_access") is True
     explicit = policy.get("writable_roots") or ()
+    cwd = args.cwd or os.getcwd()
     roots = _roots.compute(
         kind,
         cwd=cwd,
@@ -216,45 +122,90 @@ def apply_sandbox(policy: dict[str, object], cwd: str, disabled: set[str]) -> No
         exclude_slash_tmp=policy.get("exclude_slash_tmp") is True,
         exclude_tmpdir_env_var=policy.get("exclude_tmpdir_env_var") is True,
     )
-    plan = Plan(roots, workspace_write=kind == "workspace-write")
-    carve = None if "mountns" in disabled else protect_with_mounts(plan)
-    if carve is None:
-        carve = plan.mountable + plan.links + plan.missing
+    plan = _plan.Plan(
+        roots,
+        workspace_write=kind == "workspace-write",
+        cwd=cwd,
+        protect=args.protect,
+        hide=args.hide,
+    )
+    limits = _limits.Limits(args.max_processes, args.max_memory_mb)
+    cgroup = _limits.CommandCgroup.create(limits)
 
-    abi = _landlock.abi_version()
-    if abi < 1:
-        raise OSError("Landlock is not available in this kernel")
-    ruleset = _landlock.Ruleset(abi, deny_tcp=not network)
-    ruleset.allow("/", _landlock.READ)
-    for device in DEVICES:
-        ruleset.allow(device, _landlock.DEVICE)
-    for root in plan.writable:
-        _grant_root(ruleset, root, carve)
-    if plan.private_shm or plan.workspace_write:
-        ruleset.allow(SHM, _landlock.READ | _landlock.WRITE)
-    _caps.drop_dangerous()
-    _seccomp.set_no_new_privs()
-    ruleset.enforce()
+    flags = 0
+    if "mountns" not in disabled:
+        if plan.workspace_write:
+            plan.make_placeholders()
+        flags = _mounts.enter_private_namespace(pid="pidns" not in disabled, net=not network)
+    elif "pidns" not in disabled:
+        flags = _mounts.enter_pid_namespace()
+    mount_namespace = bool(flags & _mounts.CLONE_NEWNS)
+    if mount_namespace:
+        carve = _plan.protect_with_mounts(plan)
+    else:
+        carve = plan.mountable + plan.links + plan.missing + plan.hidden
+    ruleset = _plan.build_ruleset(plan, carve, network=network)
+    table = _seccomp.syscall_table()
+    if table is None:
+        raise OSError(f"no seccomp syscall table for {os.uname().machine}")
+    program = _seccomp.build_filter(
+        table,
+        deny_network=not network,
+        landlock_only=not mount_namespace,
+        deny_metadata=not mount_namespace and not args.fallback_metadata_changes,
+    )
+    pid_namespace = bool(flags & _mounts.CLONE_NEWPID)
+    conf = _init.Confinement(
+        ruleset,
+        program,
+        limits,
+        pid_namespace=pid_namespace,
+        mount_namespace=mount_namespace,
+        user_namespace=bool(flags & _mounts.CLONE_NEWUSER),
+        cgroup=cgroup is not None,
+    )
+    sys.stdout.flush()
+    if pid_namespace:
+        status_r, status_w = os.pipe2(os.O_CLOEXEC)
+        child = os.fork()
+        if child == 0:
+            os.close(status_r)
+            _init.run_as_init(conf, args.command, status_w)
+        os.close(status_w)
+    else:
+        _supervise.become_subreaper()
+        status_r = -1
+        child = os.fork()
+        if child == 0:
+            _init.die_with_parent()
+            try:
+                _init.confine(conf)
+            except OSError as exc:
+                _die(f"sandbox could not be applied, command not run: {exc}", 1)
+            _init.exec_command(args.command)
+    os.close(ruleset.fd)
+    supervisor = _supervise.Supervisor(child, pid_namespace=pid_namespace, cgroup=cgroup)
+    status = supervisor.wait()
+    if status_r >= 0:
+        reported = os.read(status_r, 4)
+        if len(reported) == 4:
+            status = int.from_bytes(reported, "little")
+    _exit_like(status)
 
-    if not network:
-        table = _seccomp.syscall_table()
-        if table is None:
-            raise OSError(f"no seccomp syscall table for {os.uname().machine}")
-        _seccomp.install(_seccomp.build_filter(table, deny_network=True))
 
+def _exit_like(status: int) -> NoReturn:
+    """Exit the way the command did: with its code, or killed by its signal."""
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        import resource
 
-def detach_from_terminal() -> None:
-    """Start a new session, so the command has no controlling terminal to abuse.
-
-    With one it could push keystrokes into the terminal the engine runs in
-    (TIOCSTI) and have them executed outside the sandbox.
-    """
-    try:
-        os.setsid()
-    except OSError:
-        # Already a session or group leader, e.g. started on a pty of its own:
-        # that terminal belongs to the command anyway.
-        return
+        # Dying of SIGSEGV or SIGSYS here must not leave a core of the launcher.
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])
+        os.kill(os.getpid(), signum)
+        os._exit(128 + signum)  # a signal that does not kill (SIGCHLD) lands here
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
 def _die(message: str, code: int) -> NoReturn:
@@ -263,11 +214,12 @@ def _die(message: str, code: int) -> NoReturn:
     os._exit(code)
 
 
-def main(args: list[str] | None = None) -> NoReturn:
+def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point of the launcher process."""
     try:
-        policy_json, cwd, command = parse_args(sys.argv[1:] if args is None else args)
-        policy = loads(policy_json)
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        assert args.policy is not None
+        policy = loads(args.policy)
     except (UsageError, ValueError) as exc:
         _die(f"{exc}\nusage: {PROG} --policy JSON [--cwd DIR] -- COMMAND [ARG...]", 2)
     if not isinstance(policy, dict):
@@ -275,20 +227,13 @@ def main(args: list[str] | None = None) -> NoReturn:
     kind = policy.get("type")
     if kind not in ("danger-full-access", "read-only", "workspace-write"):
         _die(f"unsupported sandbox policy type {kind!r}", 2)
-    if kind != "danger-full-access":
-        os.environ["CODEX_SANDBOX"] = "seccomp"
-        if policy.get("network_access") is not True:
-            os.environ["CODEX_SANDBOX_NETWORK_DISABLED"] = "1"
-        disabled = set(os.environ.get(DISABLE_ENV, "").split(","))
-        try:
-            apply_sandbox(policy, cwd, disabled)
-        except OSError as exc:
-            _die(f"sandbox could not be applied, command not run: {exc}", 1)
-        detach_from_terminal()
-    sys.stdout.flush()
+    if kind == "danger-full-access":
+        _init.exec_command(args.command)
+    os.environ["CODEX_SANDBOX"] = "seccomp"
+    if policy.get("network_access") is not True:
+        os.environ["CODEX_SANDBOX_NETWORK_DISABLED"] = "1"
+    disabled = set(os.environ.get(DISABLE_ENV, "").split(","))
     try:
-        os.execvp(command[0], command)
-    except FileNotFoundError:
-        _die(f"{command[0]}: command not found", 127)
+        launch(policy, args, disabled)
     except OSError as exc:
-        _die(f"{command[0]}: {exc.strerror or exc}", 126)
+        _die(f"sandbox could not be applied, command not run: {exc}", 1)

@@ -7,6 +7,12 @@ stays writable, including files created directly in it. The same namespace makes
 every other mount read-only, which Landlock alone cannot express: it does not cover
 chmod, chown, utime or xattr changes, and these now fail with EROFS outside the roots.
 
+Inside the namespace the command also gets a `/dev` of its own (the few character
+devices every program uses, and a fresh devpts instance, so no other session's
+terminal is there to open), a `/proc` of its own PID namespace, and empty read-only
+file systems over the directories it must not read (`$CODEX_HOME`, the per-user
+server's socket directory).
+
 Unprivileged users get the namespace through a user namespace that maps only their
 own uid and gid; root uses a plain mount namespace so file ownership and
 capabilities look as they do outside. Once Landlock is enforced the sandboxed
@@ -20,6 +26,8 @@ import os
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -70,28 +78,38 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def enter_private_namespace() -> bool:
-    """Move this process into its own mount namespace; False if the kernel refuses.
+def enter_private_namespace(*, pid: bool = True, net: bool = False) -> int:
+    """Move this process into its own mount namespace (and, for the children it forks
+    next, a PID and a network namespace); the flags obtained, or 0 if refused.
 
-    Nothing is changed when it returns False, so the caller can fall back to
-    Landlock-only protection.
+    Nothing is changed when it returns 0, so the caller can fall back to
+    Landlock-only protection. A kernel that refuses the PID or network namespace
+    but allows the mount namespace gets the mount namespace alone.
     """
     uid, gid = os.geteuid(), os.getegid()
-    entered = False
-    if uid == 0 and _libc.unshare(CLONE_NEWNS) == 0:
-        entered = True
-    elif _libc.unshare(CLONE_NEWNS | CLONE_NEWUSER) == 0:
+    extra = (CLONE_NEWPID if pid else 0) | (CLONE_NEWNET if net else 0)
+    user = 0 if uid == 0 else CLONE_NEWUSER
+    for flags in (CLONE_NEWNS | extra | user, CLONE_NEWNS | user):
+        if _libc.unshare(flags) == 0:
+            break
+    else:
+        return 0
+    if user:
         # An unmapped uid would show every file as owned by "nobody" and make
         # exec fail; map exactly ourselves and nothing else.
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
         _write("/proc/self/gid_map", f"{gid} {gid} 1")
-        entered = True
-    if not entered:
-        return False
     # Without this, mounts made here would propagate back to the host's peers.
     _mount(None, "/", MS_REC | MS_PRIVATE)
-    return True
+    return flags
+
+
+def enter_pid_namespace() -> int:
+    """A PID namespace alone (for the children forked next), for root without a mount
+    namespace; CLONE_NEWPID, or 0 if refused. No /proc is mounted for it: there is no
+    private mount namespace to mount it in."""
+    return CLONE_NEWPID if os.geteuid() == 0 and _libc.unshare(CLONE_NEWPID) == 0 else 0
 
 
 def _locked_flags(path: str) -> int:
@@ -133,6 +151,68 @@ def mount_tmpfs(path: str) -> None:
     flags = MS_NOSUID | MS_NODEV
     if _libc.mount(b"tmpfs", path.encode(), b"tmpfs", ctypes.c_ulong(flags), b"mode=1777") != 0:
         raise _fail(f"mount tmpfs on {path}")
+
+
+def hide(path: str) -> None:
+    """Cover the directory `path` with an empty, read-only file system."""
+    flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    if _libc.mount(b"tmpfs", path.encode(), b"tmpfs", ctypes.c_ulong(flags), b"size=4k,mode=0500"):
+        raise _fail(f"hide {path}")
+
+
+def mount_proc() -> None:
+    """A `/proc` of this process's PID namespace over the host's."""
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    if _libc.mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(flags), None) != 0:
+        raise _fail("mount /proc")
+
+
+# Character devices a program may expect in /dev; they are bound in from the host's.
+DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
+DEV_LINKS = (
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+    ("ptmx", "pts/ptmx"),
+)
+
+
+def minimal_dev() -> None:
+    """Replace `/dev` with a small tmpfs: the usual character devices, a private
+    devpts instance (pseudo-terminals made inside only), and a private `/dev/shm`.
+
+    Nothing else of the host's `/dev` is reachable: not its disks, not its input
+    devices, not the terminals of other sessions in its `/dev/pts`.
+    """
+    # Held open across the tmpfs mount, which hides the host's nodes by their paths.
+    held = {}
+    for name in DEV_NODES:
+        try:
+            held[name] = os.open(f"/dev/{name}", os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue
+    try:
+        if _libc.mount(b"tmpfs", b"/dev", b"tmpfs", ctypes.c_ulong(MS_NOSUID), b"mode=0755") != 0:
+            raise _fail("mount tmpfs on /dev")
+        for name, fd in held.items():
+            target = f"/dev/{name}"
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o666))
+            _mount(f"/proc/self/fd/{fd}", target, MS_BIND)
+    finally:
+        for fd in held.values():
+            os.close(fd)
+    for name, target in DEV_LINKS:
+        os.symlink(target, f"/dev/{name}")
+    os.mkdir("/dev/pts", 0o755)
+    os.mkdir("/dev/shm", 0o1777)
+    options = b"newinstance,ptmxmode=0666,mode=0620"
+    flags = ctypes.c_ulong(MS_NOSUID | MS_NOEXEC)
+    if _libc.mount(b"devpts", b"/dev/pts", b"devpts", flags, options) != 0:
+        raise _fail("mount devpts on /dev/pts")
+    mount_tmpfs("/dev/shm")
+    # The tmpfs itself takes no new entries; the mounts on it stay as they are.
+    _mount(None, "/dev", MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 
 
 def mountpoints() -> list[str]:

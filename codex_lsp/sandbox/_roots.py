@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 GIT = ".git"
 AGENTS = ".agents"
 CODEX = ".codex"
+PROTECTED_NAMES = frozenset({GIT, AGENTS, CODEX})
 
 RootSpec = tuple[str, tuple[str, ...]]  # (root, read-only subpaths)
 
@@ -47,8 +48,26 @@ def gitdir_target(dot_git: str) -> str | None:
     return absolute(value.strip(), os.path.dirname(dot_git))
 
 
+def commondir_target(gitdir: str) -> str | None:
+    """The main repository's git directory that a worktree's `gitdir` shares
+    (its `commondir` file), if it names one."""
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as f:
+            value = f.readline(4096).strip()
+    except OSError:
+        return None
+    return absolute(value, gitdir) if value else None
+
+
 def read_only_subpaths(root: str, *, is_cwd: bool) -> tuple[str, ...]:
-    """The protected paths beneath one writable root, most important first."""
+    """The protected paths beneath one writable root, most important first.
+
+    A worktree's `.git` is a pointer file: the directory it names and the main
+    repository's git directory (its config and hooks run on the user's next `git`)
+    are protected with it. The cwd's `.codex` and `.agents` are protected even before
+    they exist, so a command cannot create a project config or skills that the next
+    session would load.
+    """
     found: list[str] = []
     dot_git = os.path.join(root, GIT)
     if os.path.lexists(dot_git):
@@ -57,12 +76,13 @@ def read_only_subpaths(root: str, *, is_cwd: bool) -> tuple[str, ...]:
             target = gitdir_target(dot_git)
             if target is not None:
                 found.append(target)
+                common = commondir_target(target)
+                if common is not None and common not in found:
+                    found.append(common)
     agents = os.path.join(root, AGENTS)
-    if os.path.isdir(agents):
+    if is_cwd or os.path.isdir(agents):
         found.append(agents)
     codex = os.path.join(root, CODEX)
-    # The cwd's `.codex` is protected even before it exists, so a command cannot
-    # create a project config that loosens the next session's policy.
     if is_cwd or os.path.lexists(codex):
         found.append(codex)
     return tuple(found)
@@ -115,16 +135,27 @@ def is_beneath(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent + "/")
 
 
+def _names_protected_entry(path: str, root: str) -> bool:
+    """Whether `path` passes through a `.git`, `.codex` or `.agents` below `root`, at
+    any depth: a nested repository's hooks run as surely as the root's."""
+    rest = path[len(root) :] if root != "/" else path
+    return any(part in PROTECTED_NAMES for part in rest.split("/"))
+
+
 def is_writable(path: str, roots: list[RootSpec]) -> bool:
     """Whether `path` (absolute, normalised) may be written under `roots`.
 
     Decided on the resolved path, as the kernel does: a symlink inside a root that
     points elsewhere leads outside it. A protected subpath of any root wins, whether
     it matches lexically or after resolution, so `/tmp` being a root does not reopen
-    the `.git` of a workspace that lives under `/tmp`.
+    the `.git` of a workspace that lives under `/tmp`; so does any `.git`, `.codex` or
+    `.agents` directory on the way from the root.
     """
     real = resolve(path)
-    if not any(is_beneath(real, resolve(root)) for root, _ in roots):
+    containing = [r for r in (resolve(root) for root, _ in roots) if is_beneath(real, r)]
+    if not containing:
+        return False
+    if any(_names_protected_entry(real, root) for root in containing):
         return False
     for _, protected in roots:
         for sub in protected:

@@ -1,17 +1,27 @@
 """A seccomp-BPF filter for the sandbox, assembled by hand and installed with prctl.
 
 `pyseccomp` (libseccomp through ctypes) costs ~25 ms to import; the filter is a
-couple of dozen instructions, so it is cheaper to write it out. Denied calls fail
-with EPERM, which programs report as "Operation not permitted".
+few dozen instructions, so it is cheaper to write it out. Denied calls fail with
+EPERM, which programs report as "Operation not permitted".
 
 Network policy: only AF_UNIX sockets can be created, so every socket a sandboxed
 process holds is local. The connection calls (`connect`, `bind`, `listen`, `accept`)
 are denied for every family, as in Codex: an AF_UNIX `connect` reaches daemons outside
 the sandbox (a container engine, the init system), which is an escape, not IPC.
-`socketpair` IPC keeps working, including `send()`, which glibc issues as `sendto`
-without an address; a `sendto` that names an address is denied. `recvfrom`,
-`sendmsg`/`recvmsg`, `shutdown`, socket names and options stay allowed because
-they can only act on sockets the process already has.
+A datagram socket needs no `connect` to reach a named socket: `sendmsg` carries the
+address inside a structure the filter cannot read. So datagram sockets are not
+created at all (neither by `socket` nor by `socketpair`); stream and seqpacket
+`socketpair`s keep working, and these ignore or refuse an address on `sendmsg`.
+A `sendto` that names an address is denied too. `recvfrom`, `sendmsg`/`recvmsg`,
+`shutdown`, socket names and options stay allowed because they can only act on
+sockets the process already has.
+
+Without a private mount namespace (Landlock alone) two more rules apply whatever the
+network policy: no AF_UNIX socket can be created except by `socketpair` (the path of
+the per-user server's socket cannot be hidden there), and, unless the user opted out,
+the calls that change metadata (mode, owner, times, extended attributes) are denied
+outright, because Landlock does not mediate them and the filter cannot tell a path
+inside the roots from one outside.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import struct
 _LD_ABS_W = 0x20
 _JEQ_K = 0x15
 _JGE_K = 0x35
+_ALU_AND_K = 0x54
 _RET_K = 0x06
 
 RET_ALLOW = 0x7FFF0000
@@ -41,6 +52,23 @@ SECCOMP_MODE_FILTER = 2
 # Syscall numbers per architecture, with the audit arch the kernel reports.
 _X86_64 = {
     "arch": 0xC000003E,
+    "chmod": 90,
+    "fchmod": 91,
+    "chown": 92,
+    "fchown": 93,
+    "lchown": 94,
+    "utime": 132,
+    "setxattr": 188,
+    "lsetxattr": 189,
+    "fsetxattr": 190,
+    "removexattr": 197,
+    "lremovexattr": 198,
+    "fremovexattr": 199,
+    "utimes": 235,
+    "fchownat": 260,
+    "futimesat": 261,
+    "fchmodat": 268,
+    "utimensat": 280,
     "socket": 41,
     "connect": 42,
     "accept": 43,
@@ -56,6 +84,17 @@ _X86_64 = {
 }
 _AARCH64 = {
     "arch": 0xC00000B7,
+    "setxattr": 5,
+    "lsetxattr": 6,
+    "fsetxattr": 7,
+    "removexattr": 14,
+    "lremovexattr": 15,
+    "fremovexattr": 16,
+    "fchmod": 52,
+    "fchmodat": 53,
+    "fchownat": 54,
+    "fchown": 55,
+    "utimensat": 88,
     "socket": 198,
     "socketpair": 199,
     "bind": 200,
@@ -81,6 +120,9 @@ _COMMON = {
     "fsmount": 432,
     "fspick": 433,
     "mount_setattr": 442,
+    "fchmodat2": 452,
+    "setxattrat": 463,
+    "removexattrat": 466,
 }
 _X86_64.update(_COMMON)
 _AARCH64.update(_COMMON)
@@ -106,6 +148,33 @@ ALWAYS_DENIED = (
     "mount_setattr",
 )
 NETWORK_DENIED = ("connect", "bind", "listen", "accept", "accept4", "sendmmsg", "recvmmsg")
+# Every call that changes a file's mode, owner, times or extended attributes; names
+# an architecture lacks (aarch64 has no `chmod`) are skipped.
+METADATA = (
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "utime",
+    "utimes",
+    "futimesat",
+    "utimensat",
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "setxattrat",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
+    "removexattrat",
+)
+SOCK_DGRAM = 2
+# The low bits of `type` in socket(2) and socketpair(2); the rest are SOCK_* flags.
+SOCK_TYPE_MASK = 0xF
 
 
 def syscall_table() -> dict[str, int] | None:
@@ -124,8 +193,19 @@ def _arg_low(index: int) -> int:
     return 16 + 8 * index
 
 
-def build_filter(table: dict[str, int], *, deny_network: bool) -> bytes:
-    """The filter program as packed `struct sock_filter` entries."""
+def build_filter(
+    table: dict[str, int],
+    *,
+    deny_network: bool,
+    landlock_only: bool = False,
+    deny_metadata: bool = False,
+) -> bytes:
+    """The filter program as packed `struct sock_filter` entries.
+
+    `deny_network` is the network-off policy; `landlock_only` and `deny_metadata`
+    add the rules that stand in for the missing mount namespace (see the module's
+    docstring).
+    """
     # Each entry: (opcode, k, jump-if-true label, jump-if-false label); None = next.
     prog: list[tuple[int, int, str | None, str | None] | str] = [
         (_LD_ABS_W, _OFF_ARCH, None, None),
@@ -134,20 +214,23 @@ def build_filter(table: dict[str, int], *, deny_network: bool) -> bytes:
     ]
     if table is _X86_64:
         prog.append((_JGE_K, _X32_BIT, "kill", None))
-    for name in ALWAYS_DENIED:
-        prog.append((_JEQ_K, table[name], "eperm", None))
+    denied = list(ALWAYS_DENIED)
     if deny_network:
-        for name in NETWORK_DENIED:
-            prog.append((_JEQ_K, table[name], "eperm", None))
-        prog.append((_JEQ_K, table["socket"], "domain", None))
-        prog.append((_JEQ_K, table["socketpair"], "domain", None))
+        denied += NETWORK_DENIED
+    if deny_metadata:
+        denied += [name for name in METADATA if name in table]
+    for name in denied:
+        prog.append((_JEQ_K, table[name], "eperm", None))
+    if deny_network or landlock_only:
+        prog.append((_JEQ_K, table["socket"], "socket", None))
+        prog.append((_JEQ_K, table["socketpair"], "socketpair", None))
+    if deny_network:
         prog.append((_JEQ_K, table["sendto"], "sendto", None))
     prog.append((_RET_K, RET_ALLOW, None, None))
+    if deny_network or landlock_only:
+        prog += _socket_rules(deny_network=deny_network, landlock_only=landlock_only)
     if deny_network:
         prog += [
-            "domain",
-            (_LD_ABS_W, _arg_low(0), None, None),
-            (_JEQ_K, AF_UNIX, "allow", "eperm"),
             "sendto",
             # dest_addr (arg 4) must be NULL in both halves of the pointer.
             (_LD_ABS_W, _arg_low(4), None, None),
@@ -164,6 +247,31 @@ def build_filter(table: dict[str, int], *, deny_network: bool) -> bytes:
         (_RET_K, RET_KILL_PROCESS, None, None),
     ]
     return _assemble(prog)
+
+
+def _socket_rules(
+    *, deny_network: bool, landlock_only: bool
+) -> list[tuple[int, int, str | None, str | None] | str]:
+    """The `socket` and `socketpair` blocks; they end by jumping to `allow` or `eperm`."""
+    domain = (_LD_ABS_W, _arg_low(0), None, None)
+    rules: list[tuple[int, int, str | None, str | None] | str] = ["socket", domain]
+    if landlock_only:
+        # Another family is allowed only when the network is.
+        rules.append((_JEQ_K, AF_UNIX, "eperm", "eperm" if deny_network else "allow"))
+    else:
+        rules.append((_JEQ_K, AF_UNIX, "unix_type", "eperm"))
+    rules += ["socketpair", domain]
+    if not deny_network:
+        rules.append((_JEQ_K, 0, "allow", "allow"))
+        return rules
+    rules += [
+        (_JEQ_K, AF_UNIX, None, "eperm"),
+        "unix_type",
+        (_LD_ABS_W, _arg_low(1), None, None),
+        (_ALU_AND_K, SOCK_TYPE_MASK, None, None),
+        (_JEQ_K, SOCK_DGRAM, "eperm", "allow"),
+    ]
+    return rules
 
 
 def _assemble(prog: list[tuple[int, int, str | None, str | None] | str]) -> bytes:
@@ -230,4 +338,4 @@ def supported() -> bool:
         ctypes.c_long(0),
         action,
     )
-    return result == 0
+    return bool(result == 0)

@@ -86,3 +86,25 @@ def paths_outside_writable_roots(
         if isinstance(policy, ReadOnly) or not _roots.is_writable(absolute, specs):
             outside.append(Path(path))
     return outside
+
+
+def writable_root_of(path: Path | str, policy: Policy, cwd: Path | str) -> Path | None:
+    """The resolved writable root a write to `path` lands under, or None if `policy`
+    does not let it be written (for `danger-full-access`: `/`).
+
+    `path` is resolved first, as `is_path_writable` does; the deepest root that holds
+    it is returned, so a writer can open that root and reach the file beneath it.
+    """
+    if isinstance(policy, DangerFullAccess):
+        return Path("/")
+    if isinstance(policy, ReadOnly):
+        return None
+    absolute = _roots.absolute(os.fspath(path), _roots.absolute(os.fspath(cwd), "/"))
+    specs = _specs(policy, cwd)
+    if not _roots.is_writable(absolute, specs):
+        return None
+    real = _roots.resolve(absolute)
+    holders = [
+        root for root in (_roots.resolve(r) for r, _ in specs) if _roots.is_beneath(real, root)
+    ]
+    return Path(max(holders, key=len)) if holders else None

@@ -26,6 +26,7 @@ from codex_lsp.protocol.policy import (
     sandbox_policy_for_mode,
 )
 from codex_lsp.store.config_errors import ConfigError, describe_problem, format_key, locate_key
+from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
 from codex_lsp.store.home import codex_home as default_codex_home
 from codex_lsp.store.providers import OPENAI_PROVIDER_ID, ModelProviderInfo, built_in_providers
 
@@ -117,7 +118,10 @@ class Config(_Table):
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     personality: Literal["friendly", "pragmatic", "none"] | None = None
     hide_agent_reasoning: bool = False
-    shell_environment_policy: dict[str, Any] = Field(default_factory=dict)
+    shell_environment_policy: ShellEnvironmentPolicy = Field(
+        default_factory=ShellEnvironmentPolicy
+    )
+    sandbox_linux: SandboxLinux = Field(default_factory=SandboxLinux)
     project_doc_max_bytes: int = Field(default=32 * 1024, ge=0)
     cli_auth_credentials_store: Literal["file", "keyring", "auto"] | None = None
     chatgpt_base_url: str = "https://chatgpt.com/backend-api/"

@@ -79,6 +79,7 @@ class BrowserLogin:
         self._verifier, self._challenge = pkce_pair()
         self._state = secrets.token_urlsafe(32)
         self._future: Future[LoginResult] = Future()
+        self._finished = False
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._timer: threading.Timer | None = None
@@ -90,7 +91,7 @@ class BrowserLogin:
 
     @property
     def done(self) -> bool:
-        return self._future.done()
+        return self._finished
 
     def start(self) -> tuple[str, str]:
         """Start the callback server; returns `(login_id, auth_url)`."""
@@ -136,29 +137,37 @@ class BrowserLogin:
 
     # -- the callback ----------------------------------------------------------------------
 
-    def _handle_callback(self, query: str) -> tuple[int, bytes]:
-        """Process `/auth/callback`; returns the HTTP status and page for the browser."""
+    def _handle_callback(self, query: str) -> tuple[int, bytes, LoginResult | None]:
+        """Process `/auth/callback`: the HTTP status and page for the browser, and the outcome.
+
+        The outcome is reported only after the page has been sent (see the handler), so a
+        process that exits as soon as the sign-in completes still answers the browser.
+        """
         if self.done:
-            return 410, b"This sign-in is no longer pending."
+            return 410, b"This sign-in is no longer pending.", None
         params = {key: values[0] for key, values in parse_qs(query).items()}
         if "error" in params:
             reason = params.get("error_description") or params["error"]
-            self._finish(False, f"sign-in failed: {reason}")
-            return 400, b"Sign-in failed. You can close this window."
+            failed = LoginResult(False, f"sign-in failed: {reason}")
+            return 400, b"Sign-in failed. You can close this window.", failed
         state = params.get("state", "")
         if not secrets.compare_digest(state.encode(), self._state.encode()):
-            self._finish(False, "state mismatch: the callback did not come from this sign-in")
-            return 400, b"State mismatch. Start the sign-in again."
+            mismatch = LoginResult(
+                False, "state mismatch: the callback did not come from this sign-in"
+            )
+            return 400, b"State mismatch. Start the sign-in again.", mismatch
         code = params.get("code")
         if not code:
-            self._finish(False, "the callback carried no authorization code")
-            return 400, b"Missing authorization code."
+            return (
+                400,
+                b"Missing authorization code.",
+                LoginResult(False, "the callback carried no authorization code"),
+            )
         error = self._exchange(code)
         if error is not None:
-            self._finish(False, error)
-            return 500, b"Sign-in failed while exchanging the code. You can close this window."
-        self._finish(True, None)
-        return 200, _SUCCESS_PAGE
+            page = b"Sign-in failed while exchanging the code. You can close this window."
+            return 500, page, LoginResult(False, error)
+        return 200, _SUCCESS_PAGE, LoginResult(True, None)
 
     def _exchange(self, code: str) -> str | None:
         """Trade the code for tokens and store them; an error message (without secrets) or None."""
@@ -204,9 +213,9 @@ class BrowserLogin:
 
     def _finish(self, success: bool, error: str | None) -> bool:
         with self._lock:
-            if self._future.done():
+            if self._finished:
                 return False
-            self._future.set_result(LoginResult(success, error))
+            self._finished = True
             timer, server = self._timer, self._server
         if timer is not None:
             timer.cancel()
@@ -218,6 +227,8 @@ class BrowserLogin:
                 self._on_complete(self.login_id, success, error)
             except Exception:
                 log.exception("sign-in completion callback failed")
+        # Last: whoever waits on the result finds the callback already run.
+        self._future.set_result(LoginResult(success, error))
         return True
 
 
@@ -233,8 +244,12 @@ def _handler_for(login: BrowserLogin) -> type[BaseHTTPRequestHandler]:
             if parts.path != CALLBACK_PATH:
                 self._reply(404, b"Not found")
                 return
-            status, page = login._handle_callback(parts.query)
-            self._reply(status, page)
+            status, page, outcome = login._handle_callback(parts.query)
+            try:
+                self._reply(status, page)
+            finally:
+                if outcome is not None:
+                    login._finish(outcome.success, outcome.error)
 
         def _reply(self, status: int, body: bytes) -> None:
             self.send_response(status)

@@ -7,10 +7,16 @@ Durability: every line reaches the kernel in a single `write` the moment it is r
 user-space buffer), so a `kill -9` loses at most the line being written; `sync()` adds an fsync
 for power loss, which the engine calls at turn end. Readers skip a torn or corrupt line with a
 warning instead of failing.
+
+One writer per thread: a recorder holds an exclusive advisory lock (`flock`) on its file for as
+long as it is open, so a second process resuming the same thread gets `RolloutInUseError`
+naming the process that has it, instead of interleaving its turns into the same file. Readers
+take no lock. The kernel drops the lock when its holder exits, however it exits.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import threading
@@ -71,6 +77,50 @@ class RolloutClosedError(RuntimeError):
     pass
 
 
+class RolloutInUseError(RuntimeError):
+    """Another open recorder (most likely another process) is writing this rollout."""
+
+    def __init__(self, path: Path, holder: int | None) -> None:
+        self.path = path
+        self.holder = holder
+        who = f"process {holder}" if holder is not None else "another process"
+        if holder == os.getpid():
+            who = "this server"
+        super().__init__(
+            f"thread {_thread_id_from_name(path.name)} is open for writing in {who}; "
+            "resume it there, or end that process first"
+        )
+
+
+def _lock(fd: int, path: Path) -> None:
+    """Take the single-writer lock of the rollout open at `fd`; closes `fd` if it is held."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _lock_holder(fd)
+        os.close(fd)
+        raise RolloutInUseError(path, holder) from None
+
+
+def _lock_holder(fd: int) -> int | None:
+    """The pid holding a `flock` on the file open at `fd`, from /proc/locks (Linux)."""
+    info = os.fstat(fd)
+    wanted = (os.major(info.st_dev), os.minor(info.st_dev), info.st_ino)
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                fields = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters carry "->".
+                if len(fields) < 6 or fields[1] != "FLOCK" or "->" in fields:
+                    continue
+                major, minor, inode = fields[5].split(":")
+                if (int(major, 16), int(minor, 16), int(inode)) == wanted:
+                    return int(fields[4])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def _home_of(path: Path) -> Path | None:
     """The `$CODEX_HOME` a rollout path lives under, if it sits where rollouts belong."""
     if path.parent.name == ARCHIVED_SUBDIR:
@@ -85,9 +135,8 @@ class RolloutRecorder:
     """Appends lines to one rollout file.
 
     Safe to share between threads: each line is serialized first and then written with one
-    `os.write` under a lock on an `O_APPEND` descriptor, so lines never interleave. One process
-    should own a thread's file at a time; nothing stops a second process from appending, but the
-    engine loads a thread once.
+    `os.write` under a lock on an `O_APPEND` descriptor, so lines never interleave. Across
+    processes, the file's `flock` makes the first recorder its only writer.
     """
 
     def __init__(self, path: Path, fd: int, thread_id: str, home: Path | None) -> None:
@@ -119,6 +168,7 @@ class RolloutRecorder:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / rollout_filename(thread_id, created)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        _lock(fd, path)
         recorder = cls(path, fd, thread_id, codex_home)
         payload = {"id": thread_id, "timestamp": utc_timestamp(created), **meta}
         try:
@@ -130,9 +180,13 @@ class RolloutRecorder:
 
     @classmethod
     def open_existing(cls, path: Path) -> RolloutRecorder:
-        """Reopen a rollout to keep appending to it (resume writes to the same file)."""
+        """Reopen a rollout to keep appending to it (resume writes to the same file).
+
+        Raises `RolloutInUseError` while another recorder has it open.
+        """
         path = Path(path)
         fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        _lock(fd, path)
         try:
             size = os.fstat(fd).st_size
             # A torn last line from a killed writer must not swallow the next line recorded:

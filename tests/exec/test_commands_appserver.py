@@ -4,6 +4,7 @@ PTY; written to, resized, terminated), and `thread/shellCommand`."""
 from __future__ import annotations
 
 import base64
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -266,11 +267,14 @@ def test_follow_ups_that_do_not_fit_the_command_are_refused(server: AppServerCli
 def test_closing_the_connection_ends_its_commands(tmp_path: Path, scripted_model):
     home, ws = make_home(tmp_path, scripted_model.base_url, extra=NO_TMP)
     pidfile = ws / "sleep.pid"
+    # Found by its command line afterwards: the sandbox gives the command a PID namespace
+    # of its own, so a pid it reports means nothing out here.
+    token = f"300.{os.getpid()}{int(time.time() * 1000) % 100000}"
     with app_server(home, ws) as client:
         client.request(
             "command/exec",
             {
-                "command": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 300"],
+                "command": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep {token}"],
                 "processId": "bg",
                 "streamStdoutStderr": True,
                 "disableTimeout": True,
@@ -281,8 +285,23 @@ def test_closing_the_connection_ends_its_commands(tmp_path: Path, scripted_model
         while not pidfile.exists() or not pidfile.read_text().strip():
             assert time.monotonic() < deadline, "the command never started"
             time.sleep(0.02)
-        pid = int(pidfile.read_text())
-    assert not Path(f"/proc/{pid}").exists() or _zombie(pid)
+        assert _alive_with(token)
+    assert not _alive_with(token)
+
+
+def _alive_with(token: str) -> bool:
+    """Whether a live (not zombie) process has `token` in its command line."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if token.encode() in (entry / "cmdline").read_bytes() and not _zombie(
+                int(entry.name)
+            ):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _zombie(pid: int) -> bool:

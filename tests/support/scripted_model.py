@@ -123,6 +123,9 @@ class ScriptedModelServer:
         self._models: Any = None
         self._httpd: _HttpServer | None = None
         self._thread: threading.Thread | None = None
+        # Body steps written to clients so far: a test can see a stream stop advancing when
+        # its reader applies backpressure.
+        self.steps_streamed = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -402,6 +405,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self._start_stream(headers)
                     started = True
                 self._write_chunk(_encode_step(step))
+                self.server.owner.steps_streamed += 1
         if not started:
             self._start_stream(headers)
         self.wfile.write(b"0\r\n\r\n")

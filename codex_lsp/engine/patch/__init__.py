@@ -12,7 +12,7 @@ from .apply import (
     plan_patch,
     resolve_patch_path,
 )
-from .diff import unified_diff
+from .diff import LineEdit, unified_diff, unified_diff_of_edits
 from .errors import VERIFICATION_PREFIX, PatchApplyError, PatchParseError, PatchWriteError
 from .grammar import (
     APPLY_PATCH_FREEFORM_DESCRIPTION,
@@ -54,6 +54,7 @@ __all__ = [
     "FileReader",
     "FileWriter",
     "Hunk",
+    "LineEdit",
     "OperationKind",
     "PatchApplyError",
     "PatchParseError",
@@ -73,4 +74,5 @@ __all__ = [
     "resolve_patch_path",
     "seek_sequence",
     "unified_diff",
+    "unified_diff_of_edits",
 ]

@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import PatchApplyError, PatchWriteError
 from .parser import AddFile, DeleteFile, Hunk, UpdateFile, parse_patch
 from .plan import FileOperation, PatchPlan
-from .update import ChunkMismatch, apply_chunks
+from .update import ChunkMismatch, apply_chunks_with_edits
 from .workspace import DiskFiles, FileReader, FileWriter, RollbackError, TransactionalWriter
 
 NO_FILES_MODIFIED = "No files were modified."
@@ -137,7 +137,7 @@ def _plan_update(
         reason = f"Failed to read file to update {hunk.path}: {_reason(error)}"
         raise _failure(hunk, number, reason) from error
     try:
-        new = apply_chunks(old, hunk.chunks, hunk.path)
+        new, edits = apply_chunks_with_edits(old, hunk.chunks, hunk.path)
     except ChunkMismatch as mismatch:
         raise _failure(hunk, number, mismatch.reason, mismatch.chunk) from None
 
@@ -153,10 +153,12 @@ def _plan_update(
 
     if destination is None:
         view.write(path, new)
-        return FileOperation("update", path, hunk.path, old, new)
+        return FileOperation("update", path, hunk.path, old, new, edits=edits)
     view.write(destination, new)
     view.remove(path)
-    return FileOperation("update", path, hunk.path, old, new, destination, hunk.move_path)
+    return FileOperation(
+        "update", path, hunk.path, old, new, destination, hunk.move_path, edits=edits
+    )
 
 
 class _StepFailed(Exception):

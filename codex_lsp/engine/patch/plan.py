@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .diff import unified_diff
+from .diff import LineEdit, unified_diff, unified_diff_of_edits
 from .parser import Hunk
+
+if TYPE_CHECKING:
+    from .confined import WriteConfinement
 
 OperationKind = Literal["add", "delete", "update"]
 DEV_NULL = "/dev/null"
@@ -34,6 +37,9 @@ class FileOperation:
     new_content: str | None
     move_path: Path | None = None
     display_move_path: str | None = None
+    # Where an update's chunks landed in the old text, when that tells the whole change: the
+    # diff then compares those lines only.
+    edits: tuple[LineEdit, ...] | None = None
 
     @property
     def destination(self) -> Path:
@@ -48,7 +54,7 @@ class FileOperation:
         """This operation alone as a unified diff (`/dev/null` for the absent side)."""
         old_label = DEV_NULL if self.kind == "add" else self.display_path
         new_label = DEV_NULL if self.kind == "delete" else self.display_destination
-        return unified_diff(self.old_content or "", self.new_content or "", old_label, new_label)
+        return _diff(self, self.old_content, old_label, new_label)
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,9 @@ class PatchPlan:
     cwd: Path
     operations: tuple[FileOperation, ...]
     hunks: tuple[Hunk, ...] = ()
+    # Where the disk writer may put this plan's files, decided when it was approved;
+    # None writes wherever the paths lead (danger-full-access, or no policy at all).
+    confinement: WriteConfinement | None = None
 
     def touched_paths(self) -> list[Path]:
         """Every path written or removed, move destinations included, in patch order."""
@@ -131,7 +140,7 @@ def _change_entry(op: FileOperation, base: str | None) -> dict[str, Any]:
     if op.kind == "delete":
         return {"type": "delete", "content": base}
     move = str(op.move_path) if op.move_path is not None else None
-    diff = unified_diff(base or "", op.new_content or "", op.display_path, op.display_destination)
+    diff = _diff(op, base, op.display_path, op.display_destination)
     return {"type": "update", "unified_diff": diff, "move_path": move}
 
 
@@ -150,3 +159,10 @@ def _fold(previous_type: str, base: str | None, op: FileOperation) -> dict[str, 
             FileOperation("update", op.path, op.display_path, base, op.new_content), base
         )
     return _change_entry(op, base)
+
+
+def _diff(op: FileOperation, base: str | None, old_label: str, new_label: str) -> str:
+    """`op`'s diff from `base`, from the chunks' own ranges when `base` is what they edited."""
+    if op.edits is not None and base is op.old_content and base is not None:
+        return unified_diff_of_edits(base, op.new_content or "", op.edits, old_label, new_label)
+    return unified_diff(base or "", op.new_content or "", old_label, new_label)

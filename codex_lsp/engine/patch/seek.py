@@ -81,11 +81,32 @@ def seek_sequence(
         return None
 
     for fold in _PASSES:
-        wanted = [fold(line) for line in pattern]
-        # Fold the candidate region once per pass rather than once per window.
-        region = [fold(line) for line in lines[first_start:]]
-        head = wanted[0]
-        for offset in range(last_start - first_start + 1):
-            if region[offset] == head and region[offset : offset + len(wanted)] == wanted:
-                return first_start + offset
+        found = _search(lines, [fold(line) for line in pattern], first_start, last_start, fold)
+        if found is not None:
+            return found
+    return None
+
+
+def _search(
+    lines: Sequence[str], wanted: list[str], first: int, last: int, fold: Callable[[str], str]
+) -> int | None:
+    # Lines are folded as the search reaches them: a patch of many chunks to a long file
+    # searches from each chunk's predecessor, and folding the whole rest of the file for
+    # every chunk made that quadratic.
+    head = wanted[0]
+    if fold is _exact:
+        index = first
+        while True:
+            try:
+                index = lines.index(head, index, last + 1)
+            except ValueError:
+                return None
+            if lines[index : index + len(wanted)] == wanted:
+                return index
+            index += 1
+    for index in range(first, last + 1):
+        if fold(lines[index]) == head and all(
+            fold(lines[index + k]) == line for k, line in enumerate(wanted) if k
+        ):
+            return index
     return None

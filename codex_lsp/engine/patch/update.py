@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .diff import LineEdit
 from .parser import UpdateChunk
 from .seek import seek_sequence
 
@@ -36,6 +37,15 @@ def apply_chunks(original: str, chunks: Sequence[UpdateChunk], path_label: str) 
     `path_label` names the file in error messages. The result always ends with a newline, and
     a file whose lines all end in CRLF keeps CRLF on the lines the patch adds.
     """
+    return apply_chunks_with_edits(original, chunks, path_label)[0]
+
+
+def apply_chunks_with_edits(
+    original: str, chunks: Sequence[UpdateChunk], path_label: str
+) -> tuple[str, tuple[LineEdit, ...] | None]:
+    """`apply_chunks`, with the line ranges it replaced: every line outside them is unchanged,
+    so a diff need only compare those. None when the ranges alone do not tell the whole change
+    (a last line that gains its newline, chunks landing at the same line)."""
     crlf = _uses_crlf(original)
     text = original.replace("\r\n", "\n") if crlf else original
     lines = text.split("\n")
@@ -51,7 +61,21 @@ def apply_chunks(original: str, chunks: Sequence[UpdateChunk], path_label: str) 
     if not result or result[-1] != "":
         result.append("")
     joined = "\n".join(result)
-    return joined.replace("\n", "\r\n") if crlf else joined
+    edits = _line_edits(replacements) if not original or original.endswith("\n") else None
+    return (joined.replace("\n", "\r\n") if crlf else joined), edits
+
+
+def _line_edits(replacements: list[_Replacement]) -> tuple[LineEdit, ...] | None:
+    edits: list[LineEdit] = []
+    shift = 0
+    end = -1
+    for start, removed, inserted in sorted(replacements, key=lambda item: item[0]):
+        if start <= end:
+            return None
+        edits.append(LineEdit(start, removed, start + shift, len(inserted)))
+        shift += len(inserted) - removed
+        end = start + max(removed, 1) - 1
+    return tuple(edits)
 
 
 def _locate(lines: list[str], chunks: Sequence[UpdateChunk], path_label: str) -> list[_Replacement]:

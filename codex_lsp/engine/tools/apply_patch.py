@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Awaitable
 from pathlib import Path
+
+import anyio
 
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.patch import (
@@ -14,6 +17,7 @@ from codex_lsp.engine.patch import (
     detect_apply_patch,
     plan_patch,
 )
+from codex_lsp.engine.patch.confined import WriteConfinement
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.workspace import WorkspaceEditError
@@ -84,17 +88,30 @@ def assess_patch(plan: PatchPlan, ctx: TurnContext) -> tuple[str, str | None]:
     return "ask", f"the patch writes outside the writable roots: {listed}"
 
 
+def confine_patch(plan: PatchPlan, ctx: TurnContext) -> WriteConfinement | None:
+    """Where the disk writer may put the patch's files: the writable roots, plus the
+    paths outside them that are about to be put to the user, resolved now, at the
+    check, so that whatever changes before the write cannot move them."""
+    if isinstance(ctx.sandbox_policy, DangerFullAccess):
+        return None
+    outside = paths_outside_writable_roots(plan.touched_paths(), ctx.sandbox_policy, ctx.cwd)
+    return WriteConfinement.for_patch(ctx.sandbox_policy, ctx.cwd, outside)
+
+
 async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     session = call.session
     started = time.monotonic()
     try:
-        plan = plan_patch(text, cwd, session.workspace)
+        # Planning and diffing are linear in the files' size, but for a long file that is
+        # still long enough to keep the event loop (and every other request) waiting.
+        plan = await anyio.to_thread.run_sync(plan_patch, text, cwd, session.workspace)
     except PatchApplyError as err:
         return ToolOutput(err.model_message, success=False)
-    changes = plan.changes()
+    changes = await anyio.to_thread.run_sync(plan.changes)
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
         return ToolOutput(f"patch rejected: {reason}", success=False)
+    plan = dataclasses.replace(plan, confinement=confine_patch(plan, call.ctx))
     paths = [str(path) for path in plan.touched_paths()]
     auto_approved = verdict == "auto" or session.approval_cache.paths_approved(paths)
     if not auto_approved:
@@ -133,7 +150,8 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
         tracker.on_change(op.path, op.old_content, None if op.move_path else op.new_content)
         if op.move_path is not None:
             tracker.on_change(op.move_path, None, op.new_content)
-    session.emit(call.sub_id, TurnDiffEvent(unified_diff=tracker.unified_diff()))
+    turn_diff = await anyio.to_thread.run_sync(tracker.unified_diff)
+    session.emit(call.sub_id, TurnDiffEvent(unified_diff=turn_diff))
     wall = round(time.monotonic() - started, 1)
     return ToolOutput(f"Exit code: 0\nWall time: {wall} seconds\nOutput:\n{summary}")
 

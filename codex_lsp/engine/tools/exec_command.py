@@ -23,6 +23,7 @@ from typing import Any
 
 from codex_lsp.engine.command_parse import parse_command
 from codex_lsp.engine.history import user_message
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.shell import default_user_shell
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.tools.command_approval import (
@@ -216,12 +217,14 @@ async def _start(
     """Spawn the process, keep it in the session's store and report it; None when the sandbox
     it needs is missing."""
     session, ctx = call.session, call.ctx
-    env = exec_env()
+    config = getattr(session.services, "config", None)
+    env = exec_env(config)
     run_argv = argv
     if sandboxed:
+        options = sandbox_options(config, getattr(session.services, "codex_home", None))
         try:
             # The policy's roots come from the session's cwd, not the command's workdir.
-            run_argv, env = wrap_command(argv, ctx.sandbox_policy, ctx.cwd, env)
+            run_argv, env = wrap_command(argv, ctx.sandbox_policy, ctx.cwd, env, options=options)
         except SandboxUnavailable as err:
             session.warn_once(call.sub_id, str(err))
             return None

@@ -21,6 +21,7 @@ from codex_lsp.protocol.events import (
     ExecCommandOutputDeltaEvent,
     TerminalInteractionEvent,
 )
+from codex_lsp.store.config import Config
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import Session
@@ -44,10 +45,10 @@ UNIFIED_EXEC_ENV = {
 }
 
 
-def exec_env() -> dict[str, str]:
-    """The environment of a process the model starts: ours without credentials, plus the
-    settings that keep programs non-interactive."""
-    env = command_env()
+def exec_env(config: Config | None = None) -> dict[str, str]:
+    """The environment of a process the model starts: ours as the shell environment policy
+    shapes it, plus the settings that keep programs non-interactive."""
+    env = command_env(config)
     env.update(UNIFIED_EXEC_ENV)
     return env
 

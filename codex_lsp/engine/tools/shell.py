@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from codex_lsp.engine.command_parse import parse_command
 from codex_lsp.engine.exec import ExecOutput, ExecParams, format_for_model, run_exec
+from codex_lsp.engine.sandboxing import command_environment, prepare_command
 from codex_lsp.engine.shell import shell_command_argv
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.tools.command_approval import (
@@ -27,16 +26,14 @@ from codex_lsp.protocol.events import (
     ExecCommandEndEvent,
     ExecCommandOutputDeltaEvent,
 )
-from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied, wrap_command
+from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied
+from codex_lsp.store.config import Config
 
 DEFAULT_TIMEOUT_MS = 10_000
 # Live output is dropped while the UI is this many events behind, so a command printing
 # hundreds of megabytes cannot pile them up in memory; the end event has the whole output.
 MAX_EVENT_BACKLOG = 256
 SANDBOX_REFUSED = "command refused: the sandbox this policy needs is not available on this machine"
-
-# Variables that look like credentials never reach commands the model runs.
-_SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -67,8 +64,10 @@ def parse_shell_args(payload: str) -> ShellArgs:
     )
 
 
-def command_env() -> dict[str, str]:
-    return {name: value for name, value in os.environ.items() if not _SECRET_NAME.search(name)}
+def command_env(config: Config | None = None) -> dict[str, str]:
+    """The environment of a command the model or the user runs: ours as the config's
+    `[shell_environment_policy]` shapes it (its defaults without a config)."""
+    return command_environment(config)
 
 
 async def handle_shell_command(call: ToolCall) -> ToolOutput:
@@ -115,15 +114,19 @@ async def _run(
     call: ToolCall, argv: list[str], cwd: Path, timeout_ms: int | None, *, sandboxed: bool
 ) -> ExecOutput | None:
     session, ctx = call.session, call.ctx
-    env = command_env()
-    run_argv = argv
-    if sandboxed:
-        try:
-            # The policy's roots come from the session's cwd, not the command's workdir.
-            run_argv, env = wrap_command(argv, ctx.sandbox_policy, ctx.cwd, env)
-        except SandboxUnavailable as err:
-            session.warn_once(call.sub_id, str(err))
-            return None
+    try:
+        # The policy's roots come from the session's cwd, not the command's workdir.
+        prepared = prepare_command(
+            argv,
+            policy=ctx.sandbox_policy,
+            policy_cwd=ctx.cwd,
+            config=getattr(session.services, "config", None),
+            codex_home=getattr(session.services, "codex_home", None),
+            sandboxed=sandboxed,
+        )
+    except SandboxUnavailable as err:
+        session.warn_once(call.sub_id, str(err))
+        return None
     parsed = parse_command(argv)
     begin: dict[str, Any] = {
         "call_id": call.call_id,
@@ -155,7 +158,10 @@ async def _run(
         )
 
     params = ExecParams(
-        argv=run_argv, cwd=cwd, env=env, timeout_ms=timeout_ms or DEFAULT_TIMEOUT_MS
+        argv=prepared.argv,
+        cwd=cwd,
+        env=prepared.env,
+        timeout_ms=timeout_ms or DEFAULT_TIMEOUT_MS,
     )
     output = await run_exec(params, on_output=on_output)
     formatted = format_for_model(output)

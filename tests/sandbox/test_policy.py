@@ -71,9 +71,9 @@ def test_read_only_and_full_access_have_no_roots(ws: Path) -> None:
     assert writable_roots(DangerFullAccess(), ws) == []
 
 
-def test_cwd_protects_git_and_codex_even_before_codex_exists(ws: Path) -> None:
+def test_cwd_protects_git_agents_and_codex_even_before_they_exist(ws: Path) -> None:
     root = roots_by_path(WW, ws)[ws]
-    assert root.read_only_subpaths == (ws / ".git", ws / ".codex")
+    assert root.read_only_subpaths == (ws / ".git", ws / ".agents", ws / ".codex")
 
 
 def test_agents_dir_is_protected_but_an_agents_file_is_not(ws: Path, tmp_path: Path) -> None:
@@ -103,7 +103,12 @@ def test_gitdir_pointer_file_protects_its_target(tmp_path: Path) -> None:
     (worktree / ".git").write_text("gitdir: ../main-repo/.git/worktrees/feature\n")
     policy = WorkspaceWrite(writable_roots=(str(repo),))
     root = roots_by_path(policy, worktree)[worktree]
-    assert root.read_only_subpaths == (worktree / ".git", target, worktree / ".codex")
+    assert root.read_only_subpaths == (
+        worktree / ".git",
+        target,
+        worktree / ".agents",
+        worktree / ".codex",
+    )
     assert not is_path_writable(target / "HEAD", policy, worktree)
     assert not is_path_writable(worktree / ".git", policy, worktree)
     assert is_path_writable(worktree / "README.md", policy, worktree)
@@ -255,7 +260,7 @@ def test_this_kernel_supports_the_sandbox() -> None:
 
 
 def launcher(*args: str) -> subprocess.CompletedProcess[str]:
-    main = Path(__file__).resolve().parent.parent / "codex_lsp" / "sandbox" / "__main__.py"
+    main = Path(__file__).resolve().parents[2] / "codex_lsp" / "sandbox" / "__main__.py"
     return subprocess.run(
         [sys.executable, "-I", "-S", str(main), *args],
         capture_output=True,
@@ -331,13 +336,16 @@ def test_json_reader_rejects_malformed_input(text: str) -> None:
 
 @pytest.mark.parametrize("table", [_seccomp._X86_64, _seccomp._AARCH64], ids=["x86_64", "aarch64"])
 @pytest.mark.parametrize("deny_network", [True, False])
+@pytest.mark.parametrize("landlock_only", [True, False])
 def test_seccomp_filter_assembles_for_both_architectures(
-    table: dict[str, int], deny_network: bool
+    table: dict[str, int], deny_network: bool, landlock_only: bool
 ) -> None:
-    program = _seccomp.build_filter(table, deny_network=deny_network)
+    program = _seccomp.build_filter(
+        table, deny_network=deny_network, landlock_only=landlock_only, deny_metadata=landlock_only
+    )
     assert len(program) % 8 == 0
-    # The kernel refuses programs over 4096 instructions; ours is tiny.
-    assert 10 < len(program) // 8 < 64
+    # The kernel refuses programs over 4096 instructions; ours is small.
+    assert 10 < len(program) // 8 < 100
     # First instruction loads the architecture, and it is checked before anything else.
     code, _, _, k = struct.unpack_from("=HBBI", program, 0)
     assert (code, k) == (0x20, 4)

@@ -1,0 +1,80 @@
+"""How the engine starts a command: the environment it gets and the sandbox around it.
+
+Every tool that starts a process goes through `prepare_command`, so that each one gets the
+same `[shell_environment_policy]` environment, the same limits (`[sandbox_linux]`) and the
+same hidden directories (`$CODEX_HOME`, the per-user server's socket directory). Run the
+result with `close_fds=True` and in a session of its own (`start_new_session=True`); stop it
+with SIGTERM to its process group, then SIGKILL if it is still there a second later (see
+`codex_lsp.sandbox`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from codex_lsp.engine.env_policy import shell_environment
+from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.sandbox import ResourceLimits, SandboxOptions, default_hidden_dirs, wrap_command
+from codex_lsp.store.config import Config
+from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
+
+Policy = DangerFullAccess | ReadOnly | WorkspaceWrite
+
+
+@dataclass(frozen=True)
+class PreparedCommand:
+    """What to pass to the process-starting call: the argv and the complete environment."""
+
+    argv: list[str]
+    env: dict[str, str]
+
+
+def sandbox_options(config: Config | None, codex_home: Path | None) -> SandboxOptions:
+    """The sandbox settings a session's config asks for."""
+    settings = config.sandbox_linux if config is not None else SandboxLinux()
+    environ: dict[str, str] = {}
+    if codex_home is not None:
+        environ["CODEX_HOME"] = os.fspath(codex_home)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        environ["XDG_RUNTIME_DIR"] = runtime
+    return SandboxOptions(
+        limits=ResourceLimits(settings.max_processes, settings.max_memory_mb),
+        hidden_dirs=default_hidden_dirs(environ),
+        fallback_metadata_changes=settings.fallback_metadata_changes,
+    )
+
+
+def command_environment(
+    config: Config | None, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment a command gets under the config's shell environment policy."""
+    policy = config.shell_environment_policy if config is not None else ShellEnvironmentPolicy()
+    return shell_environment(policy, os.environ if environ is None else environ)
+
+
+def prepare_command(
+    argv: Sequence[str],
+    *,
+    policy: Policy,
+    policy_cwd: Path,
+    config: Config | None,
+    codex_home: Path | None,
+    sandboxed: bool,
+) -> PreparedCommand:
+    """`argv` ready to start: sandboxed under `policy` unless `sandboxed` is false or the
+    policy is `danger-full-access`. `policy_cwd` is the session's cwd, which the policy's
+    roots come from, whatever directory the command itself runs in.
+
+    Raises `SandboxUnavailable` when the kernel cannot enforce the policy.
+    """
+    env = command_environment(config)
+    if not sandboxed or isinstance(policy, DangerFullAccess):
+        return PreparedCommand(list(argv), env)
+    wrapped, wrapped_env = wrap_command(
+        argv, policy, policy_cwd, env, options=sandbox_options(config, codex_home)
+    )
+    return PreparedCommand(wrapped, wrapped_env)

@@ -1,0 +1,224 @@
+"""What one launch protects, and the mounts and Landlock rules that protect it.
+
+`Plan` resolves the policy's roots, their protected entries and the hidden
+directories into real paths. `protect_with_mounts` turns it into mounts inside the
+private mount namespace; `build_ruleset` into a Landlock ruleset. Whatever the
+mounts could not protect (no namespace, a symlinked entry, a failed bind) is carved
+out of the Landlock grants instead, which is coarser but never weaker.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import _landlock, _mounts, _roots
+
+# Character devices every program expects to write to; they hold no data.
+DEVICES = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+)
+# The terminals of the command's own devpts instance. Without a mount namespace this
+# would be the host's, holding every other session's terminal, so it is left out.
+PRIVATE_PTS = "/dev/pts"
+# POSIX shared memory and semaphores (multiprocessing locks) live here. With a
+# mount namespace it gets a fresh private tmpfs, writable under either policy and
+# gone when the command ends; without one, the host's is writable only under
+# workspace-write.
+SHM = "/dev/shm"
+
+
+def _entry(path: str) -> str:
+    """Where the directory entry `path` itself lives, with its parents resolved."""
+    head, tail = os.path.split(path)
+    return os.path.join(os.path.realpath(head), tail)
+
+
+class Plan:
+    """What to protect, in resolved paths, for one launch."""
+
+    def __init__(
+        self,
+        roots: list[_roots.RootSpec],
+        *,
+        workspace_write: bool,
+        cwd: str,
+        protect: list[str],
+        hide: list[str],
+    ) -> None:
+        self.writable: list[str] = []
+        for root, _ in roots:
+            real = os.path.realpath(root)
+            if os.path.exists(real) and real not in self.writable:
+                self.writable.append(real)
+        self.writable.sort(key=len)
+        self.workspace_write = workspace_write
+        self.cwd = _roots.absolute(cwd, "/")
+        self.private_dev = False
+        self.private_shm = False
+        # The host's devpts, held open before the private /dev hides it: terminals the
+        # command was given may still be reopened through /proc/self/fd.
+        self.given_pts_fd: int | None = None
+        # Protected entries that exist and can carry a read-only mount, the ones
+        # that are symlinks (a mount would land on their target instead), and the
+        # ones that do not exist yet.
+        self.mountable: list[str] = []
+        self.links: list[str] = []
+        self.missing: list[str] = []
+        for sub in [s for _, subs in roots for s in subs] + protect:
+            entry = _entry(sub)
+            target = os.path.realpath(sub)
+            if os.path.islink(entry):
+                self._add(self.links, entry)
+                if os.path.exists(target):
+                    self._add(self.mountable, target)
+            elif os.path.exists(entry):
+                self._add(self.mountable, entry)
+            else:
+                self._add(self.missing, entry)
+        # Directories the command must not read at all, wherever they are.
+        self.hidden = [os.path.realpath(p) for p in hide if os.path.isdir(p)]
+
+    def _add(self, bucket: list[str], path: str) -> None:
+        if path not in bucket and self.in_writable(path):
+            bucket.append(path)
+
+    def in_writable(self, path: str) -> bool:
+        return any(_roots.is_beneath(path, w) for w in self.writable)
+
+    def make_placeholders(self) -> None:
+        """Create the cwd's missing `.codex` and `.agents` as empty directories, so a
+        read-only mount can hold them: a mount needs something to stand on, and a
+        command must not be able to create either of them with content of its own."""
+        cwd = os.path.realpath(self.cwd)
+        shared = {"/", "/tmp", os.path.realpath(os.environ.get("TMPDIR") or "/tmp")}
+        if cwd in shared:
+            return  # not a project: the folder every program shares gets no stray entries
+        for name in (_roots.CODEX, _roots.AGENTS):
+            path = os.path.join(cwd, name)
+            if path not in self.missing:
+                continue
+            try:
+                os.mkdir(path)
+            except OSError:
+                continue
+            self.missing.remove(path)
+            self.mountable.append(path)
+
+
+def protect_with_mounts(plan: Plan) -> list[str]:
+    """Read-only mounts for the plan, in the private mount namespace this process has
+    just entered; returns what Landlock must still carve out."""
+    originals = _mounts.mountpoints()
+    binds_ok = True
+    for path in plan.writable:
+        try:
+            _mounts.bind_in_place(path, read_only=False)
+        except OSError:
+            binds_ok = False
+    carve = list(plan.links)
+    for path in plan.mountable:
+        try:
+            _mounts.bind_in_place(path, read_only=True)
+        except OSError:
+            carve.append(path)
+    carve += plan.missing
+    if binds_ok:
+        # Only once every root has its own mount: otherwise a root would turn
+        # read-only along with the filesystem that holds it.
+        for mnt in originals:
+            if plan.in_writable(mnt):
+                continue
+            try:
+                _mounts.remount(mnt, read_only=True)
+            except OSError:
+                # Landlock still refuses writes there; only metadata changes
+                # (chmod, utime) on that one filesystem stay possible.
+                continue
+    # After the loop above, which would otherwise turn them read-only by path.
+    try:
+        plan.given_pts_fd = os.open(PRIVATE_PTS, os.O_PATH | os.O_CLOEXEC | os.O_DIRECTORY)
+    except OSError:
+        plan.given_pts_fd = None
+    try:
+        _mounts.minimal_dev()
+        plan.private_dev = plan.private_shm = True
+    except OSError:
+        try:
+            _mounts.mount_tmpfs(SHM)
+            plan.private_shm = True
+        except OSError:
+            plan.private_shm = False
+    for path in plan.hidden:
+        try:
+            _mounts.hide(path)
+        except OSError:
+            carve.append(path)  # then at least Landlock grants nothing beneath it
+    try:  # noqa: SIM105 (contextlib costs launcher start-up time)
+        # Our cwd still points into the mount that is now underneath the binds.
+        os.chdir(os.getcwd())
+    except OSError:
+        pass  # writes relative to the old cwd then fail, they do not leak
+    return carve
+
+
+def build_ruleset(plan: Plan, carve: list[str], *, network: bool) -> _landlock.Ruleset:
+    """The Landlock ruleset for the plan, ready to be enforced by the command's side."""
+    abi = _landlock.abi_version()
+    if abi < 1:
+        raise OSError("Landlock is not available in this kernel")
+    ruleset = _landlock.Ruleset(abi, deny_tcp=not network)
+    hidden = [p for p in plan.hidden if p in carve]
+    if hidden:
+        _grant_around(ruleset, "/", hidden, _landlock.READ)
+    else:
+        ruleset.allow("/", _landlock.READ)
+    devices = DEVICES + ((PRIVATE_PTS,) if plan.private_dev else ())
+    for device in devices:
+        ruleset.allow(device, _landlock.DEVICE)
+    if plan.private_dev and plan.given_pts_fd is not None:
+        # No path leads there any more: only descriptors the command already holds.
+        ruleset.allow_fd(plan.given_pts_fd, _landlock.DEVICE)
+        os.close(plan.given_pts_fd)
+        plan.given_pts_fd = None
+    for root in plan.writable:
+        _grant_root(ruleset, root, carve)
+    if plan.private_shm or plan.workspace_write:
+        ruleset.allow(SHM, _landlock.READ | _landlock.WRITE)
+    return ruleset
+
+
+def _grant_root(ruleset: _landlock.Ruleset, root: str, carve: list[str]) -> None:
+    inside = [p for p in carve if p != root and _roots.is_beneath(p, root)]
+    if root in carve:
+        return
+    if not inside:
+        ruleset.allow(root, _landlock.READ | _landlock.WRITE)
+        return
+    _grant_around(ruleset, root, inside, _landlock.READ | _landlock.WRITE)
+
+
+def _grant_around(
+    ruleset: _landlock.Ruleset, directory: str, protected: list[str], rights: int
+) -> None:
+    # Landlock rights flow down the whole hierarchy, so the directories on the way
+    # to a protected path get no rights of their own, only their other entries do.
+    try:
+        entries = sorted(os.listdir(directory))
+    except OSError:
+        return
+    for name in entries:
+        path = os.path.join(directory, name)
+        if path in protected:
+            continue
+        below = [p for p in protected if _roots.is_beneath(p, path)]
+        if below:
+            if os.path.isdir(path) and not os.path.islink(path):
+                _grant_around(ruleset, path, below, rights)
+            continue
+        ruleset.allow(path, rights)

@@ -1,0 +1,95 @@
+"""Escape 4: processes outliving the command.
+
+`setsid nohup …` kept running after the turn, after the timeout and after the server
+exited, which is what let a leftover process race the engine's own writes. Nothing a
+command starts may outlive it: its end, its timeout and an interrupt end the whole tree,
+including processes that left its process group and session.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from codex_lsp.engine.exec import ExecParams, run_exec
+from tests.sandbox.helpers import wrap
+from tests.sandbox.lifetime import escaping_script, kill_survivors, lock_is_released
+
+
+@pytest.fixture
+def lock(ws: Path) -> Iterator[tuple[Path, Path]]:
+    # In `src/`: with Landlock alone the workspace's top level takes no new entries.
+    lock, ready = ws / "src" / "holder.lock", ws / "src" / "holder.ready"
+    lock.touch()
+    yield lock, ready
+    kill_survivors(str(lock))
+
+
+def _params(ws: Path, mode: str, script: str, timeout_ms: int) -> ExecParams:
+    argv, env = wrap(["bash", "-c", script], ws, mode)
+    return ExecParams(argv=argv, cwd=ws, env=env, timeout_ms=timeout_ms)
+
+
+async def test_the_end_of_the_command_ends_its_tree(
+    ws: Path, lock: tuple[Path, Path], mode: str
+) -> None:
+    script = escaping_script(sys.executable, *lock, then="exit 0")
+    output = await run_exec(_params(ws, mode, script, 120_000))
+    assert output.exit_code == 0, output.aggregated_output
+    assert "ready" in output.aggregated_output
+    assert lock_is_released(lock[0]), "the setsid'd process outlived its command"
+
+
+async def test_the_timeout_ends_the_tree(ws: Path, lock: tuple[Path, Path], mode: str) -> None:
+    script = escaping_script(sys.executable, *lock, then="sleep 600")
+    output = await run_exec(_params(ws, mode, script, 5_000))
+    assert output.timed_out
+    assert lock[1].read_text() == "locked"  # it did start before the timeout
+    assert lock_is_released(lock[0]), "the setsid'd process outlived the timeout"
+
+
+async def test_an_interrupt_ends_the_tree(ws: Path, lock: tuple[Path, Path], mode: str) -> None:
+    script = escaping_script(sys.executable, *lock, then="sleep 600")
+    started = anyio.Event()
+
+    def on_output(_stream: str, chunk: bytes) -> None:
+        if b"ready" in chunk:
+            started.set()
+
+    async with anyio.create_task_group() as tg:
+
+        async def command() -> None:
+            await run_exec(_params(ws, mode, script, 600_000), on_output=on_output)
+
+        tg.start_soon(command)
+        await started.wait()
+        tg.cancel_scope.cancel()  # what the engine's interrupt does to a running tool
+    assert lock_is_released(lock[0]), "the setsid'd process outlived the interrupt"
+
+
+def test_the_server_exiting_ends_the_tree(ws: Path, lock: tuple[Path, Path], mode: str) -> None:
+    script = escaping_script(sys.executable, *lock, then="sleep 600")
+    argv, env = wrap(["bash", "-c", script], ws, mode)
+    # Stands in for the server: it starts the command and is then killed outright.
+    server = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess, sys; subprocess.call(sys.argv[1:])", *argv],
+        env=env,
+        cwd=ws,
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline() == b"ready\n"
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+        assert lock_is_released(lock[0]), "the setsid'd process outlived the server"
+    finally:
+        server.stdout.close()
