@@ -63,7 +63,6 @@ def command_approved(run: Run) -> None:
     start_turn(run, thread_id, "Create approved.txt")
     answer_request(run, "item/commandExecution/requestApproval", {"decision": "accept"})
     run.client.wait_method("turn/completed", threadId=thread_id)
-    assert (run.ws / "approved.txt").exists()
 
 
 PATCH = """*** Begin Patch
