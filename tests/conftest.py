@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,12 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from tests.support.scripted_model import ScriptedModelServer  # noqa: E402
+
+# Commands the engine runs go through the user's login shell ($SHELL -lc). Under test that is
+# plain sh, whose login profile does not read the machine's ~/.bashrc: a version manager's
+# start-up there (pyenv's rehash waits a minute on a lock a killed shell left behind) is the
+# test machine's, not the product's. Tests that need a given shell name it.
+os.environ["SHELL"] = "/bin/sh"
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pygls.exceptions import JsonRpcException
 from tests.support.engine import make_git_repo, write_config
 from tests.support.lsp_client import EditorSession
 from tests.support.scripted_builders import text_response
+from tests.test_lsp_review import developer_text
 
 
 @pytest.fixture
@@ -83,15 +84,22 @@ async def test_buffer_selection_file_and_diagnostics_reach_the_model(home, ws, s
         completed = await client.turn_completed(thread_id, result["turn"]["id"])
         assert completed["turn"]["status"] == "completed"
 
-    parts = _user_parts(scripted_model.requests[-1].body)
-    message, buffer, selection, file, diagnostics = parts[-5:]
-    assert message == "What is wrong with #buffer and @lib/util.py?"  # the user's words, intact
-    assert "app.py" in buffer and 'print("unsaved")' in buffer and "on disk" not in buffer
-    assert "lines 2-2 of app.py" in selection and 'print("unsaved")' in selection
-    assert "import os" not in selection
-    assert "lib/util.py" in file and "return 7" in file
-    assert "line 3 (error, pyflakes): undefined name 'undefined'" in diagnostics
-    assert "x = undefined" in diagnostics
+    request = scripted_model.requests[-1]
+    # The user's words, intact, and a label per item; the context itself follows as the
+    # engine's instructions.
+    assert _user_parts(request.body)[-5:] == [
+        "What is wrong with #buffer and @lib/util.py?",
+        "Context: app.py",
+        "Context: app.py, line 2",
+        "Context: lib/util.py",
+        "Context: problems in app.py",
+    ]
+    told = developer_text(request)
+    buffer = told[told.index("`app.py`:") :]
+    assert 'print("unsaved")' in buffer.split("```", 2)[1] and "on disk" not in told
+    assert '`app.py`, line 2:\n```py\nprint("unsaved")\n```' in told
+    assert "`lib/util.py`:\n```py\ndef helper():\n    return 7\n```" in told
+    assert "- app.py:3 error: undefined name 'undefined' (pyflakes)\n    x = undefined" in told
 
 
 async def test_an_unreadable_item_is_refused_and_nothing_is_sent(home, ws, scripted_model):

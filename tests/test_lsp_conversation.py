@@ -6,6 +6,7 @@ Every test drives the real server process through pytest-lsp, against the script
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from lsprotocol import types
 from tests.support.engine import make_git_repo, write_config
 from tests.support.lsp_client import EditorSession, uri
 from tests.support.scripted_builders import function_call_response, text_response
+from tests.test_lsp_review import developer_text, shown_user_messages
 
 
 @pytest.fixture
@@ -226,7 +228,9 @@ async def test_a_failing_turn_fails_alone(home, ws, scripted_model):
         assert again["turn"]["status"] == "completed"
 
 
-async def test_ask_command_sends_the_unsaved_selection_as_context(home, ws, scripted_model):
+async def test_ask_command_shows_the_question_and_gives_the_model_the_unsaved_selection(
+    home, ws, scripted_model
+):
     scripted_model.enqueue(text_response("It prints a greeting."))
     async with EditorSession(home, ws) as client:
         doc = client.open(ws / "app.py", 'print("hi")\ndef unsaved():\n    return 42\n', version=4)
@@ -244,15 +248,23 @@ async def test_ask_command_sends_the_unsaved_selection_as_context(home, ws, scri
         thread_id = result["threadId"]
         completed = await client.turn_completed(thread_id, result["turn"]["id"])
         assert completed["turn"]["status"] == "completed"
+        # The question, and a label naming what was attached: not the selection's text.
+        shown = "What does this do?\nContext: app.py, lines 2-3"
+        assert shown_user_messages(client, thread_id) == [shown]
+        read = await client.codex("thread/read", {"threadId": thread_id, "includeTurns": True})
+        [user] = [i for i in read["thread"]["turns"][0]["items"] if i["type"] == "userMessage"]
+        assert "\n".join(c["text"] for c in user["content"]) == shown
 
-    sent = _user_texts(scripted_model.requests[-1].body)[-1]
-    assert sent.startswith("What does this do?")
-    assert "def unsaved():\n    return 42\n" in sent
-    assert "lines 2-3 of app.py" in sent
-    assert 'print("hi")' not in sent
+    request = scripted_model.requests[-1]
+    assert _user_texts(request.body)[-2:] == ["What does this do?", "Context: app.py, lines 2-3"]
+    told = developer_text(request)
+    assert "`app.py`, lines 2-3:\n```py\ndef unsaved():\n    return 42\n```" in told
+    assert 'print("hi")' not in told
 
 
-async def test_edit_command_asks_for_an_in_place_change_of_the_selection(home, ws, scripted_model):
+async def test_edit_command_asks_for_an_in_place_change_with_the_pickers_settings(
+    home, ws, scripted_model
+):
     scripted_model.enqueue(text_response("Renamed."))
     async with EditorSession(home, ws) as client:
         doc = client.open(ws / "app.py", "def f():\n    return 1\n", version=2)
@@ -262,14 +274,23 @@ async def test_edit_command_asks_for_an_in_place_change_of_the_selection(home, w
                 "instruction": "rename f to answer",
                 "uri": doc,
                 "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}},
+                "model": "gpt-5.4-mini",
+                "effort": "low",
+                "approvalPolicy": "never",
             },
         )
         completed = await client.turn_completed(result["threadId"], result["turn"]["id"])
         assert completed["turn"]["status"] == "completed"
+        assert shown_user_messages(client, result["threadId"]) == ["rename f to answer"]
 
-    sent = _user_texts(scripted_model.requests[-1].body)[-1]
-    assert "in place" in sent and "rename f to answer" in sent and "apply_patch" in sent
-    assert "def f():\n    return 1\n" in sent and "lines 1-2 of app.py" in sent
+    request = scripted_model.requests[-1]
+    assert _user_texts(request.body)[-1] == "rename f to answer"
+    told = developer_text(request)
+    assert "lines 1-2 of `app.py`" in told and "in place" in told and "apply_patch" in told
+    assert "```py\ndef f():\n    return 1\n```" in told
+    assert request.body["model"] == "gpt-5.4-mini"
+    assert request.body["reasoning"]["effort"] == "low"
+    assert "The user will never be asked" in json.dumps(request.body["input"])
 
 
 async def test_new_thread_and_interrupt_commands(tmp_path, ws, scripted_model):

@@ -153,6 +153,24 @@ def user_text(request: Any) -> str:
     return "\n".join(part.get("text", "") for part in messages[-1]["content"])
 
 
+def developer_text(request: Any) -> str:
+    """The instructions that follow this turn's user message: what the engine told the model
+    and the transcript does not show."""
+    items = request.body["input"]
+    users = [n for n, item in enumerate(items) if item.get("role") == "user"]
+    after = [item for item in items[users[-1] + 1 :] if item.get("role") == "developer"]
+    return "\n".join(part.get("text", "") for item in after for part in item["content"])
+
+
+def shown_user_messages(client: EditorClient, thread_id: str) -> list[str]:
+    """The text of each `userMessage` item the thread announced: what every client shows."""
+    return [
+        "\n".join(c.get("text", "") for c in p["item"]["content"])
+        for p in client.notifications("item/completed")
+        if p["threadId"] == thread_id and p["item"]["type"] == "userMessage"
+    ]
+
+
 # -- findings as diagnostics -----------------------------------------------------------------
 
 

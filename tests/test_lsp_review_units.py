@@ -11,7 +11,7 @@ from codex_lsp.lsp.diagnostics import failure_message, verdict_message
 from codex_lsp.lsp.findings import covered_lines, verdict_from_output
 from codex_lsp.lsp.line_tracking import follow_edit
 from codex_lsp.lsp.notifications import warning_text
-from codex_lsp.lsp.review_command import FIX_REQUEST, finding_prompt
+from codex_lsp.lsp.review_command import finding_task
 from codex_lsp.protocol.inputs import (
     ByteRange,
     ReviewCodeLocation,
@@ -155,16 +155,24 @@ def test_each_finding_offers_fix_explain_and_dismiss_with_its_id():
     assert actions[0].diagnostics == [finding.diagnostic()]
 
 
-def test_the_fix_prompt_names_the_finding_and_quotes_its_lines_as_they_are_now():
+def test_a_fix_task_names_the_finding_where_it_is_now_with_its_lines_as_the_editor_has_them():
     verdict = verdict_from_output(
         _output(_finding("[P1] Off by one", "/ws/src/a.py", 3, 4, 1)), "t", "u", str
     )
     [finding] = verdict.findings
-    prompt = finding_prompt(FIX_REQUEST, finding, "/ws", "zero\none\ntwo ```\nthree\nfour\n")
-    assert prompt.startswith(FIX_REQUEST)
-    assert "[P1] Off by one\nFile: src/a.py, lines 3-4\n\nWhy [P1] Off by one matters." in prompt
-    # The quoted code holds a fence, so the quote uses a longer one.
-    assert "````\ntwo ```\nthree\n````" in prompt
+    finding.start, finding.end = 5, 6  # the user added two lines above it since the review
+    task = finding_task("fixFinding", finding, "0\n1\n2\n3\n4\ntwo ```\nthree\nfour\n")
+    assert task == {
+        "type": "fixFinding",
+        "finding": {
+            "title": "[P1] Off by one",
+            "body": "Why [P1] Off by one matters.",
+            "priority": 1,
+            "path": "/ws/src/a.py",
+            "lineRange": {"start": 6, "end": 7},
+        },
+        "text": "two ```\nthree\n",
+    }
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,6 @@ from codex_lsp.lsp.approvals import (
     decision_for,
     file_change_message,
 )
-from codex_lsp.lsp.commands import context_block
 from codex_lsp.lsp.framing import FrameReader
 from codex_lsp.lsp.logs import EditorLogHandler, redact
 from codex_lsp.lsp.progress import describe_item
@@ -213,12 +212,6 @@ async def test_a_prompt_whose_turn_ends_is_withdrawn_from_the_editor():
 )
 def test_progress_messages_say_what_the_agent_does(item, text):
     assert describe_item(item) == text
-
-
-def test_ask_context_fences_the_selection_safely():
-    text = context_block("Explain", "docs/a.md", "```py\nx\n```", "markdown", (3, 5))
-    assert text.startswith("Explain\n\nContext from lines 3-5 of docs/a.md:\n````markdown\n")
-    assert text.endswith("```py\nx\n```\n````\n")
 
 
 # -- logs ------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.support.engine import make_git_repo, write_config
 from tests.support.nvim import run_suite
+from tests.support.nvim_journeys import turn_texts
 from tests.support.scripted_builders import (
     custom_tool_call_response,
     function_call_response,
@@ -64,7 +65,7 @@ def test_inline_edit_accepted_then_undone(scripted_model, tmp_path):
 
     _check(run_suite("inline_accept", tmp_path, codex_home=home, workspace=ws))
 
-    asked = _user_texts(scripted_model.requests[0].body)[-1]
+    asked = "\n".join(turn_texts(scripted_model.requests[0].body))
     # The instruction, the file and the selected line went to the turn.
     assert "make the greeting say hello" in asked and "app.py" in asked
     assert 'print("hi")' in asked
@@ -120,7 +121,7 @@ def test_chat_round_trip_with_a_command_approval(scripted_model, tmp_path):
     _check(run_suite("chat", tmp_path, codex_home=home, workspace=ws))
 
     assert "built ok" in _tool_output(scripted_model.requests[1].body, "c1")
-    asked = _user_texts(scripted_model.requests[-1].body)[-1]
+    asked = "\n".join(turn_texts(scripted_model.requests[-1].body))
     assert "what does this line do?" in asked and 'print("hi")' in asked  # question + selection
 
 

@@ -12,6 +12,7 @@ from codex_lsp.protocol import v2_common as com
 from codex_lsp.protocol import v2_config as cfg
 from codex_lsp.protocol import v2_initialize as ini
 from codex_lsp.protocol import v2_items as it
+from codex_lsp.protocol import v2_tasks as ta
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
 from tests import v2_family_samples as family_samples
@@ -303,12 +304,43 @@ CLIENT_SAMPLES.update(family_samples.REQUEST_SAMPLES)
 
 
 def test_samples_cover_every_client_request() -> None:
-    # Experimental methods are not in the reference's stable schema to check them against.
-    assert set(CLIENT_SAMPLES) == set(v2.CLIENT_REQUESTS) - v2.EXPERIMENTAL_METHODS
+    # Experimental methods are not in the reference's stable schema to check them against,
+    # nor our extensions, which it lacks.
+    unchecked = v2.EXPERIMENTAL_METHODS | v2.EXTENSION_REQUESTS
+    assert set(CLIENT_SAMPLES) == set(v2.CLIENT_REQUESTS) - unchecked
+
+
+def test_our_turn_start_task_reads_back_what_it_writes() -> None:
+    """`turn/startTask` is ours (the reference has no schema for it): what a client writes in
+    each task and context shape, the server reads back unchanged."""
+    where = ta.LspRange(
+        start=ta.LspPosition(line=1, character=0), end=ta.LspPosition(line=2, character=0)
+    )
+    finding = ta.TaskFinding(
+        title="[P1] x", path="/r/a.py", line_range=ta.FindingLineRange(start=2, end=3)
+    )
+    tasks = [
+        ta.AskTask(text="why?"),
+        ta.EditTask(instruction="rename", path="a.py", range=where, text="x = 1\n"),
+        ta.FixFindingTask(finding=finding, text="y\n"),
+        ta.ExplainFindingTask(finding=finding),
+        ta.ApplyCodeTask(path="a.py", code="z = 2\n", language="python"),
+    ]
+    context = [
+        ta.FileContextItem(path="a.py", range=where),
+        ta.ProblemsContextItem(
+            problems=[ta.EditorProblem(path="a.py", range=where, message="bad", source="ruff")]
+        ),
+    ]
+    for task in tasks:
+        params = ta.TurnStartTaskParams(thread_id="t1", task=task, context=context, model="m")
+        wire = v2.dump(params)
+        assert wire["task"]["type"] == task.type and "threadId" in wire
+        assert v2.dump(v2.parse_params("turn/startTask", wire)) == wire
 
 
 def test_every_registered_method_exists_in_the_reference(checker: SchemaChecker) -> None:
-    stable = set(v2.CLIENT_REQUESTS) - v2.EXPERIMENTAL_METHODS
+    stable = set(v2.CLIENT_REQUESTS) - v2.EXPERIMENTAL_METHODS - v2.EXTENSION_REQUESTS
     assert stable <= set(checker.client_requests)
     assert set(v2.SERVER_NOTIFICATIONS) <= set(checker.server_notifications)
     assert set(v2.SERVER_REQUESTS) <= set(checker.server_requests)

@@ -19,18 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine import make_git_repo, write_config
-from tests.support.scripted_builders import (
-    completed,
-    created,
-    custom_tool_call_response,
-    function_call_response,
-    rate_limit_headers,
-    sse,
-    text_response,
-    usage,
-)
+from tests.support.engine import write_config
 from tests.support.scripted_model import ScriptedModelServer
+from tests.support.vscode_scripts import journey_scripts, journey_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 EXT = ROOT / "editors" / "vscode"
@@ -101,23 +92,20 @@ def test_type_check(node: str) -> None:
     assert result.returncode == 0, "tsc found type errors"
 
 
-def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
-    out = tmp_path / "codex.vsix"
-    npx = ROOT / ".venv" / "bin" / "npx"
+@pytest.fixture(scope="module")
+def vsix(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The .vsix as the README builds it: `scripts/build-vscode` (`vsce package`, which runs
+    the production build)."""
+    out = tmp_path_factory.mktemp("vsix") / "codex.vsix"
     result = _run(
-        [
-            str(npx),
-            "--yes",
-            "@vscode/vsce@4.1.0",
-            "package",
-            "--no-dependencies",
-            "--allow-missing-repository",
-            "-o",
-            str(out),
-        ],
-        timeout=300,
+        ["bash", str(ROOT / "scripts" / "build-vscode"), "--out", str(out)], timeout=300, cwd=ROOT
     )
     assert result.returncode == 0, "vsce package failed"
+    return out
+
+
+def test_package_makes_an_installable_vsix(node: str, vsix: Path, tmp_path: Path) -> None:
+    out = vsix
     names = set(zipfile.ZipFile(out).namelist())
     for needed in (
         "extension/package.json",
@@ -130,6 +118,9 @@ def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
     assert not any("node_modules" in n or "/src/" in n for n in names), "sources leaked in"
     bundle = zipfile.ZipFile(out).read("extension/out/extension.js").decode()
     assert "vscode-languageclient" in bundle or "LanguageClient" in bundle, "client not bundled"
+    webview = zipfile.ZipFile(out).read("extension/out/webview.js").decode()
+    for library in ("markdown-it", "highlight", "DOMPurify"):
+        assert library.lower() in webview.lower(), f"{library} is not bundled into the webview"
 
     # And VS Code installs it (code-server's `--install-extension`, as `code` would).
     entry = HARNESS / "node_modules" / "code-server" / "out" / "node" / "entry.js"
@@ -155,118 +146,9 @@ def test_package_makes_an_installable_vsix(node: str, tmp_path: Path) -> None:
 
 # -- end to end ---------------------------------------------------------------------------------
 
-CHAT_FIRST = (
-    "Hello from the scripted model, with **bold** text and raw "
-    "<img src=x onerror=alert(1)> <b>markup</b> <script>alert(2)</script> shown as text.\n\n"
-)
-CHAT_SECOND = "- and the rest of the answer\n"
-EDIT_PATCH = """*** Begin Patch
-*** Update File: edit_me.py
-@@
--    return "hi"
-+    return "hello"
-*** End Patch"""
 
-
-def _streamed_with_a_pause(first: str, second: str) -> list:
-    """One message whose second half comes after a stall, so the first half is seen alone."""
-    item = {
-        "type": "message",
-        "id": "msg_chat",
-        "role": "assistant",
-        "status": "in_progress",
-        "content": [],
-    }
-    done = {
-        **item,
-        "status": "completed",
-        "content": [{"type": "output_text", "text": first + second, "annotations": []}],
-    }
-
-    def delta(text: str) -> dict:
-        return sse(
-            {
-                "type": "response.output_text.delta",
-                "item_id": "msg_chat",
-                "output_index": 0,
-                "content_index": 0,
-                "delta": text,
-            }
-        )
-
-    return [
-        {
-            "headers": rate_limit_headers(
-                12.0, 300, secondary_used_percent=3.0, secondary_window_minutes=10080
-            )
-        },
-        created("resp_chat"),
-        sse({"type": "response.output_item.added", "output_index": 0, "item": item}),
-        delta(first),
-        {"stall_s": 2.0},
-        delta(second),
-        sse({"type": "response.output_item.done", "output_index": 0, "item": done}),
-        completed("resp_chat", usage(1200, 340)),
-    ]
-
-
-def _scripts(ws: Path) -> dict[str, list[dict]]:
-    review = {
-        "findings": [
-            {
-                "title": "[P1] Division by zero when count is 0",
-                "body": "Division by zero: `count` can be 0 and nothing guards it.",
-                "confidence_score": 0.9,
-                "priority": 1,
-                "code_location": {
-                    "absolute_file_path": str(ws / "review_me.py"),
-                    "line_range": {"start": 2, "end": 2},
-                },
-            }
-        ],
-        "overall_correctness": "patch is incorrect",
-        "overall_explanation": "The new parameter can be zero.",
-        "overall_confidence_score": 0.8,
-    }
-    return {
-        "chat": [{"script": _streamed_with_a_pause(CHAT_FIRST, CHAT_SECOND)}],
-        "command": [
-            {
-                "script": function_call_response(
-                    "exec_command",
-                    {"cmd": "touch approved.txt && echo approved-output", "workdir": str(ws)},
-                    call_id="call_cmd",
-                    response_id="resp_c1",
-                )
-            },
-            {"script": text_response("The command ran.", response_id="resp_c2")},
-        ],
-        "edit": [
-            {
-                "script": custom_tool_call_response(
-                    "apply_patch", EDIT_PATCH, call_id="call_edit", response_id="resp_e1"
-                )
-            },
-            {"script": text_response("Edited the selection.", response_id="resp_e2")},
-        ],
-        "review": [{"script": text_response(json.dumps(review), response_id="resp_r1")}],
-    }
-
-
-def _workspace(path: Path) -> Path:
-    ws = make_git_repo(
-        path,
-        {
-            "edit_me.py": 'def greet():\n    return "hi"\n',
-            "review_me.py": "def mean(values):\n    return sum(values) / len(values)\n",
-        },
-    )
-    # The uncommitted change the review looks at.
-    (ws / "review_me.py").write_text("def mean(values, count):\n    return sum(values) / count\n")
-    return ws
-
-
-def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
+def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path) -> None:
+    """Every journey, in code-server with the extension installed from its .vsix."""
     entry = HARNESS / "node_modules" / "code-server" / "out" / "node" / "entry.js"
     if not entry.exists() or not (HARNESS / "node_modules" / "playwright-core").exists():
         pytest.fail(f"code-server / playwright-core are not in {HARNESS}: {SETUP_HINT}")
@@ -277,19 +159,20 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
     if ARTIFACTS.exists():
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
-    ws = _workspace(tmp_path / "ws")
+    ws = journey_workspace(tmp_path / "ws")
     with ScriptedModelServer() as model:
         home = tmp_path / "codex-home"
         write_config(home, model.base_url, approval_policy="untrusted")
         config = {
             "harnessDir": str(HARNESS),
-            "extensionDir": str(EXT),
+            "extensionDir": str(EXT / "e2e" / "host"),
+            "vsix": str(vsix),
             "suitePath": str(built / "test" / "suite.js"),
             "workspace": str(ws),
             "runDir": str(tmp_path / "vscode"),
             "artifactsDir": str(ARTIFACTS),
             "chromium": chromium,
-            "timeoutMs": 420_000,
+            "timeoutMs": 900_000,
             "settings": {
                 "codexChat.pythonPath": sys.executable,
                 "codexChat.serverEnv": {"CODEX_HOME": str(home)},
@@ -297,13 +180,19 @@ def test_end_to_end_in_vscode(node: str, built: Path, tmp_path: Path) -> None:
             "env": {"CODEX_HOME": str(home)},
             "context": {
                 "modelControl": model.base_url.removesuffix("/v1"),
-                "scripts": _scripts(ws),
+                "scripts": journey_scripts(ws),
                 "workspace": str(ws),
+                "python": sys.executable,
                 "only": os.environ.get("CODEX_E2E_ONLY", ""),
             },
         }
         config_path = tmp_path / "e2e.json"
         config_path.write_text(json.dumps(config))
-        result = _run([node, str(EXT / "e2e" / "driver.mjs"), str(config_path)], timeout=540)
+        result = _run([node, str(EXT / "e2e" / "driver.mjs"), str(config_path)], timeout=1000)
     assert result.returncode == 0, f"the VS Code end-to-end suite failed; see {ARTIFACTS}"
-    assert (ARTIFACTS / "chat-panel.png").exists(), "the panel screenshot is missing"
+    # One screenshot per journey, for a reviewer to look at.
+    results = json.loads((ARTIFACTS / "results.json").read_text())
+    assert results["tests"], "no journey ran"
+    for journey in results["tests"]:
+        shot = ARTIFACTS / f"{journey['screenshot']}.png"
+        assert shot.exists(), f"{journey['name']}: no screenshot {shot.name}"

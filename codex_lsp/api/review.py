@@ -87,17 +87,26 @@ def thread_review(thread: LoadedThread | None) -> ReviewOutputEvent | None:
     session = thread.codex.session if thread is not None else None
     if thread is None or session is None:
         return None
-    return last_review(session) or _recorded_review(thread)
+    recorded = resumed_review(thread)
+    return last_review(session) or (recorded[1] if recorded is not None else None)
 
 
-def _recorded_review(thread: LoadedThread) -> ReviewOutputEvent | None:
-    configured = thread.configured
-    for event in reversed(configured.initial_messages or [] if configured else []):
+def resumed_review(thread: LoadedThread | None) -> tuple[str, ReviewOutputEvent] | None:
+    """The latest review that finished before `thread` was resumed, with the id of its turn:
+    the last `exited_review_mode` with findings among the events its rollout had."""
+    configured = thread.configured if thread is not None else None
+    if thread is None or configured is None:
+        return None
+    found: tuple[str, ReviewOutputEvent] | None = None
+    turn_id = ""
+    for event in configured.initial_messages or []:
+        kind = event.get("type")
         output = event.get("review_output")
-        if event.get("type") == "exited_review_mode" and isinstance(output, dict):
+        if kind in ("task_started", "turn_started"):
+            turn_id = str(event.get("turn_id") or "")
+        elif kind == "exited_review_mode" and isinstance(output, dict):
             try:
-                return ReviewOutputEvent.model_validate(output)
+                found = (turn_id, ReviewOutputEvent.model_validate(output))
             except ValueError:
                 log.warning("the review recorded in thread %s is unreadable", thread.thread_id)
-                return None
-    return None
+    return found

@@ -40,8 +40,9 @@ from codex_lsp.api.port import (
     ApiError,
     ClientPort,
 )
-from codex_lsp.api.review import start_review, thread_review
+from codex_lsp.api.review import resumed_review, start_review, thread_review
 from codex_lsp.api.skills import list_skills
+from codex_lsp.api.tasks import start_task
 from codex_lsp.api.threads import ThreadManager
 from codex_lsp.api.turns import interrupt_turn, start_turn
 from codex_lsp.api.validation import validation_message
@@ -52,6 +53,7 @@ from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_threads import ThreadForkParams, ThreadSetNameParams
 from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
+from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +89,7 @@ class ApiServer:
             "thread/unarchive": self._thread_unarchive,
             "thread/name/set": self._thread_name_set,
             "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
+            "turn/startTask": lambda p, _raw: start_task(self.threads.get(p.thread_id), p),
             "turn/interrupt": self._turn_interrupt,
             "review/start": self._review_start,
             "skills/list": self._skills_list,
@@ -144,6 +147,19 @@ class ApiServer:
         to the `reviewThreadId` thread.
         """
         return thread_review(self.threads.loaded.get(thread_id))
+
+    def resumed_review(self, thread_id: str) -> tuple[str, ReviewOutputEvent] | None:
+        """The latest review that finished before the loaded thread was resumed, with the id of
+        its turn: what a door shows again after a restart."""
+        return resumed_review(self.threads.loaded.get(thread_id))
+
+    def settled_findings(self, thread_id: str) -> dict[str, Resolution]:
+        """The thread's review findings the user fixed or dismissed, by finding id."""
+        return settled_findings(self._services().codex_home, thread_id)
+
+    def settle_finding(self, thread_id: str, finding_id: str, resolution: Resolution) -> None:
+        """Remember that a finding was fixed or dismissed, so it stays gone after a restart."""
+        mark_finding(self._services().codex_home, thread_id, finding_id, resolution)
 
     async def aclose(self) -> None:
         """Shut down every loaded thread and the background task hosting them."""

@@ -12,7 +12,9 @@ and before `turn/completed`, as the reference server does; a turn not running is
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -26,8 +28,11 @@ from codex_lsp.api.convert import (
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
+from codex_lsp.protocol.inputs import Personality, ReasoningSummary
 from codex_lsp.protocol.ops import Interrupt, UserTurn
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, dump, sandbox_policy_to_v2
+from codex_lsp.protocol.v2_items import UserInput
 from codex_lsp.protocol.v2_thread_ops import (
     CollaborationMode,
     CollaborationModeSettings,
@@ -46,40 +51,76 @@ log = logging.getLogger(__name__)
 
 
 async def start_turn(thread: LoadedThread, params: TurnStartParams) -> TurnStartResponse:
-    session = thread.codex.session
-    if session is None or thread.map is None:
-        raise invalid("threadId", f"thread {params.thread_id} has no running session")
     if not params.input:
         raise invalid("input", "a turn needs at least one input item")
-    items = user_input_to_core(params.input)
+    overrides = TurnOverrides(
+        cwd=params.cwd,
+        approval_policy=params.approval_policy,
+        sandbox_policy=params.sandbox_policy,
+        model=params.model,
+        effort=params.effort,
+        summary=params.summary,
+        personality=params.personality,
+        output_schema=params.output_schema if isinstance(params.output_schema, dict) else None,
+    )
+    return await submit_turn(thread, list(params.input), overrides)
+
+
+@dataclass(frozen=True)
+class TurnOverrides:
+    """What a request changes of the thread's settings, from this turn on (None: unchanged)."""
+
+    cwd: str | None = None
+    approval_policy: Any = None
+    sandbox_policy: Any = None
+    model: str | None = None
+    effort: str | None = None
+    summary: ReasoningSummary | None = None
+    personality: Personality | None = None
+    output_schema: dict[str, Any] | None = None
+
+
+async def submit_turn(
+    thread: LoadedThread,
+    shown: list[UserInput],
+    overrides: TurnOverrides,
+    *,
+    attachments: list[Attachment] | None = None,
+    task: EditorTask | None = None,
+) -> TurnStartResponse:
+    """Start a turn whose visible input is `shown`, with the editor's attachments and task."""
+    session = thread.codex.session
+    if session is None or thread.map is None:
+        raise invalid("threadId", f"thread {thread.thread_id} has no running session")
+    items = user_input_to_core(shown)
     ctx = session.ctx
     cwd = ctx.cwd
-    if params.cwd is not None:
-        cwd = Path(params.cwd)
+    if overrides.cwd is not None:
+        cwd = Path(overrides.cwd)
         if not cwd.is_absolute() or not cwd.is_dir():
-            raise invalid("cwd", f"must be an existing absolute directory, got {params.cwd!r}")
+            raise invalid("cwd", f"must be an existing absolute directory, got {overrides.cwd!r}")
     op = UserTurn(
         items=items,
         cwd=str(cwd),
-        approval_policy=approval_to_core(params.approval_policy) or ctx.approval_policy,
-        sandbox_policy=sandbox_to_core(params.sandbox_policy) or ctx.sandbox_policy,
-        model=params.model or ctx.model,
-        effort=effort_to_core(params.effort) or ctx.effort,
-        summary=params.summary or ctx.summary,
-        personality=params.personality or ctx.personality,
-        final_output_json_schema=params.output_schema
-        if isinstance(params.output_schema, dict)
-        else None,
+        approval_policy=approval_to_core(overrides.approval_policy) or ctx.approval_policy,
+        sandbox_policy=sandbox_to_core(overrides.sandbox_policy) or ctx.sandbox_policy,
+        model=overrides.model or ctx.model,
+        effort=effort_to_core(overrides.effort) or ctx.effort,
+        summary=overrides.summary or ctx.summary,
+        personality=overrides.personality or ctx.personality,
+        final_output_json_schema=overrides.output_schema,
+        attachments=attachments or [],
+        task=task,
     )
     settings = _settings(op, ctx)
     if settings != _settings_of(ctx):
         update = ThreadSettingsUpdatedNotification(
-            thread_id=params.thread_id, thread_settings=settings
+            thread_id=thread.thread_id, thread_settings=settings
         )
         thread.client.notify("thread/settings/updated", dump(update))
     # A UUIDv7, like thread ids: unique, and ordered by when the turn began.
     turn_id = new_thread_id()
-    thread.map.expect_turn(turn_id, list(params.input))
+    thread.map.expect_turn(turn_id, shown)
     await thread.submit(op, sub_id=turn_id)
     # Returning without another await keeps this response ahead of `turn/started` on the wire.
     return TurnStartResponse(turn=Turn(id=turn_id, status="inProgress", items_view="notLoaded"))

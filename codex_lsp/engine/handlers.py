@@ -11,6 +11,7 @@ from anyio.abc import TaskGroup
 from codex_lsp import __version__
 from codex_lsp.engine.compact import compact
 from codex_lsp.engine.context_factory import initial_turn_context
+from codex_lsp.engine.editor_tasks import turn_instructions
 from codex_lsp.engine.history import ConversationHistory
 from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
@@ -262,7 +263,13 @@ async def _start_turn(
     turn_ctx = replace(ctx, output_schema=op.final_output_json_schema)
 
     async def body(sess: Session, task: RunningTask) -> None:
-        await run_regular_task(sess, task, turn_ctx, list(op.items), op.previous_response_id)
+        instructions = None
+        if isinstance(op, UserTurn):
+            # Rendered when the task starts: the files are read as they are then.
+            instructions = turn_instructions(op.task, op.attachments, sess.workspace, turn_ctx.cwd)
+        await run_regular_task(
+            sess, task, turn_ctx, list(op.items), op.previous_response_id, instructions
+        )
 
     await session.start_task(sub_id, "regular", body)
 

@@ -103,52 +103,82 @@ async def _stream_once(
     result = SamplingResult()
     # A summarisation request streams nothing to the user.
     emit = session.emit if show_messages else _discard
-    async for event in client.stream(prompt):
-        # Not reading on while the client is behind keeps memory bounded and loses nothing.
-        await session.events_drained()
-        if on_output is not None and isinstance(event, _VISIBLE_EVENTS):
-            on_output()
-            on_output = None
-        # Most events are text deltas: test for them first.
-        if isinstance(event, OutputTextDelta):
-            emit(sub_id, AgentMessageDeltaEvent(delta=event.delta, item_id=event.item_id))
-        elif isinstance(event, OutputItemDone):
-            if show_messages:
-                _item_done(session, sub_id, event.item)
-            result.items.append(event.item)
-        elif isinstance(event, ReasoningSummaryDelta):
-            emit(
-                sub_id,
-                AgentReasoningDeltaEvent(delta=event.delta, summary_index=event.summary_index),
-            )
-        elif isinstance(event, ReasoningSummaryPartAdded):
-            emit(sub_id, AgentReasoningSectionBreakEvent(summary_index=event.summary_index))
-        elif isinstance(event, ReasoningContentDelta):
-            emit(
-                sub_id,
-                AgentReasoningRawContentDeltaEvent(
-                    delta=event.delta, content_index=event.content_index
-                ),
-            )
-        elif isinstance(event, RateLimitsUpdated):
-            session.rate_limits = _snapshot(event.snapshot)
-        elif isinstance(event, Completed):
-            result.response_id = event.response_id
-            if event.usage is not None:
-                u = event.usage
-                result.usage = TokenUsage(
-                    input_tokens=u.input_tokens,
-                    cached_input_tokens=u.cached_input_tokens,
-                    output_tokens=u.output_tokens,
-                    reasoning_output_tokens=u.reasoning_output_tokens,
-                    total_tokens=u.total_tokens,
-                )
-            return result
+    # Text of messages still streaming, so an interrupt keeps what the user already read.
+    partial: dict[str | None, list[str]] = {}
+    try:
+        async for event in client.stream(prompt):
+            # Not reading on while the client is behind keeps memory bounded and loses nothing.
+            await session.events_drained()
+            if on_output is not None and isinstance(event, _VISIBLE_EVENTS):
+                on_output()
+                on_output = None
+            # Most events are text deltas: test for them first.
+            if isinstance(event, OutputTextDelta):
+                emit(sub_id, AgentMessageDeltaEvent(delta=event.delta, item_id=event.item_id))
+                partial.setdefault(event.item_id, []).append(event.delta)
+            elif isinstance(event, OutputItemDone):
+                partial.pop(event.item.get("id"), None)
+                if show_messages:
+                    _item_done(session, sub_id, event.item)
+                result.items.append(event.item)
+            elif isinstance(event, Completed):
+                _complete(result, event)
+                return result
+            else:
+                _other_event(session, sub_id, emit, event)
+    except anyio.get_cancelled_exc_class():
+        if show_messages:
+            _keep_partial(session, sub_id, partial)
+        raise
     raise ModelError(
         "stream closed before response.completed",
         codex_error_info={"response_stream_disconnected": {"http_status_code": None}},
         retryable=True,
     )
+
+
+def _other_event(session: Any, sub_id: str, emit: Any, event: Any) -> None:
+    if isinstance(event, ReasoningSummaryDelta):
+        emit(
+            sub_id,
+            AgentReasoningDeltaEvent(delta=event.delta, summary_index=event.summary_index),
+        )
+    elif isinstance(event, ReasoningSummaryPartAdded):
+        emit(sub_id, AgentReasoningSectionBreakEvent(summary_index=event.summary_index))
+    elif isinstance(event, ReasoningContentDelta):
+        emit(
+            sub_id,
+            AgentReasoningRawContentDeltaEvent(
+                delta=event.delta, content_index=event.content_index
+            ),
+        )
+    elif isinstance(event, RateLimitsUpdated):
+        session.rate_limits = _snapshot(event.snapshot)
+
+
+def _complete(result: SamplingResult, event: Completed) -> None:
+    result.response_id = event.response_id
+    if event.usage is not None:
+        u = event.usage
+        result.usage = TokenUsage(
+            input_tokens=u.input_tokens,
+            cached_input_tokens=u.cached_input_tokens,
+            output_tokens=u.output_tokens,
+            reasoning_output_tokens=u.reasoning_output_tokens,
+            total_tokens=u.total_tokens,
+        )
+
+
+def _keep_partial(session: Any, sub_id: str, partial: dict[str | None, list[str]]) -> None:
+    """An interrupted answer keeps the text already shown: in the thread (its `agent_message`
+    is persisted, so a reopened thread shows it) and in the history the model reads next."""
+    for item_id, parts in partial.items():
+        text = "".join(parts)
+        if not text.strip():
+            continue
+        session.emit(sub_id, AgentMessageEvent(message=text, item_id=item_id))
+        content = [{"type": "output_text", "text": text}]
+        session.record_items([{"type": "message", "role": "assistant", "content": content}])
 
 
 _VISIBLE_EVENTS = (

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_lsp.engine.compact import maybe_compact
+from codex_lsp.engine.editor_tasks import developer_note
 from codex_lsp.engine.instructions import (
     BASE_INSTRUCTIONS,
     context_update_message,
@@ -144,7 +145,10 @@ async def run_regular_task(
     ctx: TurnContext,
     items: list[UserInput],
     previous_response_id: str | None = None,
+    instructions: str | None = None,
 ) -> None:
+    """Run a turn on the user's `items`; `instructions` (an editor request's) follow the
+    user's message as a developer note the transcript does not show."""
     sub_id = task.sub_id
     started = time.monotonic()
     if previous_response_id:
@@ -177,6 +181,8 @@ async def run_regular_task(
     except ModelError as err:
         failure = err
     record_user_input(session, sub_id, ctx, items)
+    if instructions:
+        session.record_items([developer_note(instructions)])
     for extension in session.services.extensions:
         session.record_items(await extension.extra_user_items(session, ctx, sub_id, items))
     last_message = None

@@ -2,12 +2,17 @@
 
 * `codex.newThread` `[{cwd?, model?}]`: start a thread (cwd defaults to the workspace root);
   returns the `thread/start` result.
-* `codex.ask` `[{threadId?, prompt, uri, range?}]`: start a turn whose text is the prompt plus
-  the selected range of the document (its unsaved text) as context; starts a thread first
-  when no `threadId` is given. Returns `{threadId, turn}`.
-* `codex.edit` `[{threadId?, instruction, uri, range}]`: like `codex.ask`, but the turn asks
-  for the selected lines to be changed in place following the instruction; the change comes
-  back as a file-change approval and lands as a workspace edit.
+* `codex.ask` `[{threadId?, prompt, uri, range?}]`: start a turn on the prompt with the selected
+  range of the document (its unsaved text; the whole document without a range) attached as
+  context; starts a thread first when no `threadId` is given. Returns `{threadId, turn}`.
+* `codex.edit` `[{threadId?, instruction, uri, range}]`: like `codex.ask`, but the turn changes
+  the selected lines in place following the instruction; the change comes back as a
+  file-change approval and lands as a workspace edit.
+
+Both run through the v2 `turn/startTask`: the thread shows the user's prompt or instruction as
+their message, and the engine words what the model is told besides. Both also take the turn
+overrides `model`, `effort`, `approvalPolicy` and `sandboxPolicy` (as `turn/start` does; they
+stick for later turns).
 * `codex.interrupt` `[{threadId}]`: interrupt that thread's running turn, if any; returns
   `{interrupted: bool}`.
 """
@@ -16,7 +21,6 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -37,12 +41,8 @@ EDIT = "codex.edit"
 INTERRUPT = "codex.interrupt"
 COMMANDS = (NEW_THREAD, ASK, EDIT, INTERRUPT)
 
-# How an inline edit is asked for; the editors send only the user's instruction.
-EDIT_REQUEST = (
-    "Change the code below in place, following this instruction: {instruction}\n"
-    "Edit only these lines unless the instruction needs more; make the change with "
-    "apply_patch and keep the surrounding style."
-)
+# Options of `codex.ask` / `codex.edit` passed on to the turn as they are.
+TURN_OVERRIDES = ("model", "effort", "approvalPolicy", "sandboxPolicy")
 
 
 @cache
@@ -68,16 +68,9 @@ def string_option(options: dict[str, Any], key: str, command: str, *, required: 
     return value
 
 
-def context_block(
-    prompt: str, path: str, text: str, language: str, lines: tuple[int, int] | None
-) -> str:
-    """The turn text for `codex.ask`: the prompt, then the selection fenced as context."""
-    where = f"lines {lines[0]}-{lines[1]} of {path}" if lines else path
-    fence = "```"
-    while fence in text:  # a selection holding a fence must not close ours early
-        fence += "`"
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{prompt}\n\nContext from {where}:\n{fence}{language}\n{body}{fence}\n"
+def turn_overrides(options: dict[str, Any]) -> dict[str, Any]:
+    """The turn settings a command's caller chose (its pickers), for `turn/startTask`."""
+    return {key: options[key] for key in TURN_OVERRIDES if options.get(key) is not None}
 
 
 def workspace_cwd(server: CodexLanguageServer, near: str | None = None) -> str:
@@ -130,33 +123,43 @@ class Commands:
     async def ask(self, *arguments: object) -> Any:
         options = command_options(ASK, arguments)
         prompt = string_option(options, "prompt", ASK, required=True)
-        assert prompt is not None
-        return await self._turn_on_selection(ASK, options, prompt)
+        uri = string_option(options, "uri", ASK, required=True)
+        assert prompt is not None and uri is not None
+        path, text, selection = self._selection(ASK, uri, options.get("range"))
+        context: dict[str, Any] = {"type": "file", "path": path, "text": text}
+        if selection is not None:
+            context["range"] = selection
+        task = {"type": "ask", "text": prompt}
+        return await self._start_task(ASK, options, path, task, [context])
 
     async def edit(self, *arguments: object) -> Any:
         options = command_options(EDIT, arguments)
         instruction = string_option(options, "instruction", EDIT, required=True)
+        uri = string_option(options, "uri", EDIT, required=True)
+        assert instruction is not None and uri is not None
         if options.get("range") is None:
             raise JsonRpcInvalidParams(f"{EDIT}: 'range' is required")
-        prompt = EDIT_REQUEST.format(instruction=instruction)
-        return await self._turn_on_selection(EDIT, options, prompt)
+        path, text, selection = self._selection(EDIT, uri, options.get("range"))
+        task = {"type": "edit", "instruction": instruction, "path": path}
+        task.update(range=selection, text=text)
+        return await self._start_task(EDIT, options, path, task, [])
 
-    async def _turn_on_selection(self, command: str, options: dict[str, Any], prompt: str) -> Any:
-        """Start a turn (and a thread if none is named) on `prompt` plus the selection."""
-        uri = string_option(options, "uri", command, required=True)
+    async def _start_task(
+        self,
+        command: str,
+        options: dict[str, Any],
+        path: str,
+        task: dict[str, Any],
+        context: list[dict[str, Any]],
+    ) -> Any:
+        """Start the task's turn on `threadId`, or on a new thread rooted near `path`."""
         thread_id = string_option(options, "threadId", command, required=False)
-        assert uri is not None
-        path = to_fs_path(uri) or uri
-        text, lines, language = self._selection(uri, options.get("range"))
         if thread_id is None:
             started = await self._host.call("thread/start", {"cwd": self._default_cwd(path)})
             thread_id = started["thread"]["id"]
-        cwd = self._host_cwd(thread_id) or self._default_cwd(path)
-        shown = os.path.relpath(path, cwd) if path.startswith(cwd.rstrip(os.sep) + os.sep) else path
-        turn_text = context_block(prompt, shown, text, language, lines)
-        result = await self._host.call(
-            "turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": turn_text}]}
-        )
+        params = {"threadId": thread_id, "task": task, "context": context}
+        params.update(turn_overrides(options))
+        result = await self._host.call("turn/startTask", params)
         return {"threadId": thread_id, "turn": result.get("turn")}
 
     async def interrupt(self, *arguments: object) -> Any:
@@ -170,30 +173,19 @@ class Commands:
         await self._host.interrupt(thread_id, turn_id)
         return {"interrupted": True}
 
-    def _host_cwd(self, thread_id: str) -> str | None:
-        api = self._host.api
-        try:
-            cwd = api.thread_cwd(thread_id) if api is not None else None
-        except Exception:
-            return None
-        return str(cwd) if cwd is not None else None
-
-    def _selection(self, uri: str, raw_range: Any) -> tuple[str, tuple[int, int] | None, str]:
-        """The text of `range` in the document (open buffer first), its 1-based lines, language."""
+    def _selection(self, command: str, uri: str, raw_range: Any) -> tuple[str, str, Any]:
+        """The document's path, the text of `range` in it (the open buffer first, else the
+        file; the whole text without a range), and the range as the client sent it."""
         try:
             doc = self._server.workspace.get_text_document(uri)
             source = doc.source
         except (OSError, UnicodeDecodeError) as err:
-            raise JsonRpcInvalidParams(f"{ASK}: cannot read {uri}: {err}") from None
-        language = doc.language_id or Path(doc.path or "").suffix.lstrip(".")
+            raise JsonRpcInvalidParams(f"{command}: cannot read {uri}: {err}") from None
+        path = to_fs_path(uri) or uri
         if raw_range is None:
-            return source, None, language
+            return path, source, None
         try:
             selected = _converter().structure(raw_range, types.Range)
         except Exception:
-            raise JsonRpcInvalidParams(f"{ASK}: 'range' must be an LSP Range") from None
-        text = doc.text_in_client_range(selected)
-        start, end = selected.start.line + 1, selected.end.line + 1
-        if selected.end.character == 0 and end > start:
-            end -= 1  # a selection ending at a line start does not include that line
-        return text, (start, end), language
+            raise JsonRpcInvalidParams(f"{command}: 'range' must be an LSP Range") from None
+        return path, doc.text_in_client_range(selected), raw_range

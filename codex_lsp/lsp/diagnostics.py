@@ -8,12 +8,15 @@ findings left are cleared). The verdict goes out as the `codex/review/completed`
 (for chat panels) and a `window/showMessage` (Info for a correct patch, Warning for an incorrect
 one). A review that failed or was
 interrupted says so and leaves the last review's diagnostics as they were: it found nothing new.
-A thread resumed while no findings are shown (a restarted server, say) shows its last review's
-findings again.
 
 Diagnostics follow edits: the text each file had when its findings were last placed is kept,
 and on `didOpen`/`didChange`/`didClose` the findings are carried over to the new text
 (`line_tracking`), shifted when lines above them moved and dropped when their own lines changed.
+
+Findings stay true: a finding whose Fix turn applied a change leaves the editor, and so does a
+dismissed one; both are remembered (`store.review_marks`), so when a thread is resumed after a
+restart of the server (a window reload) and nothing is shown, its latest review comes back
+without them.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ import asyncio
 import inspect
 import logging
 import os
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -42,18 +45,33 @@ REVIEW_COMPLETED = "codex/review/completed"
 _FAILED_PREFIX = "The review failed:"
 MAX_REASON_CHARS = 300
 
-# The thread's latest finished review (a `ReviewOutputEvent` or its JSON), possibly awaitable.
-FetchReview = Callable[[str], Any]
+Resolution = Literal["fixed", "dismissed"]
+
+
+class ReviewSource(Protocol):
+    """Where the findings come from and where their settling is remembered (the engine host)."""
+
+    def last_review(self, thread_id: str) -> Any:
+        """The thread's latest finished review (a `ReviewOutputEvent` or its JSON)."""
+
+    def resumed_review(self, thread_id: str) -> tuple[str, Any] | None:
+        """The review a resumed thread had finished before, with its turn id."""
+
+    def settled_findings(self, thread_id: str) -> dict[str, Resolution]: ...
+
+    def settle_finding(self, thread_id: str, finding_id: str, resolution: Resolution) -> None: ...
 
 
 class ReviewDiagnostics:
-    def __init__(self, server: CodexLanguageServer, fetch_review: FetchReview) -> None:
+    def __init__(self, server: CodexLanguageServer, source: ReviewSource) -> None:
         self._server = server
-        self._fetch_review = fetch_review
+        self._source = source
         self._findings: dict[str, list[Finding]] = {}
         # The text each file with findings had when they were last placed; None if unreadable.
         self._texts: dict[str, str | None] = {}
         self._review_turns: set[tuple[str, str]] = set()
+        # Fix turns by (thread, turn): the finding each fixes, and whether a change landed.
+        self._fixes: dict[tuple[str, str], tuple[str, bool]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def register(self, server: CodexLanguageServer) -> None:
@@ -74,14 +92,37 @@ class ReviewDiagnostics:
         key = self._known_uri(uri)
         return [f for f in self._findings.get(key, []) if f.overlaps(selection)] if key else []
 
-    def dismiss(self, finding_id: str) -> Finding | None:
-        """Take one finding off the editor; the finding, or None if it is not shown."""
+    def dismiss(self, finding_id: str, resolution: Resolution = "dismissed") -> Finding | None:
+        """Take one finding off the editor for good; the finding, or None if it is not shown."""
         finding = self.find(finding_id)
         if finding is None:
             return None
         remaining = [f for f in self._findings[finding.uri] if f.id != finding_id]
         self._set(finding.uri, remaining)
+        try:
+            self._source.settle_finding(finding.thread_id, finding_id, resolution)
+        except Exception:
+            logger.warning("could not remember %s as %s", finding_id, resolution, exc_info=True)
         return finding
+
+    def fixing(self, thread_id: str, turn_id: str, finding_id: str) -> None:
+        """`turn_id` fixes `finding_id`: once it has applied a change, the finding goes."""
+        self._fixes[(thread_id, turn_id)] = (finding_id, False)
+
+    def thread_resumed(self, thread_id: str) -> None:
+        """Show the resumed thread's latest review again, less what was settled, when the editor
+        shows no findings (a restarted server): switching threads must not swap the Problems."""
+        if self._findings:
+            return
+        found = self._source.resumed_review(thread_id)
+        if found is None:
+            return
+        turn_id, output = found
+        verdict = verdict_from_output(output, thread_id, turn_id, self.document_uri)
+        settled = self._source.settled_findings(thread_id)
+        verdict.findings = [f for f in verdict.findings if f.id not in settled]
+        if not verdict.failed and verdict.findings:
+            self.replace(verdict)
 
     def current_text(self, uri: str) -> str | None:
         """The document as the user sees it: the open buffer, else the file on disk."""
@@ -184,29 +225,25 @@ class ReviewDiagnostics:
         """Called with every v2 notification the API sends."""
         if method in ("item/started", "item/completed"):
             item = params.get("item")
+            key = (str(params.get("threadId")), str(params.get("turnId")))
             if isinstance(item, dict) and item.get("type") == "enteredReviewMode":
-                self._review_turns.add((str(params.get("threadId")), str(params.get("turnId"))))
+                self._review_turns.add(key)
+            applied = (
+                isinstance(item, dict)
+                and item.get("type") == "fileChange"
+                and item.get("status") == "completed"
+            )
+            if applied and method == "item/completed" and key in self._fixes:
+                self._fixes[key] = (self._fixes[key][0], True)
         elif method == "turn/completed":
             thread_id, turn = str(params.get("threadId")), params.get("turn") or {}
             key = (thread_id, str(turn.get("id")))
+            fix = self._fixes.pop(key, None)
+            if fix is not None and fix[1]:
+                self.dismiss(fix[0], "fixed")
             if key in self._review_turns:
                 self._review_turns.discard(key)
                 self._spawn(self._review_ended(thread_id, turn))
-
-    def thread_resumed(self, thread_id: str) -> None:
-        """Show the resumed thread's last review again, unless findings are shown already."""
-        if not self._findings:
-            self._spawn(self._restore(thread_id))
-
-    async def _restore(self, thread_id: str) -> None:
-        output = self._fetch_review(thread_id)
-        if inspect.isawaitable(output):
-            output = await output
-        if output is None or self._findings:
-            return
-        verdict = verdict_from_output(output, thread_id, f"{thread_id}/resumed", self.document_uri)
-        if not verdict.failed and verdict.findings:
-            self.replace(verdict)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -228,7 +265,7 @@ class ReviewDiagnostics:
             error = turn.get("error") or {}
             self._show_failure(str(error.get("message") or "unknown error"))
             return
-        output = self._fetch_review(thread_id)
+        output = self._source.last_review(thread_id)
         if inspect.isawaitable(output):
             output = await output
         if output is None:

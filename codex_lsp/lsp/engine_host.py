@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.client_port import LspClientPort, Observer
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
+    from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +184,18 @@ class EngineHost:
         which the v2 items do not carry: the review diagnostics are made from it."""
         api = self.api
         return api.last_review(thread_id) if api is not None else None
+
+    def resumed_review(self, thread_id: str) -> tuple[str, Any] | None:
+        api = self.api
+        return api.resumed_review(thread_id) if api is not None else None
+
+    def settled_findings(self, thread_id: str) -> dict[str, Resolution]:
+        api = self.api
+        return api.settled_findings(thread_id) if api is not None else {}
+
+    def settle_finding(self, thread_id: str, finding_id: str, resolution: Resolution) -> None:
+        if self.api is not None:
+            self.api.settle_finding(thread_id, finding_id, resolution)
 
     async def interrupt(self, thread_id: str, turn_id: str) -> Any:
         return await self.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})

@@ -6,11 +6,16 @@
   at `cwd` (default: the workspace root). Returns the `review/start` result plus `threadId`.
   The findings arrive later as diagnostics.
 * `codex.fixFinding` `[{findingId, threadId?}]`: a turn on the review's thread (or on `threadId`,
-  e.g. one whose policy asks before every patch, so the editor can preview the fix) asking for a
-  minimal fix of that finding with apply_patch; the fix then comes back like any patch
-  (approval, then one `workspace/applyEdit`). Returns `{threadId, turn}`.
+  e.g. one whose policy asks before every patch, so the editor can preview the fix) that fixes
+  that finding; the fix comes back like any patch (approval, then one `workspace/applyEdit`),
+  and once it is applied the finding leaves the editor. Returns `{threadId, turn}`.
 * `codex.explainFinding` `[{findingId}]`: a turn on the review's thread that explains the finding
   without changing files. Returns `{threadId, turn}`.
+
+Fix and Explain run through the v2 `turn/startTask` with the finding where it is now and its
+lines as the editor holds them: the thread shows "Fix: <title> (<file>:<line>)" as the user's
+message, and the engine words the request to the model. Both take the turn overrides `model`,
+`effort`, `approvalPolicy` and `sandboxPolicy`.
 * `codex.dismissFinding` `[{findingId}]`: take the finding's diagnostic away. Returns
   `{dismissed: bool}`.
 
@@ -19,12 +24,11 @@ A finding id is the `data.findingId` of its diagnostic.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codex_lsp.lsp.commands import command_options, string_option, workspace_cwd
+from codex_lsp.lsp.commands import command_options, string_option, turn_overrides, workspace_cwd
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
 
@@ -42,34 +46,23 @@ REVIEW_COMMANDS = (REVIEW, FIX_FINDING, EXPLAIN_FINDING, DISMISS_FINDING)
 
 TARGET_TYPES = ("uncommittedChanges", "baseBranch", "commit", "custom")
 
-FIX_REQUEST = (
-    "Fix this code review finding with the smallest change that resolves it. Make the change "
-    "with apply_patch, and leave alone anything the finding does not need changed."
-)
-EXPLAIN_REQUEST = (
-    "Explain this code review finding: what goes wrong, in which situation, and what a fix "
-    "would look like. Answer here; do not change any files."
-)
 
-
-def finding_prompt(request: str, finding: Finding, cwd: str | None, text: str | None) -> str:
-    """The turn text for a finding: what to do, the finding, and its lines as they are now
-    (the user may have edited since the review, and the numbers are today's)."""
-    path = finding.path
-    if cwd and path.startswith(cwd.rstrip(os.sep) + os.sep):
-        path = os.path.relpath(path, cwd)
-    first, last = finding.start + 1, finding.end + 1
-    where = f"line {first}" if first == last else f"lines {first}-{last}"
-    parts = [request, "", finding.title, f"File: {path}, {where}"]
-    if finding.body:
-        parts += ["", finding.body]
+def finding_task(kind: str, finding: Finding, text: str | None) -> dict[str, Any]:
+    """The `turn/startTask` task for a finding, at its lines as they are now (the user may have
+    edited since the review), with those lines' text from the editor when it has the file."""
+    task: dict[str, Any] = {
+        "type": kind,
+        "finding": {
+            "title": finding.title,
+            "body": finding.body,
+            "priority": finding.priority,
+            "path": finding.path,
+            "lineRange": {"start": finding.start + 1, "end": finding.end + 1},
+        },
+    }
     if text is not None:
-        excerpt = "\n".join(split_lines(text)[finding.start : finding.end + 1])
-        fence = "```"
-        while fence in excerpt:  # code holding a fence must not close ours early
-            fence += "`"
-        parts += ["", f"The code at {where} of {path} now reads:", fence, excerpt, fence]
-    return "\n".join(parts) + "\n"
+        task["text"] = "\n".join(split_lines(text)[finding.start : finding.end + 1]) + "\n"
+    return task
 
 
 class ReviewCommands:
@@ -104,26 +97,28 @@ class ReviewCommands:
         return {"threadId": thread_id, **result}
 
     async def fix_finding(self, *arguments: object) -> Any:
-        return await self._finding_turn(FIX_FINDING, FIX_REQUEST, arguments)
+        return await self._finding_turn(FIX_FINDING, "fixFinding", arguments)
 
     async def explain_finding(self, *arguments: object) -> Any:
-        return await self._finding_turn(EXPLAIN_FINDING, EXPLAIN_REQUEST, arguments)
+        return await self._finding_turn(EXPLAIN_FINDING, "explainFinding", arguments)
 
     async def dismiss_finding(self, *arguments: object) -> Any:
         finding_id = self._finding_id(DISMISS_FINDING, arguments)
         return {"dismissed": self._diagnostics.dismiss(finding_id) is not None}
 
-    async def _finding_turn(self, command: str, request: str, arguments: tuple[object, ...]) -> Any:
+    async def _finding_turn(self, command: str, kind: str, arguments: tuple[object, ...]) -> Any:
         finding = self._finding(command, arguments)
         options = command_options(command, arguments)
         chosen = string_option(options, "threadId", command, required=False)
         thread_id = chosen or finding.thread_id
         text = self._diagnostics.current_text(finding.uri)
-        prompt = finding_prompt(request, finding, self._thread_cwd(thread_id), text)
-        result = await self._host.call(
-            "turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": prompt}]}
-        )
-        return {"threadId": thread_id, "turn": result.get("turn")}
+        params = {"threadId": thread_id, "task": finding_task(kind, finding, text)}
+        params.update(turn_overrides(options))
+        result = await self._host.call("turn/startTask", params)
+        turn = result.get("turn") or {}
+        if kind == "fixFinding" and turn.get("id"):
+            self._diagnostics.fixing(thread_id, str(turn["id"]), finding.id)
+        return {"threadId": thread_id, "turn": turn}
 
     def _finding_id(self, command: str, arguments: tuple[object, ...]) -> str:
         options = command_options(command, arguments)
@@ -140,11 +135,3 @@ class ReviewCommands:
                 "or replaced by a newer review); run the review again"
             )
         return finding
-
-    def _thread_cwd(self, thread_id: str) -> str | None:
-        api = self._host.api
-        try:
-            cwd = api.thread_cwd(thread_id) if api is not None else None
-        except Exception:
-            return None
-        return str(cwd) if cwd is not None else None

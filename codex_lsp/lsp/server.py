@@ -69,7 +69,7 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     )
     host = EngineHost(server, options or EngineOptions(), progress)
     server.host = host
-    diagnostics = ReviewDiagnostics(server, host.last_review)
+    diagnostics = ReviewDiagnostics(server, host)
     notices = EditorNotices(server)
     host.observers += [diagnostics.observe, notices.observe]
     host.resume_observers.append(diagnostics.thread_resumed)

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, model_validator
 
+from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
 from codex_lsp.protocol.inputs import (
     Personality,
     ReasoningEffort,
@@ -66,6 +67,10 @@ class UserTurn(WireModel):
     personality: Personality | None = None
     # A response id from an earlier `turn_complete`: the task starts from that bookmark.
     previous_response_id: str | None = None
+    # Context the editor attached and a task it asks for: the model reads them as instructions
+    # next to `items`, which stay what the user said.
+    attachments: list[Attachment] = Field(default_factory=list)
+    task: EditorTask | None = None
 
 
 class OverrideTurnContext(WireModel):

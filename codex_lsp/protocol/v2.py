@@ -36,6 +36,7 @@ from codex_lsp.protocol.v2_families import FAMILIES
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
 from codex_lsp.protocol.v2_notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.v2_requests import SERVER_REQUESTS
+from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
     ThreadArchiveParams,
     ThreadArchiveResponse,
@@ -74,6 +75,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "thread/unarchive": (ThreadUnarchiveParams, ThreadUnarchiveResponse),
     "thread/name/set": (ThreadSetNameParams, ThreadSetNameResponse),
     "turn/start": (TurnStartParams, TurnStartResponse),
+    "turn/startTask": (TurnStartTaskParams, TurnStartResponse),
     "turn/interrupt": (TurnInterruptParams, TurnInterruptResponse),
     "review/start": (ReviewStartParams, ReviewStartResponse),
     "model/list": (ModelListParams, ModelListResponse),
@@ -86,6 +88,9 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "account/rateLimits/read": (GetAccountRateLimitsParams, GetAccountRateLimitsResponse),
 }
 """Client request method -> (params model, result model)."""
+
+EXTENSION_REQUESTS = frozenset({"turn/startTask"})
+"""Client requests of ours that the reference protocol lacks (see each params model)."""
 
 NO_PARAMS_METHODS = frozenset({"account/logout", "account/rateLimits/read"})
 """Methods whose params the client may leave out or send as `null`."""
@@ -142,6 +147,7 @@ def is_known_method(method: str) -> bool:
 __all__ = [
     "CLIENT_REQUESTS",
     "EXPERIMENTAL_METHODS",
+    "EXTENSION_REQUESTS",
     "NO_PARAMS_METHODS",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",

@@ -86,7 +86,11 @@ class Server:
     """One app-server process and everything it said."""
 
     def __init__(self, argv: list[str], home: Path, cwd: Path) -> None:
-        env = dict(os.environ, CODEX_HOME=str(home), RUST_LOG="error", PYTHONPATH=str(REPO))
+        # HOME is the empty CODEX_HOME: both servers run commands in the user's login shell, and
+        # the test machine's own profile (version managers, their lock files) is not under test.
+        env = dict(
+            os.environ, CODEX_HOME=str(home), HOME=str(home), RUST_LOG="error", PYTHONPATH=str(REPO)
+        )
         env.pop("OPENAI_API_KEY", None)
         self._stderr = open(home / "stderr.log", "wb")  # noqa: SIM115 - closed in close()
         self.process = subprocess.Popen(

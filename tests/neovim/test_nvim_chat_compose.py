@@ -8,7 +8,7 @@ completion and slash commands work; the thread picker leaves out inline-edit thr
 from __future__ import annotations
 
 from tests.support.nvim import run_suite
-from tests.support.nvim_journeys import APP, check, user_texts, workspace
+from tests.support.nvim_journeys import APP, check, turn_texts, user_texts, workspace
 from tests.support.scripted_builders import custom_tool_call_response, text_response
 
 LOUD = (
@@ -33,11 +33,13 @@ def test_a_composed_message_with_context_reaches_the_model(scripted_model, tmp_p
     check(run_suite("compose", tmp_path, codex_home=home, workspace=ws))
 
     sent = next(
-        user_texts(r.body) for r in scripted_model.requests if MESSAGE in user_texts(r.body)
+        turn_texts(r.body) for r in scripted_model.requests if MESSAGE in user_texts(r.body)
     )
-    message, buffer, selection, diagnostics, file = sent[-5:]
+    # The user's words are the message; the context follows as the engine's instructions.
+    message, told = sent[0], "\n".join(sent[1:])
     assert message == MESSAGE
+    buffer = told[told.index("`app.py`:") :]
     assert "# unsaved line" in buffer and 'print("hi")' in buffer
-    assert "lines 3-3 of app.py" in selection and 'print("hi")' in selection
-    assert "print is frowned upon" in diagnostics and "line 3 (warning, lint)" in diagnostics
-    assert "util.py" in file and "ANSWER = 42" in file
+    assert '`app.py`, line 3:\n```py\n    print("hi")\n```' in told
+    assert "app.py:3 warning: print is frowned upon (lint)" in told
+    assert "`util.py`:\n```py\nANSWER = 42\n```" in told

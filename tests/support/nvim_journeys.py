@@ -43,6 +43,20 @@ def user_texts(request_body: dict[str, Any]) -> list[str]:
     ]
 
 
+def turn_texts(request_body: dict[str, Any]) -> list[str]:
+    """What the latest turn told the model: its user message, then the instructions after it
+    (the context and task the engine words from an editor's request)."""
+    items = request_body["input"]
+    last = max(n for n, item in enumerate(items) if item.get("role") == "user")
+    return [
+        part["text"]
+        for item in items[last:]
+        if item.get("role") in ("user", "developer")
+        for part in item.get("content") or []
+        if part.get("type") == "input_text"
+    ]
+
+
 def tool_output(request_body: dict[str, Any], call_id: str) -> str:
     for item in request_body["input"]:
         if item.get("type", "").endswith("_output") and item.get("call_id") == call_id:

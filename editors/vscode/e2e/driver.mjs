@@ -5,14 +5,21 @@
 //
 // The suite (out/test/suite.js) runs the scenarios with the VS Code API and asks this driver,
 // over a small HTTP endpoint on 127.0.0.1, for what only a user can do: type into the chat
-// panel, click its buttons, look at the Problems panel, take screenshots. When the suite
-// reports its results the driver shuts everything down and exits 0 only if every test passed.
+// panel, click its buttons, use the editor's context menu and the quick input, look at the
+// Problems panel and the status bar, take screenshots. When the suite reports its results the
+// driver shuts everything down and exits 0 only if every test passed.
+//
+// A suite may ask for a real window reload half-way: it reports its first results with
+// `reload: true` and reloads the window; VS Code then runs the suite again in the new extension
+// host, which reads `phase` (one more than before) from GET /config and carries on.
 //
 // CONFIG: { harnessDir, extensionDir, suitePath, workspace, runDir, artifactsDir,
-//           settings: {...}, env: {...}, context: {...}, timeoutMs }
-// `context` is handed to the suite as is (GET /config).
+//           settings: {...}, env: {...}, context: {...}, timeoutMs, vsix? }
+// `context` is handed to the suite as is (GET /config). With `vsix`, the extension is installed
+// from that package (as a user installs it) and `extensionDir` is an empty host extension the
+// suite runs beside.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -50,6 +57,8 @@ let page;
 let browser;
 let resolveDone;
 const done = new Promise((r) => (resolveDone = r));
+let phase = 0;
+const earlierResults = [];
 const suiteLog = createWriteStream(join(config.artifactsDir, 'suite.log'));
 
 async function chatFrame(timeoutMs = 30000) {
@@ -70,14 +79,13 @@ async function chatFrame(timeoutMs = 30000) {
   throw new Error('the Codex chat webview did not show up');
 }
 
-/** Wait in `frame` until `selector` exists and (if given) the page text holds `text`. */
+/** Wait in `frame` until an element matching `selector` exists and (if given) holds `text`. */
 async function waitIn(frame, { selector, text, absent, timeoutMs = 60000 }) {
   await frame.waitForFunction(
     ({ selector, text, absent }) => {
-      const root = selector ? document.querySelector(selector) : document.body;
       if (absent) return !document.querySelector(absent);
-      if (!root) return false;
-      return text === undefined || (root.textContent ?? '').includes(text);
+      const roots = selector ? Array.from(document.querySelectorAll(selector)) : [document.body];
+      return roots.some((root) => text === undefined || (root.textContent ?? '').includes(text));
     },
     { selector, text, absent },
     { timeout: timeoutMs, polling: 100 },
@@ -94,6 +102,46 @@ const ops = {
     await frame.locator(selector).first().click({ timeout: 30000 });
     return true;
   },
+  async 'chat.select'({ selector, value }) {
+    const frame = await chatFrame();
+    await frame.locator(selector).first().selectOption(value, { timeout: 30000 });
+    return true;
+  },
+  async 'chat.fill'({ selector, text }) {
+    const frame = await chatFrame();
+    await frame.locator(selector).first().fill(text, { timeout: 30000 });
+    return true;
+  },
+  async 'chat.type'({ selector, text }) {
+    const frame = await chatFrame();
+    await frame.locator(selector).first().pressSequentially(text, { timeout: 30000 });
+    return true;
+  },
+  async 'chat.press'({ selector, key }) {
+    const frame = await chatFrame();
+    await frame.locator(selector).first().press(key, { timeout: 30000 });
+    return true;
+  },
+  /** Scroll the conversation to its top, as a user reading back would. */
+  async 'chat.scrollTop'() {
+    const frame = await chatFrame();
+    await frame.evaluate(() => {
+      document.getElementById('log').scrollTop = 0;
+    });
+    return true;
+  },
+  /** Whether the element is inside the conversation's visible area. */
+  async 'chat.inView'({ selector }) {
+    const frame = await chatFrame();
+    return frame.evaluate((sel) => {
+      const el = document.querySelector(sel);
+      const log = document.getElementById('log');
+      if (!el || !log) return false;
+      const a = el.getBoundingClientRect();
+      const b = log.getBoundingClientRect();
+      return a.bottom > b.top && a.top < b.bottom;
+    }, selector);
+  },
   async 'chat.send'({ text }) {
     const frame = await chatFrame();
     await frame.waitForFunction(() => !document.getElementById('send').disabled, null, { timeout: 60000, polling: 100 });
@@ -104,6 +152,10 @@ const ops = {
   async 'chat.query'({ selector }) {
     const frame = await chatFrame();
     return frame.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((el) => el.textContent ?? ''), selector);
+  },
+  async 'chat.eval'({ expression }) {
+    const frame = await chatFrame();
+    return frame.evaluate(expression);
   },
   async 'chat.html'() {
     const frame = await chatFrame();
@@ -123,6 +175,40 @@ const ops = {
   },
   async 'page.press'({ key }) {
     await page.keyboard.press(key);
+    return true;
+  },
+  async 'page.query'({ selector }) {
+    return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((el) => el.textContent ?? ''), selector);
+  },
+  /**
+   * Open the active editor's context menu at the cursor (Shift+F10 keeps the selection, where a
+   * right-click elsewhere would move it) and click the item at the end of `path`. Labels before
+   * the last are submenus; one that is not in the menu is skipped.
+   */
+  async 'editor.contextMenu'({ path }) {
+    await page.locator('.editor-group-container.active .monaco-editor textarea, .editor-group-container.active .monaco-editor .native-edit-context').first().focus();
+    await page.keyboard.press('Shift+F10');
+    const menuItem = (label) => page.locator('.monaco-menu .action-menu-item', { hasText: label }).last();
+    await page.locator('.monaco-menu').first().waitFor({ timeout: 30000 });
+    for (const [n, label] of path.entries()) {
+      const item = menuItem(label);
+      if (n < path.length - 1) {
+        if (!(await item.isVisible().catch(() => false))) continue;
+        await item.hover();
+        continue;
+      }
+      // Hovered, the item has the menu's focus; Enter runs it (a click can land mid-animation).
+      await item.hover({ timeout: 30000 });
+      await page.keyboard.press('Enter');
+    }
+    return true;
+  },
+  /** Type into the quick input (an input box or a quick pick) and accept with Enter. */
+  async 'quickInput.accept'({ text }) {
+    const box = page.locator('.quick-input-widget .quick-input-box input');
+    await box.waitFor({ state: 'visible', timeout: 30000 });
+    if (text !== undefined) await box.fill(text);
+    await box.press('Enter');
     return true;
   },
   async screenshot({ name, selector }) {
@@ -148,10 +234,16 @@ const rpc = createServer((req, res) => {
       res.end(JSON.stringify(payload));
     };
     try {
-      if (req.method === 'GET' && req.url === '/config') return reply(200, config.context ?? {});
+      if (req.method === 'GET' && req.url === '/config') {
+        phase += 1;
+        say(`the suite starts (phase ${phase})`);
+        return reply(200, { ...(config.context ?? {}), phase });
+      }
       const message = body ? JSON.parse(body) : {};
       if (req.url === '/done') {
-        resolveDone(message);
+        earlierResults.push(...(message.tests ?? []));
+        if (message.reload) say('the suite reloads the window');
+        else resolveDone({ tests: earlierResults });
         return reply(200, { ok: true });
       }
       const op = ops[message.op];
@@ -181,14 +273,13 @@ const settings = {
   ...config.settings,
   'codexE2E.driverUrl': rpcUrl,
 };
-// Machine-scoped settings (the server command) are read from the remote's Machine settings.
-for (const scope of ['User', 'Machine']) {
-  mkdirSync(join(userData, scope), { recursive: true });
-  writeFileSync(join(userData, scope, 'settings.json'), JSON.stringify(settings, null, 2));
-}
+// The settings go where a user of code-server puts them: the User settings (the browser
+// side's); the Remote ("Machine") settings stay empty.
+writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
 // -- code-server ----------------------------------------------------------------------------
 const port = await freePort();
+const extensionsDir = join(config.runDir, 'ext');
 const codeServerLog = createWriteStream(join(config.artifactsDir, 'code-server.log'));
 const entry = join(config.harnessDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const env = {
@@ -201,6 +292,20 @@ const env = {
   // code-server's helpers start `node`: make it this Node 24.
   PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
 };
+if (config.vsix) {
+  // As `code --install-extension`: the .vsix built the way the README says.
+  const install = spawnSync(
+    process.execPath,
+    [entry, '--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', config.vsix],
+    { env, encoding: 'utf8', timeout: 120000 },
+  );
+  codeServerLog.write(`${install.stdout ?? ''}${install.stderr ?? ''}`);
+  if (install.status !== 0) {
+    console.error(`[driver] code-server could not install ${config.vsix}: ${install.stderr}`);
+    process.exit(1);
+  }
+  say(`installed ${config.vsix}`);
+}
 const codeServer = spawn(
   process.execPath,
   [
@@ -212,7 +317,7 @@ const codeServer = spawn(
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     '--user-data-dir', userData,
-    '--extensions-dir', join(config.runDir, 'ext'),
+    '--extensions-dir', extensionsDir,
     '--vscode-option', 'enable-smoke-test-driver',
     config.workspace,
   ],
@@ -292,6 +397,13 @@ try {
     throw new Error(`the suite did not finish within ${config.timeoutMs} ms`);
   } else {
     results = outcome;
+  }
+  // Each journey leaves its screenshot for a reviewer; one that did not has not finished.
+  for (const t of results.tests) {
+    if (t.ok && t.screenshot && !existsSync(join(config.artifactsDir, `${t.screenshot}.png`))) {
+      t.ok = false;
+      t.error = `no screenshot ${t.screenshot}.png was saved`;
+    }
   }
   const failed = results.tests.filter((t) => !t.ok);
   for (const t of results.tests) {

@@ -1,10 +1,12 @@
 /**
  * Codex for VS Code: a thin shim over `codex-lsp serve`. It renders, prompts and forwards;
- * every agent decision is the server's. Features are small objects wired here.
+ * every agent decision and every prompt is the server's. Features are small objects wired here.
  */
 
 import * as vscode from 'vscode';
+import { TurnChanges } from './host/changes';
 import { ChatViewProvider, VIEW_ID } from './host/chatView';
+import { ContextPicker } from './host/contextPicker';
 import { ChatController } from './host/controller';
 import { DiffPreview } from './host/diffPreview';
 import { registerEditorCommands } from './host/editorCommands';
@@ -21,6 +23,8 @@ export interface CodexApi {
   chat: ChatViewProvider;
 }
 
+const SERVER_SETTINGS = ['pythonPath', 'serverCommand', 'serverArgs', 'serverEnv'];
+
 let running: ServerConnection | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<CodexApi> {
@@ -30,6 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
   running = server;
   const controller = new ChatController(server, store, context.workspaceState);
   const diffs = new DiffPreview();
+  const picker = new ContextPicker(store);
   let chat: ChatViewProvider | undefined;
   const requests = new InlineRequests(store, async (threadId) => {
     try {
@@ -38,12 +43,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
       output.warn(`Could not show thread ${threadId}: ${errorText(err)}`);
     }
     await chat?.reveal();
+    chat?.revealRequests();
   });
   server.inlineRequestHandler = (method, params, token) => requests.handle(method, params, token);
   const restart = async () => {
     await server.start();
   };
-  chat = new ChatViewProvider(context.extensionUri, store, controller, requests, diffs, {
+  chat = new ChatViewProvider(context.extensionUri, {
+    store,
+    controller,
+    requests,
+    diffs,
+    changes: new TurnChanges(store, diffs),
+    picker,
     showLog: () => output.show(true),
     restart,
   });
@@ -52,6 +64,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     output,
     store,
     diffs,
+    picker,
     requests,
     chat,
     new StatusBar(store),
@@ -59,9 +72,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     server.onReady(() => void controller.onServerReady()),
     vscode.commands.registerCommand('codexChat.showLog', () => output.show(true)),
     vscode.commands.registerCommand('codexChat.restartServer', restart),
-    ...registerEditorCommands(controller, chat),
+    ...registerEditorCommands(controller, chat, picker),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (['pythonPath', 'serverCommand', 'serverArgs', 'serverEnv'].some((k) => e.affectsConfiguration(`${CLIENT_ID}.${k}`))) {
+      if (SERVER_SETTINGS.some((k) => e.affectsConfiguration(`${CLIENT_ID}.${k}`))) {
         void vscode.window
           .showInformationMessage('Codex: the server settings changed.', 'Restart server')
           .then((choice) => choice && restart());

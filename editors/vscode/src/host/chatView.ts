@@ -7,12 +7,26 @@
 
 import * as vscode from 'vscode';
 import type { FromWebview, ToWebview } from '../shared/messages';
+import { requestChanges } from '../shared/renderRequests';
 import { findItem } from '../shared/state';
+import type { TurnChanges } from './changes';
+import type { ContextPicker } from './contextPicker';
 import type { ChatController } from './controller';
 import type { DiffPreview } from './diffPreview';
 import type { InlineRequests } from './inlineRequests';
-import { errorText } from './server';
+import { errorText, openSettings } from './server';
 import type { ChatStore } from './store';
+
+export interface ChatViewParts {
+  store: ChatStore;
+  controller: ChatController;
+  requests: InlineRequests;
+  diffs: DiffPreview;
+  changes: TurnChanges;
+  picker: ContextPicker;
+  showLog(): void;
+  restart(): Promise<void>;
+}
 
 export const VIEW_ID = 'codexChat.chatView';
 
@@ -30,16 +44,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private ready = false;
   private readonly disposables: vscode.Disposable[] = [];
 
+  private readonly store: ChatStore;
+  private readonly controller: ChatController;
+
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly store: ChatStore,
-    private readonly controller: ChatController,
-    private readonly requests: InlineRequests,
-    private readonly diffs: DiffPreview,
-    private readonly actions: { showLog(): void; restart(): Promise<void> },
+    private readonly parts: ChatViewParts,
   ) {
+    this.store = parts.store;
+    this.controller = parts.controller;
     this.disposables.push(
-      store.onDidChange(({ action }) => {
+      this.store.onDidChange(({ action }) => {
         if (this.ready) this.post({ type: 'action', action });
       }),
     );
@@ -65,8 +80,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Bring the panel forward (for an approval, or after an editor command). */
   async reveal(focusInput = false): Promise<void> {
-    if (this.view) this.view.show(true);
-    else await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    if (focusInput || !this.view) await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    else this.view.show(true);
     if (focusInput && this.ready) this.post({ type: 'focusInput' });
   }
 
@@ -102,18 +117,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 <div id="app">
   <div id="toolbar" class="toolbar"></div>
   <div class="bar">
-    <button type="button" data-action="toggleThreads" id="threads-toggle" aria-expanded="false">Threads</button>
-    <button type="button" data-action="newThread" id="new-thread">New thread</button>
+    <button type="button" class="secondary" data-action="toggleThreads" id="threads-toggle" aria-expanded="false">Threads</button>
+    <button type="button" class="secondary" data-action="newThread" id="new-thread">New thread</button>
   </div>
-  <div id="threads" class="threads-panel" hidden></div>
+  <div id="threads-panel" class="threads-panel" hidden>
+    <input id="thread-search" type="search" placeholder="Search threads" aria-label="Search threads">
+    <div id="threads"></div>
+  </div>
   <div id="notices"></div>
   <div id="log" class="log" role="log"></div>
   <div class="composer">
     <div id="usage" class="usage muted"></div>
-    <textarea id="input" rows="3" placeholder="Ask Codex… (Enter to send, Shift+Enter for a new line)" aria-label="Message"></textarea>
+    <div id="chips" class="chips"></div>
+    <div class="input-wrap">
+      <div id="picker" class="picker" role="listbox" hidden></div>
+      <textarea id="input" rows="3" placeholder="Ask Codex… (# to attach context, Enter to send, Shift+Enter for a new line)" aria-label="Message"></textarea>
+    </div>
     <div class="composer-actions">
+      <button type="button" id="attach" class="secondary" data-action="openPicker" title="Attach context (#)">#&nbsp;Context</button>
+      <span class="spacer"></span>
+      <button type="button" id="stop" data-action="stop" class="stop" hidden title="Stop (Codex: Stop)">■ Stop</button>
       <button type="button" id="send" data-action="send">Send</button>
-      <button type="button" id="stop" data-action="stop" class="secondary" disabled>Stop</button>
     </div>
   </div>
 </div>
@@ -123,6 +147,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private async receive(message: FromWebview): Promise<void> {
+    const parts = this.parts;
     try {
       switch (message.type) {
         case 'ready':
@@ -130,8 +155,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           this.post({ type: 'snapshot', state: this.store.state });
           return;
         case 'send':
-          if (message.text.trim()) await this.controller.send(message.text);
-          return;
+          return await this.send(message.text);
         case 'stop':
           await this.controller.interrupt();
           return;
@@ -144,14 +168,24 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'archive':
           await this.controller.archive(message.threadId);
           return;
+        case 'delete':
+          // The panel asked the user to confirm already.
+          await this.controller.delete(message.threadId);
+          return;
+        case 'rename':
+          if (message.name.trim()) await this.controller.rename(message.threadId, message.name.trim());
+          return;
+        case 'searchThreads':
+          await this.controller.refreshThreads(message.query);
+          return;
         case 'refreshThreads':
           await this.controller.refreshThreads();
           return;
         case 'decide':
-          this.requests.decide(message.key, message.decision);
+          parts.requests.decide(message.key, message.decision);
           return;
         case 'answer':
-          this.requests.answer(message.key, message.answers);
+          parts.requests.answer(message.key, message.answers);
           return;
         case 'openDiff':
           await this.openDiff(message);
@@ -163,10 +197,44 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           this.store.dispatch({ type: 'dismissNotice', id: message.id });
           return;
         case 'showLog':
-          this.actions.showLog();
+          parts.showLog();
+          return;
+        case 'openSettings':
+          await openSettings();
           return;
         case 'restart':
-          await this.actions.restart();
+          await parts.restart();
+          return;
+        case 'contextQuery':
+          this.post({ type: 'contextOptions', query: message.query, options: await parts.picker.options(message.query) });
+          return;
+        case 'attach':
+          parts.picker.attach(message.option);
+          return;
+        case 'detach':
+          this.store.dispatch({ type: 'detach', id: message.id });
+          return;
+        case 'copyCode':
+          await vscode.env.clipboard.writeText(message.code);
+          void vscode.window.setStatusBarMessage('Codex: copied the code block', 3000);
+          return;
+        case 'insertCode':
+          return await this.insertCode(message.code);
+        case 'applyCode':
+          return await this.applyCode(message.code, message.language);
+        case 'openFile':
+          return await this.openFile(message.path, message.line);
+        case 'openLink':
+          await vscode.env.openExternal(vscode.Uri.parse(message.href));
+          return;
+        case 'changeDiff':
+          await parts.changes.diff(message.turnId, message.path);
+          return;
+        case 'keepChange':
+          await parts.changes.keep(message.turnId, message.path);
+          return;
+        case 'undoChange':
+          await parts.changes.undo(message.turnId, message.path);
           return;
       }
     } catch (err) {
@@ -174,19 +242,54 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  private async send(text: string): Promise<void> {
+    if (!text.trim()) return;
+    const attachments = this.store.state.attachments;
+    const context = await this.parts.picker.resolve(attachments);
+    this.store.dispatch({ type: 'clearAttachments' });
+    await this.controller.send(text, context);
+  }
+
+  private targetEditor(): vscode.TextEditor {
+    const editor = this.parts.picker.editor;
+    if (!editor) throw new Error('Open the file to use first: no editor is active.');
+    return editor;
+  }
+
+  private async insertCode(code: string): Promise<void> {
+    const editor = this.targetEditor();
+    await vscode.window.showTextDocument(editor.document, editor.viewColumn);
+    await editor.edit((edit) => {
+      for (const selection of editor.selections) edit.replace(selection, code);
+    });
+  }
+
+  private async applyCode(code: string, language: string): Promise<void> {
+    const editor = this.targetEditor();
+    if (editor.document.uri.scheme !== 'file') throw new Error('Save the file first: Codex applies code to files on disk.');
+    await this.controller.task({ type: 'applyCode', path: editor.document.uri.fsPath, code, language: language || undefined });
+  }
+
+  private async openFile(filePath: string, line?: number): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(filePath));
+    const at = line && line > 0 ? new vscode.Position(Math.min(line - 1, doc.lineCount - 1), 0) : undefined;
+    await vscode.window.showTextDocument(doc, { selection: at ? new vscode.Range(at, at) : undefined, preview: true });
+  }
+
   private async openDiff(message: Extract<FromWebview, { type: 'openDiff' }>): Promise<void> {
     const state = this.store.state;
     const request = message.key ? state.requests.find((r) => r.key === message.key) : undefined;
     const itemId = message.itemId ?? request?.itemId;
-    const changes =
-      (request?.params as import('../shared/protocol').FileChangeApprovalParams | undefined)?.codexLsp
-        ?.changes ??
-      findItem(state, itemId)?.changes ??
-      [];
+    const changes = request ? requestChanges(state, request) : (findItem(state, itemId)?.changes ?? []);
     const change = changes[message.index];
     if (!change) throw new Error('That change is no longer available.');
     const cwd = state.threads.find((t) => t.id === state.conversation?.threadId)?.cwd;
-    await this.diffs.open(change, cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+    await this.parts.diffs.open(change, cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  }
+
+  /** Scroll the pending approval into view (after the panel was brought forward for it). */
+  revealRequests(): void {
+    if (this.ready) this.post({ type: 'revealRequests' });
   }
 
   dispose(): void {

@@ -1,14 +1,28 @@
 /**
- * What the chat can do with threads and turns, as v2 calls on the server. The current thread
- * is remembered per workspace, so a window reload resumes it.
+ * What the chat can do with threads and turns, as v2 calls on the server. The pickers' choices
+ * go with every turn, whichever way it starts (the chat, an editor command, a review); "as
+ * configured" sends the configured value, so a thread that had an override goes back to the
+ * config. The current thread is remembered per workspace, so a window reload resumes it.
  */
 
 import * as vscode from 'vscode';
-import type { ModelInfo, Thread, ThreadListResult, ThreadStartResult } from '../shared/protocol';
+import type {
+  ConfigReadResult,
+  ContextItem,
+  ModelInfo,
+  ReasoningEffort,
+  Thread,
+  ThreadListResult,
+  ThreadStartResult,
+  TurnOverrides,
+  TurnStartResult,
+  TurnTask,
+} from '../shared/protocol';
 import { errorText, type ServerConnection } from './server';
 import type { ChatStore } from './store';
 
 const THREAD_KEY = 'codexChat.threadId';
+const REVIEW_THREAD_KEY = 'codexChat.reviewThreadId';
 const SETTINGS_KEY = 'codexChat.selection';
 
 export type ReviewTarget =
@@ -16,13 +30,19 @@ export type ReviewTarget =
   | { type: 'baseBranch'; branch: string }
   | { type: 'commit'; sha: string; title?: string };
 
+interface Picks {
+  model?: string;
+  effort?: string;
+  approvalPolicy?: string;
+}
+
 export class ChatController {
   constructor(
     private readonly server: ServerConnection,
     private readonly store: ChatStore,
     private readonly memento: vscode.Memento,
   ) {
-    const saved = memento.get<{ model?: string; approvalPolicy?: string }>(SETTINGS_KEY);
+    const saved = memento.get<Picks>(SETTINGS_KEY);
     if (saved) store.dispatch({ type: 'select', ...saved });
   }
 
@@ -34,10 +54,19 @@ export class ChatController {
     return this.store.state.conversation?.threadId;
   }
 
-  /** After each (re)start: models, threads, and the thread shown before the reload. */
+  /** After each (re)start: models, config, threads, and the threads shown before the reload. */
   async onServerReady(): Promise<void> {
-    await Promise.all([this.refreshThreads(), this.loadModels()]);
+    await Promise.all([this.refreshThreads(), this.loadModels(), this.loadConfig()]);
+    // The thread of the last review first: resuming it brings its open findings back.
+    const review = this.memento.get<string>(REVIEW_THREAD_KEY);
     const saved = this.threadId ?? this.memento.get<string>(THREAD_KEY);
+    if (review && review !== saved) {
+      try {
+        await this.server.request<ThreadStartResult>('thread/resume', { threadId: review });
+      } catch {
+        await this.memento.update(REVIEW_THREAD_KEY, undefined);
+      }
+    }
     if (saved) {
       try {
         await this.resume(saved);
@@ -48,14 +77,17 @@ export class ChatController {
     }
   }
 
-  async refreshThreads(): Promise<void> {
+  async refreshThreads(query = this.store.state.threadQuery): Promise<void> {
     try {
       const params: Record<string, unknown> = { limit: 50, sortKey: 'updated_at' };
       if (this.cwd) params.cwd = this.cwd;
+      if (query.trim()) params.searchTerm = query.trim();
       const result = await this.server.request<ThreadListResult>('thread/list', params);
+      this.store.dispatch({ type: 'threadQuery', query });
       this.store.dispatch({ type: 'threads', threads: result.data ?? [] });
     } catch (err) {
-      this.notice(`Could not list threads: ${errorText(err)}`);
+      // A restart drops requests on the way; the next start lists the threads again.
+      if (this.server.running) this.notice(`Could not list threads: ${errorText(err)}`);
     }
   }
 
@@ -68,15 +100,50 @@ export class ChatController {
     }
   }
 
+  async loadConfig(): Promise<void> {
+    try {
+      const { config } = await this.server.request<ConfigReadResult>('config/read', {});
+      this.store.dispatch({
+        type: 'configured',
+        model: config.model ?? undefined,
+        effort: config.model_reasoning_effort ?? undefined,
+        approvalPolicy: config.approval_policy ?? undefined,
+      });
+    } catch (err) {
+      this.server.client?.outputChannel.warn(`config/read failed: ${errorText(err)}`);
+    }
+  }
+
+  /** The turn settings the pickers stand for; "as configured" is the configured value. */
+  overrides(): TurnOverrides {
+    const { model, effort, approvalPolicy, configured, models } = this.store.state;
+    const out: TurnOverrides = {};
+    const pick = (chosen: string, fallback: string | undefined) => chosen || fallback || undefined;
+    const m = pick(model, configured.model);
+    if (m) out.model = m;
+    // Without a configured effort, the model's own default is what "as configured" means.
+    const info = models.find((x) => (x.model || x.id) === m);
+    const e = pick(effort, configured.effort ?? info?.defaultReasoningEffort ?? undefined);
+    if (e) out.effort = e as ReasoningEffort;
+    const p = pick(approvalPolicy, configured.approvalPolicy);
+    if (p) out.approvalPolicy = p;
+    return out;
+  }
+
   async newThread(): Promise<string> {
-    const params: Record<string, unknown> = {};
-    if (this.cwd) params.cwd = this.cwd;
-    const { model, approvalPolicy } = this.store.state;
-    if (model) params.model = model;
-    if (approvalPolicy) params.approvalPolicy = approvalPolicy;
-    const result = await this.server.request<ThreadStartResult>('thread/start', params);
+    const result = await this.server.request<ThreadStartResult>('thread/start', this.threadParams());
     this.open(result.thread);
     return result.thread.id;
+  }
+
+  private threadParams(): Record<string, unknown> {
+    const params: Record<string, unknown> = { ...this.overrides() };
+    if (this.cwd) params.cwd = this.cwd;
+    const effort = params.effort;
+    delete params.effort;
+    // thread/start takes the effort as a config key.
+    if (effort) params.config = { model_reasoning_effort: effort };
+    return params;
   }
 
   async resume(threadId: string): Promise<void> {
@@ -93,7 +160,23 @@ export class ChatController {
     await this.server.request('thread/archive', { threadId });
     // The server also says so in `thread/archived`; this makes the list right either way.
     this.store.dispatch({ type: 'notify', method: 'thread/archived', params: { threadId } });
+    await this.forget(threadId);
+  }
+
+  async delete(threadId: string): Promise<void> {
+    await this.server.request('thread/delete', { threadId });
+    this.store.dispatch({ type: 'notify', method: 'thread/deleted', params: { threadId } });
+    await this.forget(threadId);
+  }
+
+  private async forget(threadId: string): Promise<void> {
     if (this.memento.get(THREAD_KEY) === threadId) await this.memento.update(THREAD_KEY, undefined);
+    if (this.memento.get(REVIEW_THREAD_KEY) === threadId) await this.memento.update(REVIEW_THREAD_KEY, undefined);
+  }
+
+  async rename(threadId: string, name: string): Promise<void> {
+    await this.server.request('thread/name/set', { threadId, name });
+    this.store.dispatch({ type: 'notify', method: 'thread/name/updated', params: { threadId, threadName: name } });
   }
 
   /** The current thread, started when there is none. */
@@ -106,14 +189,26 @@ export class ChatController {
     if (threadId && threadId !== this.threadId) await this.resume(threadId);
   }
 
-  async send(text: string): Promise<void> {
+  /** A chat message: plain, or with the context the user attached. */
+  async send(text: string, context: ContextItem[] = []): Promise<void> {
     const threadId = await this.ensureThread();
     this.store.dispatch({ type: 'userText', text });
-    const params: Record<string, unknown> = { threadId, input: [{ type: 'text', text }] };
-    const { model, approvalPolicy } = this.store.state;
-    if (model) params.model = model;
-    if (approvalPolicy) params.approvalPolicy = approvalPolicy;
-    await this.server.request('turn/start', params);
+    if (context.length) {
+      await this.startTask(threadId, { type: 'ask', text }, context);
+      return;
+    }
+    const params = { threadId, input: [{ type: 'text', text }], ...this.overrides() };
+    await this.server.request<TurnStartResult>('turn/start', params);
+  }
+
+  /** An editor request (ask about or edit a selection, apply a code block) in the chat's thread. */
+  async task(task: TurnTask, context: ContextItem[] = []): Promise<void> {
+    const threadId = await this.ensureThread();
+    await this.startTask(threadId, task, context);
+  }
+
+  private async startTask(threadId: string, task: TurnTask, context: ContextItem[]): Promise<void> {
+    await this.server.request<TurnStartResult>('turn/startTask', { threadId, task, context, ...this.overrides() });
   }
 
   async interrupt(): Promise<boolean> {
@@ -123,44 +218,21 @@ export class ChatController {
     return true;
   }
 
-  /** `codex.ask`: the server puts the selected text (its unsaved buffer) with the prompt. */
-  async ask(prompt: string, uri: vscode.Uri, range: vscode.Range | undefined): Promise<void> {
-    await this.onSelection('codex.ask', { prompt }, uri, range);
-  }
-
-  /** `codex.edit`: the server asks for the selection to change in place per the instruction. */
-  async edit(instruction: string, uri: vscode.Uri, range: vscode.Range): Promise<void> {
-    await this.onSelection('codex.edit', { instruction }, uri, range);
-  }
-
-  private async onSelection(
-    command: string,
-    extra: Record<string, unknown>,
-    uri: vscode.Uri,
-    range: vscode.Range | undefined,
-  ): Promise<void> {
-    const threadId = await this.ensureThread();
-    const args: Record<string, unknown> = { threadId, ...extra, uri: uri.toString() };
-    if (range) {
-      args.range = {
-        start: { line: range.start.line, character: range.start.character },
-        end: { line: range.end.line, character: range.end.character },
-      };
-    }
-    await this.server.executeCommand(command, args);
-  }
-
+  /**
+   * A review runs in a thread of its own, started with the pickers' settings (the reviewer
+   * uses the thread's model); the language server publishes the findings as diagnostics and
+   * offers Fix / Explain / Dismiss on them.
+   */
   async review(target: ReviewTarget): Promise<void> {
-    const threadId = await this.ensureThread();
-    // The language server publishes the findings as diagnostics (the Problems panel) and
-    // offers fix / explain / dismiss as code actions on them.
+    const threadId = await this.newThread();
+    await this.memento.update(REVIEW_THREAD_KEY, threadId);
     await this.server.request('review/start', { threadId, target });
   }
 
-  select(change: { model?: string; approvalPolicy?: string }): void {
+  select(change: Picks): void {
     this.store.dispatch({ type: 'select', ...change });
-    const { model, approvalPolicy } = this.store.state;
-    void this.memento.update(SETTINGS_KEY, { model, approvalPolicy });
+    const { model, effort, approvalPolicy } = this.store.state;
+    void this.memento.update(SETTINGS_KEY, { model, effort, approvalPolicy });
   }
 
   notice(text: string, kind: 'error' | 'warning' | 'info' = 'error'): void {

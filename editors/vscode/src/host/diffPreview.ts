@@ -1,7 +1,8 @@
 /**
  * "Open diff": a proposed file change in VS Code's diff editor, before or after approving.
  * The left side is the file as it is now (the open buffer, else the disk); the right side is
- * a read-only virtual document holding the proposed text.
+ * a read-only virtual document holding the proposed text. It also shows what a finished turn
+ * changed: the file before the turn against the file as it is.
  */
 
 import * as path from 'node:path';
@@ -26,7 +27,8 @@ export class DiffPreview implements vscode.TextDocumentContentProvider, vscode.D
     return this.contents.get(uri.toString()) ?? '';
   }
 
-  private virtual(filePath: string, text: string, label: string): vscode.Uri {
+  /** A read-only document holding `text`, named after `filePath`. */
+  virtual(filePath: string, text: string, label: string): vscode.Uri {
     const uri = vscode.Uri.from({
       scheme: PROPOSED_SCHEME,
       path: filePath.startsWith('/') ? filePath : `/${filePath}`,
@@ -38,7 +40,7 @@ export class DiffPreview implements vscode.TextDocumentContentProvider, vscode.D
     return uri;
   }
 
-  private async currentText(uri: vscode.Uri): Promise<string> {
+  async currentText(uri: vscode.Uri): Promise<string> {
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     if (open) return open.getText();
     try {

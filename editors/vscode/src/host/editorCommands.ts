@@ -1,20 +1,27 @@
 /**
- * The editor commands. Each accepts its text as an argument too (for keybindings and tests);
- * without one it asks in an input box. They run in the chat's current thread, so the answer,
- * approvals and edits show up in the panel.
+ * The editor commands. From the context menu VS Code passes the file's URI first, and from a
+ * keybinding nothing: both ask for the text in an input box. A string argument is taken as the
+ * text itself (for keybindings with `args`, and for tests). They run in the chat's current
+ * thread with the pickers' settings, so the answer, approvals and edits show up in the panel.
  */
 
 import * as vscode from 'vscode';
 import type { ChatViewProvider } from './chatView';
+import { type ContextPicker, lspRange } from './contextPicker';
 import type { ChatController, ReviewTarget } from './controller';
 import { errorText } from './server';
 
-export function registerEditorCommands(controller: ChatController, chat: ChatViewProvider): vscode.Disposable[] {
+/** The text an argument carries; a URI (the context menu's) or nothing carries none. */
+function textArgument(arg: unknown): string | undefined {
+  return typeof arg === 'string' && arg.trim() ? arg : undefined;
+}
+
+export function registerEditorCommands(controller: ChatController, chat: ChatViewProvider, picker: ContextPicker): vscode.Disposable[] {
   const guarded =
-    (what: string, run: (...args: any[]) => Promise<unknown>) =>
-    async (...args: any[]) => {
+    (what: string, run: (arg?: unknown) => Promise<unknown>) =>
+    async (arg?: unknown): Promise<unknown> => {
       try {
-        return await run(...args);
+        return await run(arg);
       } catch (err) {
         const error = `Codex: ${what} failed: ${errorText(err)}`;
         void vscode.window.showErrorMessage(error);
@@ -23,11 +30,11 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
       }
     };
 
-  const selection = (): { editor: vscode.TextEditor; range: vscode.Range | undefined } => {
-    const editor = vscode.window.activeTextEditor;
+  const activeEditor = (): vscode.TextEditor => {
+    const editor = picker.editor;
     if (!editor) throw new Error('open a file and select some code first');
-    const range = editor.selection.isEmpty ? undefined : new vscode.Range(editor.selection.start, editor.selection.end);
-    return { editor, range };
+    if (editor.document.uri.scheme !== 'file') throw new Error('save the file first: Codex works on files on disk');
+    return editor;
   };
 
   const review = async (target: ReviewTarget) => {
@@ -38,29 +45,49 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
   return [
     vscode.commands.registerCommand(
       'codexChat.askSelection',
-      guarded('Ask about selection', async (question?: string) => {
-        const { editor, range } = selection();
-        const prompt = question ?? (await vscode.window.showInputBox({ title: 'Ask Codex about the selection', prompt: 'Your question', ignoreFocusOut: true }));
-        if (!prompt) return;
+      guarded('Ask about selection', async (arg) => {
+        const editor = activeEditor();
+        const question =
+          textArgument(arg) ??
+          (await vscode.window.showInputBox({ title: 'Ask Codex about the selection', prompt: 'Your question', ignoreFocusOut: true }));
+        if (!question?.trim()) return;
+        const doc = editor.document;
+        const selection = editor.selection.isEmpty ? undefined : new vscode.Range(editor.selection.start, editor.selection.end);
+        const context = selection
+          ? { type: 'file' as const, path: doc.uri.fsPath, range: lspRange(selection), text: doc.getText(selection) }
+          : { type: 'file' as const, path: doc.uri.fsPath };
         await chat.reveal();
-        await controller.ask(prompt, editor.document.uri, range);
+        await controller.task({ type: 'ask', text: question }, [context]);
       }),
     ),
     vscode.commands.registerCommand(
       'codexChat.editSelection',
-      guarded('Edit selection', async (instruction?: string) => {
-        const { editor, range } = selection();
-        const text =
-          instruction ??
+      guarded('Edit selection', async (arg) => {
+        const editor = activeEditor();
+        const instruction =
+          textArgument(arg) ??
           (await vscode.window.showInputBox({
             title: 'Edit the selection with Codex',
             prompt: 'What should change? The edit is proposed for approval and can be undone.',
             ignoreFocusOut: true,
           }));
-        if (!text) return;
+        if (!instruction?.trim()) return;
+        const doc = editor.document;
+        const range = editor.selection.isEmpty ? new vscode.Range(0, 0, doc.lineCount, 0) : new vscode.Range(editor.selection.start, editor.selection.end);
         await chat.reveal();
-        await controller.edit(text, editor.document.uri, range ?? fullRange(editor.document));
+        await controller.task({ type: 'edit', instruction, path: doc.uri.fsPath, range: lspRange(range), text: doc.getText(range) });
       }),
+    ),
+    vscode.commands.registerCommand(
+      'codexChat.addToChat',
+      guarded('Add to chat', async () => {
+        if (!picker.attachSelection()) throw new Error('open a file first');
+        await chat.reveal(true);
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'codexChat.focus',
+      guarded('Open chat', async () => chat.reveal(true)),
     ),
     vscode.commands.registerCommand(
       'codexChat.reviewUncommitted',
@@ -68,15 +95,15 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
     ),
     vscode.commands.registerCommand(
       'codexChat.reviewBranch',
-      guarded('Review', async (base?: string) => {
-        const branch = base ?? (await vscode.window.showInputBox({ title: 'Review this branch against', value: 'main', prompt: 'Base branch' }));
+      guarded('Review', async (arg) => {
+        const branch = textArgument(arg) ?? (await vscode.window.showInputBox({ title: 'Review this branch against', value: 'main', prompt: 'Base branch' }));
         if (branch) await review({ type: 'baseBranch', branch });
       }),
     ),
     vscode.commands.registerCommand(
       'codexChat.reviewCommit',
-      guarded('Review', async (ref?: string) => {
-        const sha = ref ?? (await vscode.window.showInputBox({ title: 'Review commit', value: 'HEAD', prompt: 'Commit (sha, branch or HEAD)' }));
+      guarded('Review', async (arg) => {
+        const sha = textArgument(arg) ?? (await vscode.window.showInputBox({ title: 'Review commit', value: 'HEAD', prompt: 'Commit (sha, branch or HEAD)' }));
         if (sha) await review({ type: 'commit', sha });
       }),
     ),
@@ -89,13 +116,9 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
     ),
     vscode.commands.registerCommand(
       'codexChat.interrupt',
-      guarded('Interrupt', async () => {
+      guarded('Stop', async () => {
         if (!(await controller.interrupt())) void vscode.window.showInformationMessage('Codex: nothing is running.');
       }),
     ),
   ];
-}
-
-function fullRange(doc: vscode.TextDocument): vscode.Range {
-  return new vscode.Range(0, 0, doc.lineCount, 0);
 }

@@ -1,18 +1,37 @@
 /**
- * Approvals and questions from the server, answered in the chat. Each server request waits
- * on a promise that the panel's buttons settle; one that the server cancels (the turn was
- * interrupted) or whose turn ends is taken off the panel and settled as declined.
+ * Approvals and questions from the server, answered in the chat. Each server request waits on
+ * a promise that the panel's buttons (or the notification's) settle; one that the server
+ * cancels (the turn was interrupted) or whose turn ends is taken off the panel and settled as
+ * declined.
+ *
+ * An approval must not go unnoticed: the chat is brought forward with the request in view
+ * (`surface`), and a notification says what is asked and can answer it too.
  */
 
 import * as vscode from 'vscode';
-import type { Decision, InlineRequestMethod, UserInputAnswers } from '../shared/protocol';
-import { USER_INPUT } from '../shared/protocol';
+import {
+  type ApprovalParams,
+  COMMAND_APPROVAL,
+  type Decision,
+  FILE_CHANGE_APPROVAL,
+  type InlineRequestMethod,
+  type InlineRequestParams,
+  type InlineRequestResult,
+  USER_INPUT,
+  type UserInputAnswers,
+} from '../shared/protocol';
+import { requestChanges } from '../shared/renderRequests';
+import { shortPath } from '../shared/renderFiles';
 import type { ChatStore } from './store';
 
 interface Waiting {
   method: InlineRequestMethod;
-  settle: (result: unknown) => void;
+  settle: (result: InlineRequestResult) => void;
 }
+
+const APPROVE = 'Approve';
+const DENY = 'Deny';
+const SHOW = 'Show in chat';
 
 export class InlineRequests implements vscode.Disposable {
   private readonly waiting = new Map<string, Waiting>();
@@ -33,13 +52,13 @@ export class InlineRequests implements vscode.Disposable {
     });
   }
 
-  handle(method: InlineRequestMethod, params: Record<string, unknown>, token: vscode.CancellationToken): Promise<unknown> {
+  handle(method: InlineRequestMethod, params: InlineRequestParams, token: vscode.CancellationToken): Promise<InlineRequestResult> {
     const key = `req-${++this.counter}`;
     return new Promise((resolve) => {
       this.waiting.set(key, { method, settle: resolve });
       token.onCancellationRequested(() => this.settle(key, undefined));
       this.store.dispatch({ type: 'request', key, method, params });
-      void this.surface(String(params.threadId ?? ''));
+      void this.surface(params.threadId ?? '').then(() => this.notify(key, method, params));
     });
   }
 
@@ -51,7 +70,36 @@ export class InlineRequests implements vscode.Disposable {
     this.settle(key, { answers });
   }
 
-  private settle(key: string, result: unknown): void {
+  /** A notification that says what is asked; its buttons answer while the request waits. */
+  private async notify(key: string, method: InlineRequestMethod, params: InlineRequestParams): Promise<void> {
+    if (!this.waiting.has(key)) return;
+    if (method === USER_INPUT) {
+      const choice = await vscode.window.showInformationMessage('Codex has a question for you.', SHOW);
+      if (choice === SHOW) await this.surface(params.threadId);
+      return;
+    }
+    const choice = await vscode.window.showWarningMessage(this.describe(key, method, params as ApprovalParams), APPROVE, DENY, SHOW);
+    if (choice === APPROVE) this.decide(key, 'accept');
+    else if (choice === DENY) this.decide(key, 'decline');
+    else if (choice === SHOW) await this.surface(params.threadId);
+  }
+
+  private describe(key: string, method: InlineRequestMethod, params: ApprovalParams): string {
+    if (method === COMMAND_APPROVAL) {
+      const command = params.command ?? 'a command';
+      return `Codex wants to run: ${command.length > 120 ? command.slice(0, 119) + '…' : command}`;
+    }
+    if (method === FILE_CHANGE_APPROVAL) {
+      const state = this.store.state;
+      const request = state.requests.find((r) => r.key === key);
+      const cwd = state.conversation?.cwd;
+      const files = request ? requestChanges(state, request).map((c) => shortPath(c.path, cwd)) : [];
+      return files.length ? `Codex wants to change ${files.join(', ')}` : 'Codex wants to change files';
+    }
+    return 'Codex is waiting for you';
+  }
+
+  private settle(key: string, result: InlineRequestResult | undefined): void {
     const entry = this.waiting.get(key);
     if (!entry) return;
     this.waiting.delete(key);

@@ -3,9 +3,12 @@
  * server goes through `request`; `codex/*` notifications go into the store as they come.
  * Diagnostics, code actions, `workspace/applyEdit` and the server's own commands are left to
  * vscode-languageclient's built-in features.
+ *
+ * The extension spawns the process itself, so a server that exits while starting (a wrong
+ * command, a crash at import) is reported with its own output and exit code.
  */
 
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -20,22 +23,74 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { describeCommand, type ServerCommand, serverCommand } from '../shared/serverCommand';
-import { FOLLOWED_NOTIFICATIONS, INLINE_REQUESTS, type InlineRequestMethod } from '../shared/protocol';
+import {
+  FOLLOWED_NOTIFICATIONS,
+  INLINE_REQUESTS,
+  type InlineRequestMethod,
+  type InlineRequestParams,
+  type InlineRequestResult,
+} from '../shared/protocol';
 import type { ChatStore } from './store';
 
 export const CLIENT_ID = 'codexChat';
 const MAX_RESTARTS = 3;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
+/** How much of what a failed server printed is shown with the error. */
+const OUTPUT_TAIL_CHARS = 2000;
+/** How long a failed start waits for the process to report its exit code. */
+const EXIT_WAIT_MS = 3000;
 
 export type InlineRequestHandler = (
   method: InlineRequestMethod,
-  params: Record<string, unknown>,
+  params: InlineRequestParams,
   token: vscode.CancellationToken,
-) => Promise<unknown>;
+) => Promise<InlineRequestResult>;
+
+interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** What a server process printed (stderr, and stdout before it spoke LSP), and how it ended. */
+class ProcessWatch {
+  private text = '';
+  readonly exited: Promise<ExitInfo>;
+  exit: ExitInfo | undefined;
+  private speaking = false;
+
+  constructor(child: ChildProcess) {
+    this.exited = new Promise((resolve) => {
+      child.on('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolve(this.exit);
+      });
+      child.on('error', () => {
+        this.exit = { code: null, signal: null };
+        resolve(this.exit);
+      });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => this.add(chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      // Once it speaks LSP, stdout is the protocol, not something to show.
+      if (this.speaking) return;
+      const text = chunk.toString();
+      if (text.startsWith('Content-Length:')) this.speaking = true;
+      else this.add(text);
+    });
+  }
+
+  private add(text: string): void {
+    this.text = (this.text + text).slice(-OUTPUT_TAIL_CHARS);
+  }
+
+  get output(): string {
+    return this.text.trim();
+  }
+}
 
 /** Tells the server, in `initialize`, that this client renders approvals itself. */
 class RichApprovalsFeature implements StaticFeature {
-  fillClientCapabilities(capabilities: { experimental?: any }): void {
+  fillClientCapabilities(capabilities: { experimental?: object }): void {
     capabilities.experimental = { ...(capabilities.experimental ?? {}), codex: { richApprovals: true } };
   }
   initialize(): void {}
@@ -78,11 +133,13 @@ export class ServerConnection implements vscode.Disposable {
     this.output.info(`Starting the Codex server: ${described}${folder ? ` (in ${folder})` : ''}`);
     this.store.dispatch({ type: 'server', state: 'starting' });
 
+    const env = { ...process.env, ...cmd.env };
+    let watch: ProcessWatch | undefined;
     // No `transport`: with TransportKind.stdio the client would append `--stdio`.
-    const serverOptions: ServerOptions = {
-      command: cmd.command,
-      args: cmd.args,
-      options: { cwd: folder, env: { ...process.env, ...cmd.env } },
+    const serverOptions: ServerOptions = async () => {
+      const child = spawn(cmd.command, cmd.args, { cwd: folder, env, stdio: 'pipe' });
+      watch = new ProcessWatch(child);
+      return child;
     };
     const clientOptions: LanguageClientOptions = {
       // Every file: the server reads unsaved buffers and edits them with versioned edits.
@@ -94,7 +151,7 @@ export class ServerConnection implements vscode.Disposable {
         closed: () => this.onClosed(),
       },
     };
-    const problem = await preflight(cmd, serverOptions.options?.env ?? process.env, !config.get<string[]>('serverCommand')?.length);
+    const problem = await preflight(cmd, env, !config.get<string[]>('serverCommand')?.length);
     if (problem) {
       this.failed(`The Codex server cannot start (${described}): ${problem}`);
       return false;
@@ -107,7 +164,7 @@ export class ServerConnection implements vscode.Disposable {
       );
     }
     for (const method of INLINE_REQUESTS) {
-      client.onRequest(`codex/${method}`, (params: Record<string, unknown>, token: vscode.CancellationToken) => {
+      client.onRequest(`codex/${method}`, (params: InlineRequestParams, token: vscode.CancellationToken) => {
         if (!this.inlineRequestHandler) throw new Error('the chat is not ready for approvals');
         return this.inlineRequestHandler(method, params, token);
       });
@@ -122,12 +179,28 @@ export class ServerConnection implements vscode.Disposable {
       }
     });
     this.client = client;
+    let startError: unknown;
     try {
       await client.start();
-      return true;
     } catch (err) {
-      this.failed(`The Codex server did not start (${described}): ${errorText(err)}`);
-      return false;
+      startError = err;
+    }
+    // A failed start may reject, or end with the client stopped: either way, say why.
+    if (client.state === State.Running) return true;
+    await this.failedStart(described, watch, startError);
+    void this.stop();
+    return false;
+  }
+
+  private async failedStart(described: string, watch: ProcessWatch | undefined, err: unknown): Promise<void> {
+    // The process usually ended already; give it a moment to say how.
+    const exit = watch ? await Promise.race([watch.exited, delay(EXIT_WAIT_MS)]) : undefined;
+    const output = watch?.output;
+    if (exit) {
+      const how = exit.code !== null ? `exit code ${exit.code}` : `signal ${exit.signal ?? 'unknown'}`;
+      this.failed(`The Codex server exited while starting (${described}), ${how}.`, output, exit.code);
+    } else {
+      this.failed(`The Codex server did not start (${described}): ${err ? errorText(err) : 'no answer to initialize'}`, output);
     }
   }
 
@@ -148,18 +221,19 @@ export class ServerConnection implements vscode.Disposable {
     return { action: CloseAction.DoNotRestart, handled: true };
   }
 
-  /** Show the failure in the panel and as an error with a way to the log. */
-  private failed(message: string): void {
-    this.output.error(message);
-    this.store.dispatch({ type: 'server', state: 'error', message });
-    void vscode.window.showErrorMessage(message, 'Show log', 'Open settings').then((choice) => {
+  /** Show the failure in the panel (with what the server printed) and as an error with ways out. */
+  private failed(message: string, output?: string, exitCode?: number | null): void {
+    this.output.error(output ? `${message}\n${output}` : message);
+    this.store.dispatch({ type: 'server', state: 'error', message, output, exitCode });
+    void vscode.window.showErrorMessage(message, 'Show log', 'Open settings', 'Restart').then((choice) => {
       if (choice === 'Show log') this.output.show(true);
-      if (choice === 'Open settings') void vscode.commands.executeCommand('workbench.action.openSettings', CLIENT_ID);
+      if (choice === 'Open settings') void openSettings();
+      if (choice === 'Restart') void this.start();
     });
   }
 
   /** A v2 method over LSP (`codex/<method>`), or a plain LSP method when `raw`. */
-  async request<R = any>(method: string, params: unknown, raw = false): Promise<R> {
+  async request<R>(method: string, params: unknown, raw = false): Promise<R> {
     const client = this.client;
     if (!client || !this.running) {
       throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
@@ -167,10 +241,6 @@ export class ServerConnection implements vscode.Disposable {
     return client.sendRequest<R>(raw ? method : `codex/${method}`, params);
   }
 
-  /** The server's command (`workspace/executeCommand`). */
-  async executeCommand<R = any>(command: string, args: unknown): Promise<R> {
-    return this.request<R>('workspace/executeCommand', { command, arguments: [args] }, true);
-  }
 
   async stop(): Promise<void> {
     const client = this.client;
@@ -188,6 +258,14 @@ export class ServerConnection implements vscode.Disposable {
     void this.stop();
     this.ready.dispose();
   }
+}
+
+export function openSettings(): Thenable<unknown> {
+  return vscode.commands.executeCommand('workbench.action.openSettings', `@ext:codex-lsp.codex-lsp-vscode`);
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
 }
 
 export function errorText(err: unknown): string {

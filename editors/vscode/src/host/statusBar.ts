@@ -1,4 +1,4 @@
-/** The status bar item: server state, a running turn, token use and rate-limit use. */
+/** The status bar item: what Codex is doing (truthfully), token use and rate-limit use. */
 
 import * as vscode from 'vscode';
 import type { ChatState } from '../shared/state';
@@ -18,11 +18,15 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private update(state: ChatState): void {
-    const { text, tooltip, error } = statusText(state);
+    const { text, tooltip, error, attention } = statusText(state);
     this.item.text = text;
     this.item.tooltip = tooltip;
-    this.item.backgroundColor = error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-    this.item.command = error ? 'codexChat.showLog' : 'codexChat.chatView.focus';
+    this.item.backgroundColor = error
+      ? new vscode.ThemeColor('statusBarItem.errorBackground')
+      : attention
+        ? new vscode.ThemeColor('statusBarItem.warningBackground')
+        : undefined;
+    this.item.command = error ? 'codexChat.showLog' : 'codexChat.focus';
     const running = !!state.conversation?.runningTurnId;
     if (running !== this.running) {
       this.running = running;

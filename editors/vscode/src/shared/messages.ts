@@ -3,11 +3,22 @@
 import type { Decision, UserInputAnswers } from './protocol';
 import type { Action, ChatState } from './state';
 
+/** One thing the `#` / `@` picker offers to attach. */
+export interface ContextOption {
+  /** What the host attaches when it is picked. */
+  kind: 'currentFile' | 'selection' | 'openEditors' | 'problems' | 'file';
+  label: string;
+  detail?: string;
+  path?: string;
+}
+
 /** Host -> webview. */
 export type ToWebview =
   | { type: 'snapshot'; state: ChatState }
   | { type: 'action'; action: Action }
-  | { type: 'focusInput' };
+  | { type: 'focusInput' }
+  | { type: 'revealRequests' }
+  | { type: 'contextOptions'; query: string; options: ContextOption[] };
 
 /** Webview -> host. */
 export type FromWebview =
@@ -17,11 +28,26 @@ export type FromWebview =
   | { type: 'newThread' }
   | { type: 'resume'; threadId: string }
   | { type: 'archive'; threadId: string }
+  | { type: 'delete'; threadId: string }
+  | { type: 'rename'; threadId: string; name: string }
+  | { type: 'searchThreads'; query: string }
   | { type: 'refreshThreads' }
   | { type: 'decide'; key: string; decision: Decision }
   | { type: 'answer'; key: string; answers: UserInputAnswers }
   | { type: 'openDiff'; key?: string; itemId?: string; index: number }
-  | { type: 'select'; model?: string; approvalPolicy?: string }
+  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string }
   | { type: 'dismiss'; id: number }
   | { type: 'showLog' }
-  | { type: 'restart' };
+  | { type: 'openSettings' }
+  | { type: 'restart' }
+  | { type: 'contextQuery'; query: string }
+  | { type: 'attach'; option: ContextOption }
+  | { type: 'detach'; id: string }
+  | { type: 'copyCode'; code: string }
+  | { type: 'insertCode'; code: string }
+  | { type: 'applyCode'; code: string; language: string }
+  | { type: 'openFile'; path: string; line?: number }
+  | { type: 'openLink'; href: string }
+  | { type: 'changeDiff'; turnId: string; path: string }
+  | { type: 'keepChange'; turnId: string; path?: string }
+  | { type: 'undoChange'; turnId: string; path?: string };

@@ -135,3 +135,51 @@ export function sidesOfChange(
   const after = applyUnifiedDiff(current, diff);
   return after === undefined ? undefined : { before: current, after };
 }
+
+/** The diff that takes `diff`'s change back: its added and removed lines swap sides. */
+export function reverseUnifiedDiff(diff: string): string {
+  return splitKeepEnds(diff)
+    .map((line) => {
+      const header = HUNK_HEADER.exec(line);
+      if (header) {
+        const [, oldStart, oldCount, newStart, newCount] = header;
+        const side = (start: string, count: string | undefined) => (count === undefined ? start : `${start},${count}`);
+        return line.replace(HUNK_HEADER, `@@ -${side(newStart, newCount)} +${side(oldStart, oldCount)} @@`);
+      }
+      if (line.startsWith('+++') || line.startsWith('---')) return line;
+      if (line.startsWith('+')) return '-' + line.slice(1);
+      if (line.startsWith('-')) return '+' + line.slice(1);
+      return line;
+    })
+    .join('');
+}
+
+/**
+ * The text before `changes` (applied in order) from the text after them, or undefined when
+ * the file has moved on and a diff no longer fits. An added file was empty before it.
+ */
+export function textBefore(changes: FileUpdateChange[], current: string): string | undefined {
+  let text = current;
+  for (const change of [...changes].reverse()) {
+    const kind = changeKind(change);
+    if (kind === 'add') {
+      text = '';
+      continue;
+    }
+    if (kind === 'delete') {
+      const diff = change.diff ?? '';
+      text = isUnifiedDiff(diff) ? sidesOfDeleted(diff) : diff;
+      continue;
+    }
+    const before = applyUnifiedDiff(text, reverseUnifiedDiff(change.diff ?? ''));
+    if (before === undefined) return undefined;
+    text = before;
+  }
+  return text;
+}
+
+function sidesOfDeleted(diff: string): string {
+  return parseHunks(diff)
+    .flatMap((h) => h.oldLines)
+    .join('');
+}

@@ -1,14 +1,18 @@
 /**
- * The slice of the app-server v2 wire types the extension reads. Every v2 method `M` is the
- * LSP request `codex/M`, every v2 notification `N` the LSP notification `codex/N`; the shapes
- * are the v2 ones (camelCase). Fields the UI never reads are left out, and everything is
- * optional where an older or newer server might omit it.
+ * The slice of the app-server v2 wire types the extension reads and writes. Every v2 method `M`
+ * is the LSP request `codex/M`, every v2 notification `N` the LSP notification `codex/N`; the
+ * shapes are the v2 ones (camelCase). Fields the UI never reads are left out; a field a server
+ * may omit or send as null is optional and nullable, so older and newer servers both read.
  */
 
 export type ApprovalPolicy = 'untrusted' | 'on-failure' | 'on-request' | 'never';
 export const APPROVAL_POLICIES: ApprovalPolicy[] = ['untrusted', 'on-failure', 'on-request', 'never'];
 
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+export const REASONING_EFFORTS: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'xhigh'];
+
 export type Decision = 'accept' | 'acceptForSession' | 'decline' | 'cancel';
+export const DECISIONS: Decision[] = ['accept', 'acceptForSession', 'decline', 'cancel'];
 
 export interface UserInput {
   type: string;
@@ -41,9 +45,9 @@ export interface ThreadItem {
   summary?: string[];
   // commandExecution
   command?: string;
-  cwd?: string;
+  cwd?: string | null;
   status?: string;
-  commandActions?: CommandAction[];
+  commandActions?: CommandAction[] | null;
   aggregatedOutput?: string | null;
   exitCode?: number | null;
   durationMs?: number | null;
@@ -63,10 +67,12 @@ export interface TurnError {
   message: string;
 }
 
+export type TurnStatus = 'completed' | 'interrupted' | 'failed' | 'inProgress';
+
 export interface Turn {
   id: string;
   items?: ThreadItem[];
-  status: 'completed' | 'interrupted' | 'failed' | 'inProgress' | string;
+  status: TurnStatus | string;
   error?: TurnError | null;
 }
 
@@ -77,6 +83,7 @@ export interface Thread {
   createdAt?: number;
   updatedAt?: number;
   cwd?: string;
+  model?: string | null;
   turns?: Turn[];
 }
 
@@ -84,11 +91,17 @@ export interface ThreadStartResult {
   thread: Thread;
   model?: string;
   approvalPolicy?: ApprovalPolicy | string;
+  reasoningEffort?: ReasoningEffort | null;
 }
 
 export interface ThreadListResult {
   data: Thread[];
   nextCursor?: string | null;
+}
+
+export interface ReasoningEffortOption {
+  reasoningEffort: ReasoningEffort;
+  description?: string;
 }
 
 export interface ModelInfo {
@@ -97,6 +110,17 @@ export interface ModelInfo {
   displayName?: string;
   hidden?: boolean;
   isDefault?: boolean;
+  supportedReasoningEfforts?: ReasoningEffortOption[];
+  defaultReasoningEffort?: ReasoningEffort | null;
+}
+
+/** What `config/read` says the user configured (the keys the pickers fall back to). */
+export interface ConfigReadResult {
+  config: {
+    model?: string | null;
+    approval_policy?: ApprovalPolicy | string | null;
+    model_reasoning_effort?: ReasoningEffort | null;
+  };
 }
 
 export interface TokenUsageBreakdown {
@@ -143,23 +167,25 @@ export interface UserInputQuestion {
   options?: UserInputOption[] | null;
 }
 
-export interface CommandApprovalParams {
+/** A decision as offered in `availableDecisions`: one of ours, or one this client cannot give. */
+export type OfferedDecision = Decision | Record<string, unknown>;
+
+export interface ApprovalParams {
   threadId: string;
   turnId: string;
   itemId: string;
   reason?: string | null;
+  availableDecisions?: OfferedDecision[] | null;
+  // commandExecution
   command?: string | null;
   cwd?: string | null;
-}
-
-export interface FileChangeApprovalParams {
-  threadId: string;
-  turnId: string;
-  itemId: string;
-  reason?: string | null;
+  // fileChange
   grantRoot?: string | null;
-  /** codex-lsp's own additions: the per-file unified diffs of the patch. */
-  codexLsp?: { changes?: FileUpdateChange[] };
+  /** codex-lsp's own addition, namespaced so the protocol's shape stays exact: the patch's diffs.
+   * The `fileChange` item announced by `item/started` carries them too, as the protocol intends. */
+  codexLsp?: { changes?: FileUpdateChange[] | null } | null;
+  /** Older codex-lsp servers sent the diffs at the top level. */
+  changes?: FileUpdateChange[] | null;
 }
 
 export interface UserInputParams {
@@ -169,7 +195,11 @@ export interface UserInputParams {
   questions: UserInputQuestion[];
 }
 
+export type InlineRequestParams = ApprovalParams | UserInputParams;
+
 export type UserInputAnswers = Record<string, { answers: string[] }>;
+
+export type InlineRequestResult = { decision: Decision } | { answers: UserInputAnswers };
 
 /** The server requests the chat renders inline, by their v2 method. */
 export const COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
@@ -178,10 +208,111 @@ export const USER_INPUT = 'item/tool/requestUserInput';
 export const INLINE_REQUESTS = [COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INPUT] as const;
 export type InlineRequestMethod = (typeof INLINE_REQUESTS)[number];
 
-/** The v2 notifications the chat follows (sent over LSP as `codex/<name>`). */
-export const FOLLOWED_NOTIFICATIONS = [
+// -- turn/startTask (codex-lsp's extension to v2) --------------------------------------------
+
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+export interface LspRange {
+  start: LspPosition;
+  end: LspPosition;
+}
+
+export interface FileContextItem {
+  type: 'file';
+  path: string;
+  range?: LspRange;
+  text?: string;
+}
+
+export interface EditorProblem {
+  path: string;
+  range: LspRange;
+  severity: 'error' | 'warning' | 'information' | 'hint';
+  message: string;
+  source?: string;
+}
+
+export interface ProblemsContextItem {
+  type: 'problems';
+  problems: EditorProblem[];
+}
+
+export type ContextItem = FileContextItem | ProblemsContextItem;
+
+export type TurnTask =
+  | { type: 'ask'; text: string }
+  | { type: 'edit'; instruction: string; path: string; range: LspRange; text?: string }
+  | { type: 'applyCode'; path: string; code: string; language?: string };
+
+export interface TurnOverrides {
+  model?: string;
+  effort?: ReasoningEffort;
+  approvalPolicy?: ApprovalPolicy | string;
+}
+
+export interface TurnStartTaskParams extends TurnOverrides {
+  threadId: string;
+  task: TurnTask;
+  context?: ContextItem[];
+}
+
+export interface TurnStartResult {
+  turn: Turn;
+}
+
+// -- notifications ------------------------------------------------------------------------
+
+/** The params of each v2 notification the chat follows, by method. */
+export interface NotificationParams {
+  'thread/started': { thread: Thread };
+  'thread/archived': { threadId: string };
+  'thread/deleted': { threadId: string };
+  'thread/name/updated': { threadId: string; threadName?: string | null; name?: string | null };
+  'turn/started': { threadId: string; turn: Turn };
+  'turn/completed': { threadId: string; turn: Turn };
+  'turn/plan/updated': { threadId: string; turnId: string; explanation?: string | null; plan?: PlanStep[] };
+  'turn/diff/updated': { threadId: string; turnId: string; diff?: string };
+  'item/started': { threadId: string; turnId: string; item: ThreadItem };
+  'item/completed': { threadId: string; turnId: string; item: ThreadItem };
+  'item/agentMessage/delta': { threadId: string; turnId: string; itemId: string; delta: string };
+  'item/plan/delta': { threadId: string; turnId: string; itemId: string; delta: string };
+  'item/reasoning/summaryTextDelta': { threadId: string; turnId: string; itemId: string; delta: string; summaryIndex?: number };
+  'item/reasoning/summaryPartAdded': { threadId: string; turnId: string; itemId: string; summaryIndex?: number };
+  'item/commandExecution/outputDelta': { threadId: string; turnId: string; itemId: string; delta: string };
+  'item/fileChange/outputDelta': { threadId: string; turnId: string; itemId: string; delta: string };
+  'thread/tokenUsage/updated': { threadId: string; tokenUsage: TokenUsage };
+  'account/rateLimits/updated': { rateLimits?: RateLimits };
+  'serverRequest/resolved': { threadId?: string; requestId?: string | number };
+  error: { threadId?: string; error?: { message?: string }; message?: string; willRetry?: boolean };
+  warning: { threadId?: string; message?: string };
+  'review/completed': ReviewCompleted;
+}
+
+export type FollowedNotification = keyof NotificationParams;
+
+/** `codex/review/completed` (the language server's, not v2): a review's verdict and findings. */
+export interface ReviewCompleted {
+  threadId: string;
+  turnId: string;
+  overallCorrectness: string;
+  overallExplanation: string;
+  findings: {
+    id: string;
+    title: string;
+    path: string;
+    uri: string;
+    lineRange: { start: number; end: number };
+  }[];
+}
+
+/** The notifications the chat follows (sent over LSP as `codex/<name>`). */
+export const FOLLOWED_NOTIFICATIONS: FollowedNotification[] = [
   'thread/started',
   'thread/archived',
+  'thread/deleted',
   'thread/name/updated',
   'turn/started',
   'turn/completed',
@@ -200,4 +331,5 @@ export const FOLLOWED_NOTIFICATIONS = [
   'serverRequest/resolved',
   'error',
   'warning',
-] as const;
+  'review/completed',
+];

@@ -2,11 +2,15 @@
  * The chat's state and the one reducer that changes it. Pure: the extension host and the
  * webview both run it over the same actions, so the panel can be rebuilt from a snapshot at
  * any time. Updates are immutable and touch only what changed, so the renderer can skip
- * items whose object is the same as last time.
+ * items whose object is the same as last time. What the server says arrives as `notify`
+ * actions, reduced in `notify.ts`.
  */
 
+import { notify } from './notify';
 import type {
   InlineRequestMethod,
+  InlineRequestParams,
+  LspRange,
   ModelInfo,
   PlanStep,
   RateLimits,
@@ -17,6 +21,14 @@ import type {
 } from './protocol';
 
 export type ServerState = 'starting' | 'ready' | 'error' | 'stopped';
+
+export interface ServerInfo {
+  state: ServerState;
+  message?: string;
+  /** The last lines the server printed before it exited, and how it exited. */
+  output?: string;
+  exitCode?: number | null;
+}
 
 export interface TurnView {
   id: string;
@@ -46,7 +58,7 @@ export interface PendingRequest {
   threadId: string;
   turnId?: string;
   itemId?: string;
-  params: Record<string, unknown>;
+  params: InlineRequestParams;
 }
 
 export interface Notice {
@@ -55,15 +67,34 @@ export interface Notice {
   text: string;
 }
 
+/** Context attached in the composer, shown as a chip until the message is sent. */
+export interface Attachment {
+  id: string;
+  kind: 'file' | 'selection' | 'problems';
+  label: string;
+  path?: string;
+  range?: LspRange;
+}
+
+export type ChangeMark = 'kept' | 'undone';
+
 export interface ChatState {
-  server: { state: ServerState; message?: string };
+  server: ServerInfo;
   threads: Thread[];
+  /** The thread list's search text (the server filters by it). */
+  threadQuery: string;
   conversation?: Conversation;
   requests: PendingRequest[];
   models: ModelInfo[];
-  /** Overrides sent with each turn; empty means "as configured". */
+  /** The pickers; empty means "as configured". */
   model: string;
+  effort: string;
   approvalPolicy: string;
+  /** What the user's config.toml says, for "as configured (…)" and for going back to it. */
+  configured: { model?: string; effort?: string; approvalPolicy?: string };
+  attachments: Attachment[];
+  /** Keep / Undo of each file a turn changed, by `changeKey(turnId, path)`. */
+  changeMarks: Record<string, ChangeMark>;
   tokenUsage?: TokenUsage;
   rateLimits?: RateLimits;
   notices: Notice[];
@@ -71,55 +102,70 @@ export interface ChatState {
 }
 
 export type Action =
-  | { type: 'server'; state: ServerState; message?: string }
+  | { type: 'server'; state: ServerState; message?: string; output?: string; exitCode?: number | null }
   | { type: 'threads'; threads: Thread[] }
+  | { type: 'threadQuery'; query: string }
   | { type: 'models'; models: ModelInfo[] }
-  | { type: 'select'; model?: string; approvalPolicy?: string }
+  | { type: 'configured'; model?: string; effort?: string; approvalPolicy?: string }
+  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string }
   | { type: 'open'; thread: Thread }
   | { type: 'close' }
   | { type: 'userText'; text: string }
-  | { type: 'notify'; method: string; params: any }
-  | {
-      type: 'request';
-      key: string;
-      method: InlineRequestMethod;
-      params: Record<string, unknown>;
-    }
+  | { type: 'notify'; method: string; params: unknown }
+  | { type: 'request'; key: string; method: InlineRequestMethod; params: InlineRequestParams }
   | { type: 'requestDone'; key: string }
+  | { type: 'attach'; attachment: Attachment }
+  | { type: 'detach'; id: string }
+  | { type: 'clearAttachments' }
+  | { type: 'changeMark'; turnId: string; path: string; mark: ChangeMark }
   | { type: 'notice'; kind: Notice['kind']; text: string }
   | { type: 'dismissNotice'; id: number };
 
 export const MAX_NOTICES = 3;
 /** Live command output kept per command; the head is dropped past this. */
 export const MAX_OUTPUT_CHARS = 64 * 1024;
-const LOCAL_PREFIX = 'local-';
+export const LOCAL_PREFIX = 'local-';
+export const NEW_THREAD_TITLE = 'New thread';
 
 export function initialState(): ChatState {
   return {
     server: { state: 'starting' },
     threads: [],
+    threadQuery: '',
     requests: [],
     models: [],
     model: '',
+    effort: '',
     approvalPolicy: '',
+    configured: {},
+    attachments: [],
+    changeMarks: {},
     notices: [],
     nextNoticeId: 1,
   };
 }
-
-export const NEW_THREAD_TITLE = 'New thread';
 
 export function threadTitle(thread: Pick<Thread, 'id' | 'name' | 'preview'>): string {
   const text = (thread.name || thread.preview || '').trim().split('\n')[0];
   return text ? (text.length > 80 ? text.slice(0, 79) + '…' : text) : NEW_THREAD_TITLE;
 }
 
+export function changeKey(turnId: string, path: string): string {
+  return `${turnId}\n${path}`;
+}
+
+export function reviewTitle(item: ThreadItem): string {
+  return `Review of ${item.review || 'changes'}`;
+}
+
 export function conversationFrom(thread: Thread): Conversation {
   const turns = (thread.turns ?? []).map(turnView);
   const running = [...turns].reverse().find((t) => t.status === 'inProgress');
+  const review = turns[0]?.items.find((i) => i.type === 'enteredReviewMode');
+  const title = threadTitle(thread);
   return {
     threadId: thread.id,
-    title: threadTitle(thread),
+    title: title === NEW_THREAD_TITLE && review ? reviewTitle(review) : title,
     cwd: thread.cwd,
     turns,
     pendingUserTexts: [],
@@ -138,22 +184,33 @@ function turnView(turn: Turn): TurnView {
 
 export function reduce(state: ChatState, action: Action): ChatState {
   switch (action.type) {
-    case 'server':
-      return { ...state, server: { state: action.state, message: action.message } };
+    case 'server': {
+      const { state: serverState, message, output, exitCode } = action;
+      return { ...state, server: { state: serverState, message, output, exitCode } };
+    }
     case 'threads': {
       // The server may not list a thread until it has a turn: keep the one on screen listed.
       const conv = state.conversation;
-      const shown = conv && !action.threads.some((t) => t.id === conv.threadId)
-        ? state.threads.filter((t) => t.id === conv.threadId)
-        : [];
+      const shown =
+        conv && !state.threadQuery && !action.threads.some((t) => t.id === conv.threadId)
+          ? state.threads.filter((t) => t.id === conv.threadId)
+          : [];
       return { ...state, threads: [...shown, ...action.threads] };
     }
+    case 'threadQuery':
+      return { ...state, threadQuery: action.query };
     case 'models':
       return { ...state, models: action.models };
+    case 'configured':
+      return {
+        ...state,
+        configured: { model: action.model, effort: action.effort, approvalPolicy: action.approvalPolicy },
+      };
     case 'select':
       return {
         ...state,
         model: action.model ?? state.model,
+        effort: action.effort ?? state.effort,
         approvalPolicy: action.approvalPolicy ?? state.approvalPolicy,
       };
     case 'open':
@@ -173,29 +230,41 @@ export function reduce(state: ChatState, action: Action): ChatState {
       };
     }
     case 'request': {
-      const params = action.params as { threadId?: string; turnId?: string; itemId?: string };
+      const params = action.params;
       const request: PendingRequest = {
         key: action.key,
         method: action.method,
-        threadId: String(params.threadId ?? ''),
+        threadId: params.threadId ?? '',
         turnId: params.turnId,
         itemId: params.itemId,
-        params: action.params,
+        params,
       };
       return { ...state, requests: [...state.requests.filter((r) => r.key !== action.key), request] };
     }
     case 'requestDone':
       return { ...state, requests: state.requests.filter((r) => r.key !== action.key) };
+    case 'attach':
+      if (state.attachments.some((a) => a.id === action.attachment.id)) return state;
+      return { ...state, attachments: [...state.attachments, action.attachment] };
+    case 'detach':
+      return { ...state, attachments: state.attachments.filter((a) => a.id !== action.id) };
+    case 'clearAttachments':
+      return state.attachments.length ? { ...state, attachments: [] } : state;
+    case 'changeMark':
+      return {
+        ...state,
+        changeMarks: { ...state.changeMarks, [changeKey(action.turnId, action.path)]: action.mark },
+      };
     case 'notice':
       return addNotice(state, action.kind, action.text);
     case 'dismissNotice':
       return { ...state, notices: state.notices.filter((n) => n.id !== action.id) };
     case 'notify':
-      return notify(state, action.method, action.params ?? {});
+      return notify(state, action.method, action.params);
   }
 }
 
-function addNotice(state: ChatState, kind: Notice['kind'], text: string): ChatState {
+export function addNotice(state: ChatState, kind: Notice['kind'], text: string): ChatState {
   const notice = { id: state.nextNoticeId, kind, text };
   return {
     ...state,
@@ -204,205 +273,11 @@ function addNotice(state: ChatState, kind: Notice['kind'], text: string): ChatSt
   };
 }
 
-function upsertThread(threads: Thread[], thread: Thread): Thread[] {
+export function upsertThread(threads: Thread[], thread: Thread): Thread[] {
   // The list keeps summaries only: a thread's turns live in the conversation.
   const { turns: _turns, ...summary } = thread;
   const rest = threads.filter((t) => t.id !== thread.id);
   return [summary, ...rest];
-}
-
-/** Apply `change` to the current conversation when `threadId` is the one shown. */
-function onConversation(
-  state: ChatState,
-  threadId: string | undefined,
-  change: (conv: Conversation) => Conversation,
-): ChatState {
-  const conv = state.conversation;
-  if (!conv || (threadId !== undefined && threadId !== conv.threadId)) return state;
-  const next = change(conv);
-  return next === conv ? state : { ...state, conversation: next };
-}
-
-function withTurn(conv: Conversation, turnId: string, change: (turn: TurnView) => TurnView): Conversation {
-  const index = conv.turns.findIndex((t) => t.id === turnId);
-  if (index < 0) {
-    // An item for a turn we did not see start (the panel opened mid-turn).
-    const turn = change({ id: turnId, status: 'inProgress', items: [] });
-    return { ...conv, turns: [...conv.turns, turn] };
-  }
-  const turn = change(conv.turns[index]);
-  if (turn === conv.turns[index]) return conv;
-  const turns = conv.turns.slice();
-  turns[index] = turn;
-  return { ...conv, turns };
-}
-
-function withItem(
-  turn: TurnView,
-  itemId: string,
-  change: (item: ThreadItem | undefined) => ThreadItem,
-): TurnView {
-  const index = turn.items.findIndex((i) => i.id === itemId);
-  const items = turn.items.slice();
-  if (index < 0) items.push(change(undefined));
-  else items[index] = change(items[index]);
-  return { ...turn, items };
-}
-
-/** Later fields win, except that a missing or null one keeps what streaming built up. */
-function mergeItem(old: ThreadItem | undefined, next: ThreadItem): ThreadItem {
-  if (!old) return next;
-  const merged: Record<string, unknown> = { ...old };
-  for (const [key, value] of Object.entries(next)) {
-    if (value !== undefined && value !== null) merged[key] = value;
-  }
-  if (next.type === 'agentMessage' && !next.text && old.text) merged.text = old.text;
-  if (next.type === 'commandExecution' && !next.aggregatedOutput && old.aggregatedOutput) {
-    merged.aggregatedOutput = old.aggregatedOutput;
-  }
-  return merged as unknown as ThreadItem;
-}
-
-function appendText(item: ThreadItem | undefined, fallback: ThreadItem, field: 'text' | 'aggregatedOutput', delta: string): ThreadItem {
-  const base = item ?? fallback;
-  let text = String(base[field] ?? '') + delta;
-  if (field === 'aggregatedOutput' && text.length > MAX_OUTPUT_CHARS) {
-    text = '…' + text.slice(text.length - MAX_OUTPUT_CHARS);
-  }
-  return { ...base, [field]: text };
-}
-
-function notify(state: ChatState, method: string, p: any): ChatState {
-  switch (method) {
-    case 'thread/started':
-      if (!p.thread) return state;
-      state = { ...state, threads: upsertThread(state.threads, p.thread) };
-      return onConversation(state, p.thread.id, (c) => ({ ...c, title: threadTitle(p.thread) }));
-    case 'thread/archived': {
-      state = { ...state, threads: state.threads.filter((t) => t.id !== p.threadId) };
-      return state.conversation?.threadId === p.threadId ? { ...state, conversation: undefined } : state;
-    }
-    case 'thread/name/updated': {
-      const name = p.threadName ?? p.name;
-      state = {
-        ...state,
-        threads: state.threads.map((t) => (t.id === p.threadId ? { ...t, name } : t)),
-      };
-      return onConversation(state, p.threadId, (c) => ({ ...c, title: threadTitle({ id: c.threadId, name }) }));
-    }
-    case 'turn/started':
-      return onConversation(state, p.threadId, (c) => {
-        const turnId = String(p.turn?.id ?? '');
-        const locals = c.pendingUserTexts.map((text, n) => ({
-          type: 'userMessage',
-          id: `${LOCAL_PREFIX}${turnId}-${n}`,
-          content: [{ type: 'text', text }],
-        }));
-        const next = withTurn(c, turnId, (t) => ({
-          ...t,
-          status: 'inProgress',
-          items: [...locals, ...t.items],
-        }));
-        // A new thread is known by its first message until the server names it.
-        const title = c.title === NEW_THREAD_TITLE && c.pendingUserTexts.length ? threadTitle({ id: c.threadId, preview: c.pendingUserTexts[0] }) : c.title;
-        return { ...next, title, pendingUserTexts: [], runningTurnId: turnId };
-      });
-    case 'turn/completed': {
-      const turnId = String(p.turn?.id ?? '');
-      state = {
-        ...state,
-        requests: state.requests.filter((r) => !(r.threadId === p.threadId && r.turnId === turnId)),
-      };
-      return onConversation(state, p.threadId, (c) => {
-        const next = withTurn(c, turnId, (t) => ({
-          ...t,
-          status: p.turn?.status ?? 'completed',
-          error: p.turn?.error?.message ?? t.error,
-        }));
-        return { ...next, runningTurnId: c.runningTurnId === turnId ? undefined : c.runningTurnId };
-      });
-    }
-    case 'turn/plan/updated':
-      return onConversation(state, p.threadId, (c) => ({
-        ...c,
-        plan: { turnId: p.turnId, explanation: p.explanation, steps: p.plan ?? [] },
-      }));
-    case 'turn/diff/updated':
-      return onConversation(state, p.threadId, (c) => ({ ...c, diff: p.diff ?? '' }));
-    case 'item/started':
-    case 'item/completed': {
-      const item: ThreadItem | undefined = p.item;
-      if (!item?.id) return state;
-      return onConversation(state, p.threadId, (c) =>
-        withTurn(c, String(p.turnId ?? ''), (t) => {
-          let next = withItem(t, item.id, (old) => mergeItem(old, item));
-          if (item.type === 'userMessage') {
-            // The server's own copy of what we sent replaces the one shown while sending.
-            next = { ...next, items: next.items.filter((i) => !i.id.startsWith(LOCAL_PREFIX)) };
-          }
-          return next;
-        }),
-      );
-    }
-    case 'item/agentMessage/delta':
-    case 'item/plan/delta': {
-      const type = method === 'item/plan/delta' ? 'plan' : 'agentMessage';
-      return onConversation(state, p.threadId, (c) =>
-        withTurn(c, String(p.turnId ?? ''), (t) =>
-          withItem(t, p.itemId, (old) => appendText(old, { type, id: p.itemId, text: '' }, 'text', String(p.delta ?? ''))),
-        ),
-      );
-    }
-    case 'item/reasoning/summaryPartAdded':
-    case 'item/reasoning/summaryTextDelta': {
-      const index = Number(p.summaryIndex ?? 0);
-      return onConversation(state, p.threadId, (c) =>
-        withTurn(c, String(p.turnId ?? ''), (t) =>
-          withItem(t, p.itemId, (old) => {
-            const summary = [...(old?.summary ?? [])];
-            while (summary.length <= index) summary.push('');
-            if (method === 'item/reasoning/summaryTextDelta') summary[index] += String(p.delta ?? '');
-            return { ...(old ?? { type: 'reasoning', id: p.itemId }), summary };
-          }),
-        ),
-      );
-    }
-    case 'item/commandExecution/outputDelta':
-      return onConversation(state, p.threadId, (c) =>
-        withTurn(c, String(p.turnId ?? ''), (t) =>
-          withItem(t, p.itemId, (old) =>
-            appendText(
-              old,
-              { type: 'commandExecution', id: p.itemId, status: 'inProgress' },
-              'aggregatedOutput',
-              String(p.delta ?? ''),
-            ),
-          ),
-        ),
-      );
-    case 'thread/tokenUsage/updated': {
-      state = { ...state, tokenUsage: p.tokenUsage };
-      return onConversation(state, p.threadId, (c) => ({ ...c, tokenUsage: p.tokenUsage }));
-    }
-    case 'account/rateLimits/updated': {
-      // Updates are sparse: keep the windows this one does not mention.
-      const incoming: RateLimits = p.rateLimits ?? {};
-      const merged: RateLimits = { ...(state.rateLimits ?? {}) };
-      if (incoming.primary) merged.primary = incoming.primary;
-      if (incoming.secondary) merged.secondary = incoming.secondary;
-      return { ...state, rateLimits: merged };
-    }
-    case 'error': {
-      const message = String(p.error?.message ?? p.message ?? 'unknown error');
-      return p.willRetry
-        ? addNotice(state, 'warning', `Retrying: ${message}`)
-        : addNotice(state, 'error', message);
-    }
-    case 'warning':
-      return addNotice(state, 'warning', String(p.message ?? ''));
-    default:
-      return state;
-  }
 }
 
 /** The requests to show with the current conversation, oldest first. */
@@ -419,4 +294,9 @@ export function findItem(state: ChatState, itemId: string | undefined): ThreadIt
     if (item) return item;
   }
   return undefined;
+}
+
+/** What the model picker stands for: the pick, else the configured model. */
+export function effectiveModel(state: ChatState): string | undefined {
+  return state.model || state.configured.model || undefined;
 }

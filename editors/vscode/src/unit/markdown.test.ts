@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { escapeHtml, isSafeUrl } from '../shared/escape';
-import { renderInline, renderMarkdown } from '../shared/markdown';
+import { linkFileLocations, renderMarkdown } from '../shared/markdown';
 
 /** Every tag name the renderer emitted. */
 function tags(html: string): string[] {
   return [...html.matchAll(/<\/?([a-zA-Z0-9]+)/g)].map((m) => m[1].toLowerCase());
 }
 
-const ALLOWED = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'code', 'ul', 'ol', 'li', 'blockquote', 'hr', 'strong', 'em', 'del', 'a']);
+const ALLOWED = new Set([
+  'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'code', 'ul', 'ol', 'li', 'blockquote', 'hr', 'br',
+  'strong', 'em', 's', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'div', 'span', 'button',
+]);
 
 describe('escapeHtml', () => {
   it('escapes the five HTML specials and backticks', () => {
@@ -33,10 +36,12 @@ describe('renderMarkdown safety', () => {
     '**<svg onload=alert(1)>**',
     '`</code><script>alert(1)</script>`',
     '```html\n<script>alert(1)</script>\n```',
+    '```js" onclick="x\nalert(1)\n```',
     '> <style>body{display:none}</style>',
     '- <b onclick="x()">item</b>',
     'https://example.com/<script>',
     '<!-- comment --><a href="javascript:x">y</a>',
+    '| a | <img src=x> |\n|---|---|\n| <script>x</script> | b |',
   ];
   for (const attack of attacks) {
     it(`keeps ${JSON.stringify(attack)} inert`, () => {
@@ -49,12 +54,7 @@ describe('renderMarkdown safety', () => {
   }
 
   it('shows raw HTML as text', () => {
-    assert.equal(renderMarkdown('<b>hi</b>'), '<p>&lt;b&gt;hi&lt;/b&gt;</p>');
-  });
-
-  it('only produces class names from a fixed alphabet', () => {
-    const html = renderMarkdown('```py" onclick="x\nprint(1)\n```');
-    assert.match(html, /<code class="language-py">/);
+    assert.equal(renderMarkdown('<b>hi</b>'), '<p>&lt;b&gt;hi&lt;/b&gt;</p>\n');
   });
 
   it('accepts only http, https and mailto links', () => {
@@ -64,59 +64,68 @@ describe('renderMarkdown safety', () => {
     assert.ok(!isSafeUrl('vscode://file/etc/passwd'));
     assert.ok(!isSafeUrl('https://a b'));
   });
+
+  it('keeps an unsafe link as text', () => {
+    const html = renderMarkdown('[click](javascript:alert(1))');
+    assert.doesNotMatch(html, /<a /);
+    assert.match(html, /click/);
+  });
 });
 
 describe('renderMarkdown blocks', () => {
-  it('renders paragraphs and headings', () => {
-    assert.equal(renderMarkdown('# Title\n\nSome text\nmore'), '<h1>Title</h1><p>Some text\nmore</p>');
+  it('renders tables', () => {
+    const html = renderMarkdown('| Name | Size |\n| --- | ---: |\n| a.py | 10 |');
+    assert.match(html, /<table>/);
+    assert.match(html, /<th>Name<\/th>/);
+    assert.match(html, /<td style="text-align:right">10<\/td>/);
   });
 
-  it('renders fenced code with its language, escaped', () => {
-    assert.equal(
-      renderMarkdown('```ts\nconst a = 1 < 2;\n```\nafter'),
-      '<pre><code class="language-ts">const a = 1 &lt; 2;</code></pre><p>after</p>',
-    );
+  it('renders a code block highlighted, with Copy, Insert and Apply', () => {
+    const html = renderMarkdown('```python\ndef f():\n    return 1 < 2\n```');
+    assert.match(html, /<div class="code-block" data-lang="python">/);
+    assert.match(html, /<span class="hljs-keyword">def<\/span>/);
+    assert.match(html, /&lt;/);
+    for (const action of ['copyCode', 'insertCode', 'applyCode']) assert.match(html, new RegExp(`data-action="${action}"`));
+  });
+
+  it('renders an unknown language as plain escaped code', () => {
+    const html = renderMarkdown('```nolang\n<b>x</b>\n```');
+    assert.match(html, /<code class="language-nolang">&lt;b&gt;x&lt;\/b&gt;\n<\/code>/);
   });
 
   it('renders a fence that is still streaming as code', () => {
-    assert.equal(renderMarkdown('look:\n```\nline 1\nline'), '<p>look:</p><pre><code>line 1\nline</code></pre>');
+    const html = renderMarkdown('look:\n```\nline 1\nline');
+    assert.match(html, /<p>look:<\/p>/);
+    assert.match(html, /<code>line 1\nline<\/code>/);
   });
 
-  it('renders nested lists', () => {
-    assert.equal(
-      renderMarkdown('- a\n  - b\n- c'),
-      '<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul>',
-    );
-  });
-
-  it('renders ordered lists with their start', () => {
-    assert.equal(renderMarkdown('3. x\n4. y'), '<ol start="3"><li>x</li><li>y</li></ol>');
-  });
-
-  it('renders quotes and rules', () => {
-    assert.equal(renderMarkdown('> quoted\n\n---'), '<blockquote><p>quoted</p></blockquote><hr>');
+  it('renders lists, emphasis and links', () => {
+    const html = renderMarkdown('- **a** and `b`\n  - [docs](https://x.dev/a)\n\nsee https://x.dev/b');
+    assert.match(html, /<ul>\n<li><strong>a<\/strong> and <code>b<\/code>/);
+    assert.match(html, /<a href="https:\/\/x.dev\/a" data-action="openLink">docs<\/a>/);
+    assert.match(html, /<a href="https:\/\/x.dev\/b" data-action="openLink">https:\/\/x.dev\/b<\/a>/);
   });
 });
 
-describe('renderInline', () => {
-  it('renders code, strong, emphasis and strike-through', () => {
-    assert.equal(renderInline('`a<b` **bold** *em* ~~gone~~'), '<code>a&lt;b</code> <strong>bold</strong> <em>em</em> <del>gone</del>');
+describe('file locations', () => {
+  it('links absolute paths under the folder, relative, with their lines', () => {
+    const html = renderMarkdown('- [P1] Bad — /ws/src/a.py:2-4\n- elsewhere /etc/passwd:1', '/ws');
+    assert.match(
+      html,
+      /<a class="file-link" href="#" data-action="openFile" data-path="\/ws\/src\/a.py" data-line="2" title="\/ws\/src\/a.py">src\/a.py:2-4<\/a>/,
+    );
+    assert.doesNotMatch(html, /data-path="\/etc\/passwd"/);
   });
 
-  it('leaves snake_case alone', () => {
-    assert.equal(renderInline('call my_func_name now'), 'call my_func_name now');
+  it('leaves code blocks and links alone', () => {
+    const html = linkFileLocations('<pre><code>/ws/a.py:1</code></pre><a href="#">/ws/b.py</a><p>/ws/c.py</p>', '/ws');
+    assert.equal(
+      html,
+      '<pre><code>/ws/a.py:1</code></pre><a href="#">/ws/b.py</a><p><a class="file-link" href="#" data-action="openFile" data-path="/ws/c.py" title="/ws/c.py">c.py</a></p>',
+    );
   });
 
-  it('renders safe links and bare URLs', () => {
-    assert.equal(renderInline('[docs](https://x.dev/a)'), '<a href="https://x.dev/a">docs</a>');
-    assert.equal(renderInline('see https://x.dev/a.'), 'see <a href="https://x.dev/a">https://x.dev/a</a>.');
-  });
-
-  it('keeps an unsafe link as its label', () => {
-    assert.equal(renderInline('[click](javascript:alert(1))'), 'click');
-  });
-
-  it('honours backslash escapes', () => {
-    assert.equal(renderInline('\\*not em\\*'), '*not em*');
+  it('shows a one-line range as one line', () => {
+    assert.match(renderMarkdown('at /ws/a.py:3-3', '/ws'), />a.py:3<\/a>/);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeCommand, serverCommand } from '../shared/serverCommand';
-import { initialState, reduce } from '../shared/state';
+import { type Action, type ChatState, initialState, reduce } from '../shared/state';
 import { statusText } from '../shared/status';
 
 describe('serverCommand', () => {
@@ -33,33 +33,51 @@ describe('thread titles', () => {
 });
 
 describe('status bar text', () => {
-  it('shows the server state, a running turn, tokens and the highest rate-limit use', () => {
-    let s = initialState();
-    assert.match(statusText(s).text, /^\$\(sync~spin\) Codex$/);
-    s = reduce(s, { type: 'server', state: 'ready' });
-    s = reduce(s, { type: 'open', thread: { id: 't' } });
-    s = reduce(s, { type: 'notify', method: 'turn/started', params: { threadId: 't', turn: { id: 'u' } } });
-    s = reduce(s, {
-      type: 'notify',
-      method: 'thread/tokenUsage/updated',
-      params: { threadId: 't', tokenUsage: { total: { totalTokens: 12300 }, last: { totalTokens: 300 } } },
-    });
+  const n = (method: string, params: Record<string, unknown>): Action => ({ type: 'notify', method, params: { threadId: 't', ...params } });
+  const running = (): ChatState =>
+    [{ type: 'server', state: 'ready' } as Action, { type: 'open', thread: { id: 't' } } as Action, n('turn/started', { turn: { id: 'u', status: 'inProgress' } })].reduce(
+      reduce,
+      initialState(),
+    );
+
+  it('says what the turn is doing: thinking, running a command, writing, waiting for approval', () => {
+    assert.match(statusText(initialState()).text, /^\$\(sync~spin\) Codex Starting$/);
+    let s = running();
+    assert.equal(statusText(s).text, '$(loading~spin) Codex Thinking');
+    s = reduce(s, n('item/started', { turnId: 'u', item: { type: 'commandExecution', id: 'c', command: 'pytest -q', status: 'inProgress' } }));
+    assert.equal(statusText(s).text, '$(terminal) Codex Running pytest -q');
+    s = reduce(s, { type: 'request', key: 'k', method: 'item/commandExecution/requestApproval', params: { threadId: 't', turnId: 'u', itemId: 'c' } });
+    const waiting = statusText(s);
+    assert.equal(waiting.text, '$(bell-dot) Codex Waiting for approval');
+    assert.equal(waiting.attention, true);
+    s = reduce(s, { type: 'requestDone', key: 'k' });
+    s = reduce(s, n('item/completed', { turnId: 'u', item: { type: 'commandExecution', id: 'c', status: 'completed', exitCode: 0 } }));
+    s = reduce(s, n('item/agentMessage/delta', { turnId: 'u', itemId: 'm', delta: 'Done' }));
+    assert.equal(statusText(s).text, '$(loading~spin) Codex Writing the answer');
+  });
+
+  it('shows tokens and the highest rate-limit use when idle, and a failed last turn', () => {
+    let s = running();
+    s = reduce(s, n('thread/tokenUsage/updated', { tokenUsage: { total: { totalTokens: 12300 }, last: { totalTokens: 300 } } }));
     s = reduce(s, {
       type: 'notify',
       method: 'account/rateLimits/updated',
       params: { rateLimits: { primary: { usedPercent: 42, windowDurationMins: 300 }, secondary: { usedPercent: 7, windowDurationMins: 10080 } } },
     });
+    s = reduce(s, n('turn/completed', { turn: { id: 'u', status: 'completed' } }));
     const shown = statusText(s);
-    assert.equal(shown.text, '$(loading~spin) Codex 12k tok 42%');
-    assert.match(shown.tooltip, /A turn is running\./);
+    assert.equal(shown.text, '$(comment-discussion) Codex 12k tok 42%');
     assert.match(shown.tooltip, /Rate limits: 42% of 5h, 7% of weekly/);
-    assert.equal(shown.error, false);
+    assert.match(shown.tooltip, /This thread: 12k tokens/);
+    s = reduce(s, n('turn/started', { turn: { id: 'v', status: 'inProgress' } }));
+    s = reduce(s, n('turn/completed', { turn: { id: 'v', status: 'failed', error: { message: 'boom' } } }));
+    assert.match(statusText(s).text, /^\$\(warning\) Codex Last turn failed/);
   });
 
   it('turns red with the reason when the server cannot start', () => {
     const s = reduce(initialState(), { type: 'server', state: 'error', message: 'no python3' });
     const shown = statusText(s);
-    assert.equal(shown.text, '$(error) Codex');
+    assert.equal(shown.text, '$(error) Codex Server not running');
     assert.equal(shown.error, true);
     assert.match(shown.tooltip, /Codex server: error — no python3/);
   });

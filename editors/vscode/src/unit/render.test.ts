@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatCount, formatRateLimits, formatTokenUsage } from '../shared/format';
-import { renderConversation, renderItem, shortPath, renderThreadList, renderToolbar, renderUsage } from '../shared/render';
+import { renderChips, renderConversation, renderItem, renderNotices, renderThreadList, renderToolbar, renderUsage, shortPath } from '../shared/render';
 import { type Action, initialState, reduce } from '../shared/state';
 
 const EVIL = '<img src=x onerror=alert(1)>"\'';
@@ -84,7 +84,7 @@ describe('renderConversation', () => {
 
   it('shows the plan and the running state', () => {
     assert.match(html, /class="plan"/);
-    assert.match(html, /Working…/);
+    assert.match(html, /<div class="working waiting"[^>]*>Waiting for approval<\/div>/);
   });
 
   it('shows an empty state without a conversation', () => {
@@ -120,5 +120,83 @@ describe('toolbar, thread list, usage', () => {
     assert.equal(formatRateLimits({ primary: { usedPercent: 12, windowDurationMins: 300 }, secondary: { usedPercent: 3.4, windowDurationMins: 10080 } }), '12% of 5h, 3% of weekly');
     const s = reduce(initialState(), { type: 'notify', method: 'account/rateLimits/updated', params: { rateLimits: { primary: { usedPercent: 50 } } } });
     assert.match(renderUsage(s), /rate limits: 50% of primary/);
+  });
+});
+
+describe('what the extension adds to the panel', () => {
+  it('names the configured model, effort and policy, and offers the model\'s efforts', () => {
+    const s = [
+      { type: 'configured', model: 'gpt-5.4', approvalPolicy: 'untrusted' },
+      { type: 'models', models: [{ id: 'gpt-5.4', supportedReasoningEfforts: [{ reasoningEffort: 'low' }, { reasoningEffort: 'high' }], defaultReasoningEffort: 'high' }] },
+    ].reduce((acc, a) => reduce(acc, a as Action), initialState());
+    const html = renderToolbar(s);
+    assert.match(html, /<option value="" selected>Model: as configured \(gpt-5.4\)<\/option>/);
+    assert.match(html, /<option value="" selected>Effort: high \(as configured\)<\/option><option value="low">Effort: low<\/option><option value="high">Effort: high<\/option><\/select>/);
+    assert.match(html, /Approvals: untrusted \(as configured\)/);
+  });
+
+  it('shows a failed server\'s own output with ways out', () => {
+    const s = reduce(initialState(), { type: 'server', state: 'error', message: 'exited, exit code 2.', output: `usage: x\n${EVIL}`, exitCode: 2 });
+    const html = renderNotices(s);
+    noRawMarkup(html);
+    assert.match(html, /<pre class="server-output">usage: x/);
+    for (const action of ['openSettings', 'restart', 'showLog']) assert.match(html, new RegExp(`data-action="${action}"`));
+  });
+
+  it('lists threads with rename, archive and delete', () => {
+    const html = renderThreadList(reduce(initialState(), { type: 'threads', threads: [{ id: 't', name: 'Named' }] }));
+    for (const action of ['resume', 'rename', 'archive', 'delete']) assert.match(html, new RegExp(`data-action="${action}" data-thread="t"`));
+  });
+
+  it('says a review is over once its turn is, and links its findings to the files', () => {
+    const entered = { type: 'enteredReviewMode', id: 'r', review: 'current changes' };
+    assert.match(renderItem(entered, { running: true }), /Reviewing current changes…/);
+    assert.match(renderItem(entered, { running: false }), /Reviewed current changes/);
+    const review = renderItem({ type: 'exitedReviewMode', id: 'x', review: '- [P1] Bad — /w/a.py:2-2\n  why' }, { cwd: '/w' });
+    assert.match(review, /<a class="file-link" href="#" data-action="openFile" data-path="\/w\/a.py" data-line="2" title="\/w\/a.py">a.py:2<\/a>/);
+  });
+
+  it('shows attached context as removable chips, escaped', () => {
+    const s = reduce(initialState(), { type: 'attach', attachment: { id: 'x', kind: 'selection', label: EVIL, path: '/w/a.py' } });
+    const html = renderChips(s);
+    noRawMarkup(html);
+    assert.match(html, /data-action="detach" data-id="x"/);
+  });
+});
+
+describe('a server that sends every absent field as null', () => {
+  it('renders items, threads and requests without "null" or a crash', () => {
+    const nulls = { text: null, summary: null, command: null, cwd: null, aggregatedOutput: null, exitCode: null, changes: null, review: null, content: null, error: null, status: null };
+    for (const type of ['userMessage', 'agentMessage', 'reasoning', 'commandExecution', 'fileChange', 'enteredReviewMode', 'exitedReviewMode', 'plan']) {
+      const html = renderItem({ type, id: 'x', ...nulls } as unknown as Parameters<typeof renderItem>[0], { cwd: undefined, running: false });
+      assert.doesNotMatch(html, /null|undefined/, `${type}: ${html}`);
+    }
+    let s = reduce(initialState(), { type: 'threads', threads: [{ id: 't', name: null, preview: null, cwd: null } as unknown as { id: string }] });
+    assert.doesNotMatch(renderThreadList(s), /null/);
+    s = reduce(s, { type: 'open', thread: { id: 't', name: null, cwd: null, turns: [{ id: 'u', status: 'inProgress', items: null, error: null }] } as unknown as { id: string } });
+    s = reduce(s, {
+      type: 'request',
+      key: 'k',
+      method: 'item/fileChange/requestApproval',
+      params: { threadId: 't', turnId: 'u', itemId: 'f', reason: null, grantRoot: null, changes: null, availableDecisions: null },
+    });
+    const html = renderConversation(s).map((b) => b.html).join('');
+    assert.doesNotMatch(html, /null/);
+    assert.match(html, /Apply the proposed change\?/);
+  });
+});
+
+describe('the user message', () => {
+  it('shows what the user wrote, and names what they attached under it', () => {
+    const html = renderItem({
+      type: 'userMessage',
+      id: 'u',
+      content: [
+        { type: 'text', text: 'Why?' },
+        { type: 'text', text: 'Context: a.py, line 2' },
+        { type: 'mention', name: 'b.py', path: '/w/b.py' },
+      ],
+    });
+    assert.match(html, /<div class="text">Why\?<\/div><div class="refs"><span class="ref">Context: a.py, line 2<\/span><span class="ref">\[mention: b.py\]<\/span><\/div>/);
   });
 });

@@ -185,3 +185,64 @@ describe('reduce: threads, requests, notices', () => {
     assert.equal(retry.notices[0].kind, 'warning');
   });
 });
+
+describe('reduce: what the extension adds', () => {
+  it('drops a deleted thread from the list and the screen', () => {
+    let s = run([open, { type: 'threads', threads: [{ id: 't1' }, { id: 't2' }] }]);
+    s = run([n('thread/deleted', {})], s);
+    assert.equal(s.conversation, undefined);
+    assert.deepEqual(s.threads.map((t) => t.id), ['t2']);
+  });
+
+  it('attaches each chip once, detaches one, clears all on send', () => {
+    const chip = { id: 'file:/w/a.py', kind: 'file' as const, label: 'a.py', path: '/w/a.py' };
+    let s = run([{ type: 'attach', attachment: chip }, { type: 'attach', attachment: chip }, { type: 'attach', attachment: { ...chip, id: 'problems', kind: 'problems', label: 'Problems' } }]);
+    assert.deepEqual(s.attachments.map((a) => a.id), ['file:/w/a.py', 'problems']);
+    s = run([{ type: 'detach', id: 'problems' }], s);
+    assert.deepEqual(s.attachments.map((a) => a.id), ['file:/w/a.py']);
+    s = run([{ type: 'clearAttachments' }], s);
+    assert.deepEqual(s.attachments, []);
+  });
+
+  it('keeps the diffs of a file change that completes without them', () => {
+    const change = { path: '/w/a.py', kind: { type: 'update' as const }, diff: '@@ -1 +1 @@\n-a\n+b\n' };
+    const s = run([
+      open,
+      n('turn/started', { turn: { id: 'u1', status: 'inProgress' } }),
+      n('item/started', { turnId: 'u1', item: { type: 'fileChange', id: 'f', status: 'inProgress', changes: [change] } }),
+      n('item/completed', { turnId: 'u1', item: { type: 'fileChange', id: 'f', status: 'completed', changes: [] } }),
+    ]);
+    const item = s.conversation!.turns[0].items[0];
+    assert.equal(item.status, 'completed');
+    assert.deepEqual(item.changes, [change]);
+  });
+
+  it('names a review thread after what it reviews', () => {
+    const s = run([
+      { type: 'open', thread: { id: 't1', turns: [] } },
+      n('item/started', { turnId: 'u1', item: { type: 'enteredReviewMode', id: 'r', review: 'current changes' } }),
+    ]);
+    assert.equal(s.conversation!.title, 'Review of current changes');
+  });
+
+  it('keeps the pickers and the configured values apart', () => {
+    const s = run([
+      { type: 'configured', model: 'gpt-5.4', approvalPolicy: 'untrusted' },
+      { type: 'select', effort: 'low' },
+      { type: 'select', approvalPolicy: 'never' },
+      { type: 'select', approvalPolicy: '' },
+    ]);
+    assert.deepEqual([s.model, s.effort, s.approvalPolicy], ['', 'low', '']);
+    assert.deepEqual(s.configured, { model: 'gpt-5.4', effort: undefined, approvalPolicy: 'untrusted' });
+  });
+});
+
+describe('reduce: titles', () => {
+  it('names a new thread after its first request, however it was sent', () => {
+    const s = run([
+      { type: 'open', thread: { id: 't1', turns: [] } },
+      n('item/started', { turnId: 'u1', item: { type: 'userMessage', id: 'um', content: [{ type: 'text', text: 'What does this line return?' }, { type: 'text', text: 'Context: a.py, line 2' }] } }),
+    ]);
+    assert.equal(s.conversation!.title, 'What does this line return?');
+  });
+});

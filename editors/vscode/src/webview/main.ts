@@ -1,18 +1,35 @@
 /**
- * The chat page. It keeps its own copy of the state (same reducer as the host), renders it
- * in blocks and replaces only the blocks whose HTML changed, so streaming a long answer
- * leaves the rest of the page, the scroll position and any typed answer alone.
+ * The chat page. It keeps its own copy of the state (same reducer as the host), renders it in
+ * blocks and replaces only the blocks whose HTML changed, so streaming a long answer leaves the
+ * rest of the page, the scroll position and any typed answer alone. Every piece of HTML goes
+ * through DOMPurify on its way into the DOM.
  */
 
+import DOMPurify from 'dompurify';
+import { escapeHtml } from '../shared/escape';
 import type { FromWebview, ToWebview } from '../shared/messages';
 import type { Decision, UserInputAnswers } from '../shared/protocol';
-import { type Block, renderConversation, renderNotices, renderThreadList, renderToolbar, renderUsage } from '../shared/render';
+import {
+  type Block,
+  renderChips,
+  renderConversation,
+  renderNotices,
+  renderThreadList,
+  renderToolbar,
+  renderUsage,
+} from '../shared/render';
 import { type ChatState, initialState, reduce } from '../shared/state';
+import { ContextMenu } from './picker';
+
+interface UiState {
+  draft?: string;
+  threadsOpen?: boolean;
+}
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
-  getState(): { draft?: string; threadsOpen?: boolean } | undefined;
-  setState(state: { draft?: string; threadsOpen?: boolean }): void;
+  getState(): UiState | undefined;
+  setState(state: UiState): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -26,23 +43,36 @@ const log = $<HTMLDivElement>('log');
 const input = $<HTMLTextAreaElement>('input');
 const send = $<HTMLButtonElement>('send');
 const stop = $<HTMLButtonElement>('stop');
+const threadsPanel = $<HTMLDivElement>('threads-panel');
 const threads = $<HTMLDivElement>('threads');
 const threadsToggle = $<HTMLButtonElement>('threads-toggle');
+const threadSearch = $<HTMLInputElement>('thread-search');
 const lastHtml = new Map<string, string>();
-
-input.value = saved.draft ?? '';
-setThreadsOpen(!!saved.threadsOpen);
+/** Requests the user has not had brought into view yet. */
+const unseenRequests = new Set<string>();
 
 function post(message: FromWebview) {
   vscode.postMessage(message);
 }
 
+const picker = new ContextMenu($<HTMLDivElement>('picker'), input, {
+  query: (query) => post({ type: 'contextQuery', query }),
+  pick: (option) => post({ type: 'attach', option }),
+});
+
+input.value = saved.draft ?? '';
+setThreadsOpen(!!saved.threadsOpen);
+
+function clean(html: string): string {
+  return DOMPurify.sanitize(html);
+}
+
 function saveUi() {
-  vscode.setState({ draft: input.value, threadsOpen: !threads.hidden });
+  vscode.setState({ draft: input.value, threadsOpen: !threadsPanel.hidden });
 }
 
 function setThreadsOpen(open: boolean) {
-  threads.hidden = !open;
+  threadsPanel.hidden = !open;
   threadsToggle.setAttribute('aria-expanded', String(open));
 }
 
@@ -50,7 +80,7 @@ function setThreadsOpen(open: boolean) {
 function setHtml(el: HTMLElement, html: string) {
   if (lastHtml.get(el.id) !== html) {
     lastHtml.set(el.id, html);
-    el.innerHTML = html;
+    el.innerHTML = clean(html);
   }
 }
 
@@ -66,10 +96,11 @@ function patchBlocks(container: HTMLElement, blocks: Block[]) {
       node = document.createElement('div');
       node.className = 'block';
       node.dataset.key = block.key;
-      node.innerHTML = block.html;
+      node.innerHTML = clean(block.html);
       node.dataset.html = block.html;
+      if (block.key.startsWith('request:')) unseenRequests.add(block.key);
     } else if (node.dataset.html !== block.html) {
-      node.innerHTML = block.html;
+      node.innerHTML = clean(block.html);
       node.dataset.html = block.html;
     }
     const expected: Element | null = previous ? previous.nextElementSibling : container.firstElementChild;
@@ -79,21 +110,38 @@ function patchBlocks(container: HTMLElement, blocks: Block[]) {
   for (const node of existing.values()) node.remove();
 }
 
+/** Bring a waiting request into view, once the panel is laid out to show it. */
+function revealRequests(force = false) {
+  for (const key of [...unseenRequests]) {
+    const node = log.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`);
+    if (!node) {
+      unseenRequests.delete(key);
+      continue;
+    }
+    if (node.getBoundingClientRect().height === 0 && !force) continue;
+    node.scrollIntoView({ block: 'nearest' });
+    unseenRequests.delete(key);
+  }
+}
+
 function render() {
   scheduled = false;
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   setHtml($('toolbar'), renderToolbar(state));
   setHtml($('notices'), renderNotices(state));
   setHtml($('usage'), renderUsage(state));
-  if (!threads.hidden) setHtml(threads, renderThreadList(state));
+  setHtml($('chips'), renderChips(state));
+  if (!threadsPanel.hidden) setHtml(threads, renderThreadList(state));
   patchBlocks(log, renderConversation(state));
   const running = !!state.conversation?.runningTurnId;
   const up = state.server.state === 'ready';
-  send.disabled = running || !up;
-  stop.disabled = !running;
+  send.disabled = !up;
+  send.hidden = running;
+  stop.hidden = !running;
   document.body.dataset.server = state.server.state;
   document.body.dataset.running = String(running);
   if (atBottom) log.scrollTop = log.scrollHeight;
+  revealRequests();
 }
 
 function schedule() {
@@ -105,23 +153,37 @@ function schedule() {
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
-  if (message.type === 'snapshot') {
-    state = message.state;
-    lastHtml.clear();
-    schedule();
-  } else if (message.type === 'action') {
-    state = reduce(state, message.action);
-    schedule();
-  } else if (message.type === 'focusInput') {
-    input.focus();
+  switch (message.type) {
+    case 'snapshot':
+      state = message.state;
+      lastHtml.clear();
+      schedule();
+      break;
+    case 'action':
+      state = reduce(state, message.action);
+      schedule();
+      break;
+    case 'focusInput':
+      input.focus();
+      break;
+    case 'revealRequests':
+      requestAnimationFrame(() => revealRequests(true));
+      break;
+    case 'contextOptions':
+      picker.show(message.query, message.options);
+      break;
   }
 });
 
+document.addEventListener('visibilitychange', () => revealRequests());
+window.addEventListener('resize', () => revealRequests());
+
 function submit() {
   const text = input.value;
-  if (!text.trim() || send.disabled) return;
+  if (!text.trim() || send.disabled || state.conversation?.runningTurnId) return;
   post({ type: 'send', text });
   input.value = '';
+  picker.hide();
   saveUi();
 }
 
@@ -130,7 +192,7 @@ function collectAnswers(key: string): UserInputAnswers {
   const box = log.querySelector(`[data-request="${CSS.escape(key)}"]`);
   if (!box) return answers;
   for (const fieldset of Array.from(box.querySelectorAll<HTMLFieldSetElement>('fieldset[data-question]'))) {
-    const id = fieldset.dataset.question!;
+    const id = fieldset.dataset.question ?? '';
     const free = fieldset.querySelector<HTMLInputElement>('input.free');
     const chosen = fieldset.querySelector<HTMLInputElement>('input[type=radio]:checked');
     const value = free && free.value.trim() ? free.value.trim() : chosen?.value;
@@ -139,10 +201,57 @@ function collectAnswers(key: string): UserInputAnswers {
   return answers;
 }
 
+function codeOf(target: HTMLElement): { code: string; language: string } {
+  const block = target.closest<HTMLElement>('.code-block');
+  return { code: block?.querySelector('code')?.textContent ?? '', language: block?.dataset.lang ?? '' };
+}
+
+/** Rename in place: the title becomes an input; Enter renames, Escape or leaving cancels. */
+function startRename(row: HTMLElement, threadId: string) {
+  const title = row.querySelector<HTMLElement>('.thread-title');
+  if (!title || row.querySelector('input.rename')) return;
+  const field = document.createElement('input');
+  field.className = 'rename';
+  field.value = title.textContent ?? '';
+  field.setAttribute('aria-label', 'New name');
+  const open = row.querySelector<HTMLElement>('.thread-open');
+  open?.replaceWith(field);
+  field.focus();
+  field.select();
+  let done = false;
+  const finish = (commit: boolean) => {
+    if (done) return;
+    done = true;
+    if (commit && field.value.trim()) post({ type: 'rename', threadId, name: field.value.trim() });
+    lastHtml.delete(threads.id);
+    render();
+  };
+  field.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') finish(true);
+    if (event.key === 'Escape') finish(false);
+  });
+  field.addEventListener('blur', () => finish(false));
+}
+
+/** Deleting cannot be undone: the row asks first, in place. */
+function confirmDelete(row: HTMLElement, threadId: string) {
+  for (const b of Array.from(row.querySelectorAll('button.icon'))) b.remove();
+  const ask = document.createElement('span');
+  ask.className = 'confirm-delete';
+  ask.innerHTML = clean(
+    `<span class="muted">Delete for good?</span>` +
+      `<button type="button" class="danger-solid" data-action="confirmDelete" data-thread="${escapeHtml(threadId)}">Delete</button>` +
+      `<button type="button" class="secondary" data-action="cancelDelete">Cancel</button>`,
+  );
+  row.appendChild(ask);
+  ask.querySelector<HTMLButtonElement>('[data-action="cancelDelete"]')?.focus();
+}
+
 document.addEventListener('click', (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
   if (!target || target.tagName === 'SELECT') return;
   const data = target.dataset;
+  if (target.tagName === 'A') event.preventDefault();
   switch (data.action) {
     case 'send':
       submit();
@@ -154,31 +263,45 @@ document.addEventListener('click', (event) => {
       post({ type: 'newThread' });
       break;
     case 'toggleThreads':
-      setThreadsOpen(threads.hidden);
-      if (!threads.hidden) {
+      setThreadsOpen(threadsPanel.hidden);
+      if (!threadsPanel.hidden) {
         post({ type: 'refreshThreads' });
         lastHtml.delete(threads.id);
         render();
+        threadSearch.focus();
       }
       saveUi();
       break;
     case 'resume':
-      post({ type: 'resume', threadId: data.thread! });
+      post({ type: 'resume', threadId: data.thread ?? '' });
       setThreadsOpen(false);
       saveUi();
       break;
+    case 'rename':
+      startRename(target.closest<HTMLElement>('li.thread') ?? target, data.thread ?? '');
+      break;
     case 'archive':
-      post({ type: 'archive', threadId: data.thread! });
+      post({ type: 'archive', threadId: data.thread ?? '' });
+      break;
+    case 'delete':
+      confirmDelete(target.closest<HTMLElement>('li.thread') ?? target, data.thread ?? '');
+      break;
+    case 'confirmDelete':
+      post({ type: 'delete', threadId: data.thread ?? '' });
+      break;
+    case 'cancelDelete':
+      lastHtml.delete(threads.id);
+      render();
       break;
     case 'decide':
       target.closest('.request')?.classList.add('answered');
-      post({ type: 'decide', key: data.key!, decision: data.decision as Decision });
+      post({ type: 'decide', key: data.key ?? '', decision: data.decision as Decision });
       break;
     case 'answer':
-      post({ type: 'answer', key: data.key!, answers: collectAnswers(data.key!) });
+      post({ type: 'answer', key: data.key ?? '', answers: collectAnswers(data.key ?? '') });
       break;
     case 'answer-skip':
-      post({ type: 'answer', key: data.key!, answers: {} });
+      post({ type: 'answer', key: data.key ?? '', answers: {} });
       break;
     case 'openDiff':
       post({ type: 'openDiff', key: data.key, itemId: data.item, index: Number(data.index ?? 0) });
@@ -187,10 +310,45 @@ document.addEventListener('click', (event) => {
       post({ type: 'dismiss', id: Number(data.id) });
       break;
     case 'showLog':
-      post({ type: 'showLog' });
-      break;
+    case 'openSettings':
     case 'restart':
-      post({ type: 'restart' });
+      post({ type: data.action });
+      break;
+    case 'openPicker':
+      picker.open();
+      break;
+    case 'detach':
+      post({ type: 'detach', id: data.id ?? '' });
+      break;
+    case 'copyCode':
+      post({ type: 'copyCode', code: codeOf(target).code });
+      break;
+    case 'insertCode':
+      post({ type: 'insertCode', code: codeOf(target).code });
+      break;
+    case 'applyCode':
+      post({ type: 'applyCode', ...codeOf(target) });
+      break;
+    case 'openFile':
+      post({ type: 'openFile', path: data.path ?? '', line: data.line ? Number(data.line) : undefined });
+      break;
+    case 'openLink': {
+      const href = target.getAttribute('href');
+      if (href) post({ type: 'openLink', href });
+      break;
+    }
+    case 'changeDiff':
+      post({ type: 'changeDiff', turnId: data.turn ?? '', path: data.path ?? '' });
+      break;
+    case 'keepChange':
+    case 'undoChange':
+      post({ type: data.action, turnId: data.turn ?? '', path: data.path });
+      break;
+    case 'keepAll':
+      post({ type: 'keepChange', turnId: data.turn ?? '' });
+      break;
+    case 'undoAll':
+      post({ type: 'undoChange', turnId: data.turn ?? '' });
       break;
   }
 });
@@ -198,15 +356,27 @@ document.addEventListener('click', (event) => {
 document.addEventListener('change', (event) => {
   const target = event.target as HTMLSelectElement;
   if (target.dataset.action === 'model') post({ type: 'select', model: target.value });
+  if (target.dataset.action === 'effort') post({ type: 'select', effort: target.value });
   if (target.dataset.action === 'policy') post({ type: 'select', approvalPolicy: target.value });
 });
 
 input.addEventListener('keydown', (event) => {
+  if (picker.keydown(event)) return;
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     submit();
   }
 });
-input.addEventListener('input', saveUi);
+input.addEventListener('input', () => {
+  picker.onInput();
+  saveUi();
+});
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+threadSearch.addEventListener('input', () => {
+  // Ask the server once the user pauses, not on every key.
+  if (searchTimer) clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => post({ type: 'searchThreads', query: threadSearch.value }), 200);
+});
 
 post({ type: 'ready' });

@@ -1,0 +1,46 @@
+/** A turn's changed files: kept for one, undone for the other, each with its diff. */
+
+import * as vscode from 'vscode';
+import { ACCEPT, assert, enqueue, freshThread, type Journey, readDisk, turnFinished, ui, waitFor, workspaceFile } from '../support';
+
+export const changeJourneys: Journey[] = [
+  {
+    name: 'changes: a two-file change lists both files; one is kept, the other undone; Diff shows what the turn did',
+    screenshot: 'changes-keep-undo',
+    async run(api, ctx) {
+      const alpha = workspaceFile(ctx, 'alpha.txt');
+      const beta = workspaceFile(ctx, 'beta.txt');
+      // Both open in the editor, as a user would have them: the change lands in the buffers.
+      const alphaDoc = await vscode.workspace.openTextDocument(alpha);
+      const betaDoc = await vscode.workspace.openTextDocument(beta);
+      await vscode.window.showTextDocument(alphaDoc, { preview: false });
+      await vscode.window.showTextDocument(betaDoc, { preview: false });
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'twoFiles');
+      await ui('chat.send', { text: 'Upper-case alpha.txt and beta.txt' });
+      await ui('chat.waitFor', { selector: '.request.approval', text: 'Apply these 2 changes?' });
+      await ui('chat.click', { selector: `.request.approval ${ACCEPT}` });
+      await turnFinished(api, threadId);
+      await ui('chat.waitFor', { selector: '.changes', text: '2 files changed' });
+      await waitFor('both buffers changed', () => alphaDoc.getText() === 'ALPHA\n' && betaDoc.getText() === 'BETA\n');
+
+      await ui('chat.click', { selector: '.change-row[data-path$="alpha.txt"] button[data-action="changeDiff"]' });
+      const diffTab = await waitFor('the diff editor', () => {
+        const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+        return input instanceof vscode.TabInputTextDiff ? input : undefined;
+      });
+      assert((await vscode.workspace.openTextDocument(diffTab.original)).getText() === 'alpha\n', 'the left side is the file before the turn');
+      assert(diffTab.modified.fsPath === alpha.fsPath, 'the right side is the file now');
+
+      await ui('chat.click', { selector: '.change-row[data-path$="alpha.txt"] button[data-action="keepChange"]' });
+      await ui('chat.click', { selector: '.change-row[data-path$="beta.txt"] button[data-action="undoChange"]' });
+      await ui('chat.waitFor', { selector: '.change-row[data-path$="alpha.txt"] .change-mark', text: 'Kept' });
+      await ui('chat.waitFor', { selector: '.change-row[data-path$="beta.txt"] .change-mark', text: 'Undone' });
+      await waitFor('alpha kept on disk', async () => (await readDisk(alpha)) === 'ALPHA\n');
+      await waitFor('beta back as it was', async () => (await readDisk(beta)) === 'beta\n' && betaDoc.getText() === 'beta\n');
+      assert(!alphaDoc.isDirty && !betaDoc.isDirty, 'nothing is left unsaved');
+      await ui('screenshot', { name: 'changes-keep-undo' });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+];

@@ -1,0 +1,82 @@
+/** Starting the server: where its settings are read from, and what a failed start shows. */
+
+import * as vscode from 'vscode';
+import { assert, type Journey, ui, waitFor } from '../support';
+
+export const startupJourneys: Journey[] = [
+  {
+    name: 'settings: the server settings of the User settings start the server in code-server',
+    screenshot: 'settings-user-level',
+    async run(api, ctx) {
+      // The driver wrote the settings into the User settings only (the Remote ones are empty).
+      const config = vscode.workspace.getConfiguration('codexChat');
+      const python = config.inspect<string>('pythonPath');
+      assert(python?.globalValue === ctx.python, `pythonPath read from the User settings, got ${JSON.stringify(python)}`);
+      assert(config.get<string>('pythonPath') === ctx.python, 'the User value is the one in effect');
+      assert(api.store.state.server.state === 'ready', `the server is up, got ${api.store.state.server.state}`);
+      await vscode.commands.executeCommand('codexChat.chatView.focus');
+      await ui('chat.waitFor', { selector: '#send' });
+      await ui('screenshot', { name: 'settings-user-level' });
+    },
+  },
+  {
+    name: 'start-up failure: a server that exits at once shows its output and exit code, with Open settings and Restart',
+    screenshot: 'start-exits-at-once',
+    async run(api, ctx) {
+      await vscode.commands.executeCommand('codexChat.chatView.focus');
+      const config = vscode.workspace.getConfiguration('codexChat');
+      // A command that forgets `serve`: codex-lsp prints its usage and exits 2.
+      await config.update('serverCommand', [ctx.python, '-m', 'codex_lsp'], vscode.ConfigurationTarget.Workspace);
+      try {
+        await vscode.commands.executeCommand('codexChat.restartServer');
+        await waitFor('the error state', () => api.store.state.server.state === 'error', 60000);
+        await ui('chat.waitFor', { selector: '.notice.error', text: 'exit code 2' });
+        await ui('chat.waitFor', { selector: '.notice.error .server-output', text: 'usage: codex-lsp' });
+        await ui('chat.waitFor', { selector: '.notice.error button[data-action="openSettings"]' });
+        await ui('chat.waitFor', { selector: '.notice.error button[data-action="restart"]' });
+        const send = await ui<boolean>('chat.eval', { expression: 'document.getElementById("send").disabled' });
+        assert(send === true, 'Send is disabled while the server is down');
+        await ui('screenshot', { name: 'start-exits-at-once' });
+        await ui('chat.click', { selector: '.notice.error button[data-action="openSettings"]' });
+        await waitFor('the Settings editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Settings');
+        await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await ui('chat.click', { selector: '.notice.error button[data-action="restart"]' });
+        await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
+        await ui('chat.waitFor', { absent: '.notice.server-down' });
+      } finally {
+        if (config.inspect('serverCommand')?.workspaceValue !== undefined) {
+          await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+        }
+        if (api.store.state.server.state !== 'ready') await api.server.start();
+      }
+    },
+  },
+  {
+    name: 'start-up failure: a missing server command says so, with "Show log", and recovers',
+    screenshot: 'start-failure',
+    async run(api) {
+      const config = vscode.workspace.getConfiguration('codexChat');
+      await config.update('serverCommand', ['/nonexistent/codex-lsp', 'serve'], vscode.ConfigurationTarget.Workspace);
+      try {
+        await vscode.commands.executeCommand('codexChat.restartServer');
+        await waitFor('the error state', () => api.store.state.server.state === 'error');
+        await ui('chat.waitFor', { selector: '.notice.error', text: 'was not found' });
+        await ui('chat.waitFor', { selector: '.notice.error button[data-action="showLog"]' });
+        // The notification (toasts are hidden in this mode: open the notification centre).
+        await ui('page.click', { selector: '[id="status.notifications"]' });
+        await ui('page.waitFor', { selector: '.notifications-center', text: 'The Codex server cannot start' });
+        await ui('screenshot', { name: 'start-failure' });
+        await ui('page.click', { selector: '.notifications-center .notification-list-item .monaco-button:has-text("Show log")' });
+        // Monaco renders spaces as non-breaking ones: look for a token without spaces.
+        await ui('page.waitFor', { selector: '.panel', text: '/nonexistent/codex-lsp' });
+        await ui('page.press', { key: 'Escape' });
+      } finally {
+        await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+      await vscode.commands.executeCommand('codexChat.restartServer');
+      await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
+      await vscode.commands.executeCommand('notifications.clearAll');
+    },
+  },
+];

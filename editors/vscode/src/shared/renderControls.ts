@@ -1,0 +1,135 @@
+/**
+ * The panel's controls as HTML strings, from the state alone: the pickers, the thread list,
+ * the notices (with a failed server's own output), the usage line and the composer's context
+ * chips. Pure and unit-tested; every piece of text goes through `escapeHtml`.
+ */
+
+import { classToken, escapeHtml as e } from './escape';
+import { formatRateLimits, formatTokenUsage } from './format';
+import { APPROVAL_POLICIES, type ModelInfo, REASONING_EFFORTS } from './protocol';
+import { type ChatState, threadTitle } from './state';
+
+export function button(label: string, action: string, data: Record<string, string | number> = {}, cls = '', title = ''): string {
+  const attrs = Object.entries(data)
+    .map(([k, v]) => ` data-${k}="${e(v)}"`)
+    .join('');
+  const klass = cls ? ` class="${cls}"` : '';
+  const tip = title ? ` title="${e(title)}"` : '';
+  return `<button type="button"${klass} data-action="${e(action)}"${attrs}${tip}>${e(label)}</button>`;
+}
+
+function option(value: string, label: string, selected: boolean): string {
+  return `<option value="${e(value)}"${selected ? ' selected' : ''}>${e(label)}</option>`;
+}
+
+function asConfigured(what: string, value: string | undefined): string {
+  return value ? `${what}: as configured (${value})` : `${what}: as configured`;
+}
+
+/** The short form for the narrow pickers: the value first, so a cut label still says it. */
+function configuredValue(what: string, value: string | undefined): string {
+  return value ? `${what}: ${value} (as configured)` : `${what}: as configured`;
+}
+
+/** The model the pickers stand for: the pick, else the configured one. */
+function pickedModel(state: ChatState): ModelInfo | undefined {
+  const id = state.model || state.configured.model;
+  return state.models.find((m) => (m.model || m.id) === id);
+}
+
+export function renderToolbar(state: ChatState): string {
+  const models = [option('', asConfigured('Model', state.configured.model), !state.model)]
+    .concat(
+      state.models
+        .filter((m) => !m.hidden || (m.model || m.id) === state.model)
+        .map((m) => {
+          const id = m.model || m.id;
+          return option(id, m.displayName || id, id === state.model);
+        }),
+    )
+    .join('');
+  const model = pickedModel(state);
+  const supported = model?.supportedReasoningEfforts?.map((o) => o.reasoningEffort) ?? REASONING_EFFORTS;
+  const configuredEffort = state.configured.effort || model?.defaultReasoningEffort || undefined;
+  const efforts = [option('', configuredValue('Effort', configuredEffort ?? undefined), !state.effort)]
+    .concat(supported.map((effort) => option(effort, `Effort: ${effort}`, effort === state.effort)))
+    .join('');
+  const policies = [option('', configuredValue('Approvals', state.configured.approvalPolicy), !state.approvalPolicy)]
+    .concat(APPROVAL_POLICIES.map((p) => option(p, `Approvals: ${p}`, p === state.approvalPolicy)))
+    .join('');
+  return (
+    `<select id="model" data-action="model" title="Model for the next turns" aria-label="Model">${models}</select>` +
+    `<select id="effort" data-action="effort" title="Reasoning effort for the next turns" aria-label="Reasoning effort">${efforts}</select>` +
+    `<select id="policy" data-action="policy" title="When Codex asks before running commands and changing files" aria-label="Approval policy">${policies}</select>`
+  );
+}
+
+function when(seconds: number | undefined): string {
+  return seconds ? new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ') : '';
+}
+
+export function renderThreadList(state: ChatState): string {
+  if (!state.threads.length) {
+    return state.threadQuery
+      ? `<p class="muted">No thread matches “${e(state.threadQuery)}”.</p>`
+      : `<p class="muted">No threads yet.</p>`;
+  }
+  const current = state.conversation?.threadId;
+  const rows = state.threads.map((t) => {
+    const cls = t.id === current ? 'thread current' : 'thread';
+    return (
+      `<li class="${cls}" data-thread="${e(t.id)}">` +
+      `<button type="button" class="thread-open link" data-action="resume" data-thread="${e(t.id)}" title="${e(t.preview ?? '')}">` +
+      `<span class="thread-title">${e(threadTitle(t))}</span><span class="muted thread-when">${e(when(t.updatedAt))}</span></button>` +
+      `<span class="thread-actions">` +
+      button('Rename', 'rename', { thread: t.id }, 'secondary icon', 'Rename this thread') +
+      button('Archive', 'archive', { thread: t.id }, 'secondary icon', 'Archive this thread') +
+      button('Delete', 'delete', { thread: t.id }, 'secondary icon danger', 'Delete this thread for good') +
+      `</span>` +
+      `</li>`
+    );
+  });
+  return `<ul class="threads">${rows.join('')}</ul>`;
+}
+
+export function renderNotices(state: ChatState): string {
+  const server = state.server;
+  let head = '';
+  if (server.state === 'error') {
+    const output = server.output ? `<pre class="server-output">${e(server.output)}</pre>` : '';
+    head =
+      `<div class="notice error server-down" role="alert"><div>${e(server.message ?? 'The Codex server is not running.')}</div>` +
+      output +
+      `<div class="actions">${button('Open settings', 'openSettings')}${button('Restart', 'restart', {}, 'secondary')}${button('Show log', 'showLog', {}, 'secondary')}</div>` +
+      `</div>`;
+  } else if (server.state === 'starting') {
+    head = `<div class="notice info">Starting the Codex server…</div>`;
+  } else if (server.state === 'stopped') {
+    head = `<div class="notice warning">The Codex server stopped. ${button('Restart', 'restart', {}, 'secondary')}</div>`;
+  }
+  const notices = state.notices
+    .map((n) => `<div class="notice ${classToken(n.kind)}">${e(n.text)} ${button('Dismiss', 'dismiss', { id: n.id }, 'secondary')}</div>`)
+    .join('');
+  return head + notices;
+}
+
+export function renderUsage(state: ChatState): string {
+  const usage = formatTokenUsage(state.conversation?.tokenUsage);
+  const parts = [usage ? `This thread: ${usage}` : ''];
+  const limits = formatRateLimits(state.rateLimits);
+  if (limits) parts.push(`rate limits: ${limits}`);
+  return e(parts.filter(Boolean).join(' · '));
+}
+
+const CHIP_ICON = { file: '▤', selection: '✂', problems: '⚠' } as const;
+
+export function renderChips(state: ChatState): string {
+  return state.attachments
+    .map(
+      (a) =>
+        `<span class="chip" data-kind="${classToken(a.kind)}" title="${e(a.path ?? a.label)}">` +
+        `<span class="chip-icon" aria-hidden="true">${CHIP_ICON[a.kind]}</span>${e(a.label)}` +
+        `<button type="button" class="chip-remove" data-action="detach" data-id="${e(a.id)}" aria-label="Remove ${e(a.label)}" title="Remove">×</button></span>`,
+    )
+    .join('');
+}

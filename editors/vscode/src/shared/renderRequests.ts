@@ -1,0 +1,138 @@
+/**
+ * What waits on the user, as HTML: approvals (with the offered decisions only), questions, and
+ * a finished turn's changed files with Diff / Keep / Undo.
+ */
+
+import type { FileChangeSummary } from './changes';
+import { escapeHtml as e } from './escape';
+import {
+  type ApprovalParams,
+  COMMAND_APPROVAL,
+  type Decision,
+  DECISIONS,
+  FILE_CHANGE_APPROVAL,
+  type FileUpdateChange,
+  type UserInputParams,
+  USER_INPUT,
+  type UserInputQuestion,
+} from './protocol';
+import { button } from './renderControls';
+import { KIND_LETTER, renderFileList, shortPath } from './renderFiles';
+import { changeKey, type ChatState, findItem, type PendingRequest } from './state';
+
+const DECISION_BUTTONS: Record<Decision, [string, string]> = {
+  accept: ['Approve', 'approve'],
+  acceptForSession: ['Approve for session', 'approve secondary'],
+  decline: ['Deny', 'deny secondary'],
+  cancel: ['Abort', 'abort secondary'],
+};
+
+/** The decisions to offer: the server's `availableDecisions` we can give, else all four. */
+export function offeredDecisions(params: ApprovalParams): Decision[] {
+  const offered = params.availableDecisions;
+  if (!offered?.length) return DECISIONS;
+  const ours = DECISIONS.filter((d) => offered.includes(d));
+  return ours.length ? ours : DECISIONS;
+}
+
+function decisionButtons(key: string, decisions: Decision[]): string {
+  const buttons = decisions.map((d) => button(DECISION_BUTTONS[d][0], 'decide', { key, decision: d }, DECISION_BUTTONS[d][1]));
+  return `<div class="actions">${buttons.join('')}</div>`;
+}
+
+/** A file-change approval's diffs: on the request (codex-lsp servers) or on its item. */
+export function requestChanges(state: ChatState, request: PendingRequest): FileUpdateChange[] {
+  const params = request.params as ApprovalParams;
+  return params.codexLsp?.changes ?? params.changes ?? findItem(state, request.itemId)?.changes ?? [];
+}
+
+export function renderRequest(state: ChatState, request: PendingRequest): string {
+  if (request.method === USER_INPUT) return renderQuestions(request.key, request.params as UserInputParams);
+  const p = request.params as ApprovalParams;
+  const reason = p.reason ? `<div class="reason">Reason: ${e(p.reason)}</div>` : '';
+  const decisions = offeredDecisions(p);
+  if (request.method === COMMAND_APPROVAL) {
+    const item = findItem(state, request.itemId);
+    const command = p.command ?? item?.command ?? '';
+    const cwd = p.cwd ?? item?.cwd;
+    return (
+      `<div class="request approval" data-request="${e(request.key)}" role="alert">` +
+      `<div class="request-title">Run this command?</div>` +
+      `<pre class="cmd-line">$ ${e(command)}</pre>` +
+      (cwd ? `<div class="muted">in ${e(cwd)}</div>` : '') +
+      reason +
+      decisionButtons(request.key, decisions) +
+      `</div>`
+    );
+  }
+  if (request.method === FILE_CHANGE_APPROVAL) {
+    const changes = requestChanges(state, request);
+    const grant = p.grantRoot ? `<div class="reason">Also asks to write anywhere under ${e(p.grantRoot)}</div>` : '';
+    const what = changes.length === 1 ? 'this change' : changes.length ? `these ${changes.length} changes` : 'the proposed change';
+    return (
+      `<div class="request approval" data-request="${e(request.key)}" role="alert">` +
+      `<div class="request-title">Apply ${what}?</div>` +
+      renderFileList(changes, { key: request.key }, { cwd: state.conversation?.cwd }) +
+      reason +
+      grant +
+      decisionButtons(request.key, decisions) +
+      `</div>`
+    );
+  }
+  return '';
+}
+
+function renderQuestions(key: string, params: UserInputParams): string {
+  const questions: UserInputQuestion[] = Array.isArray(params.questions) ? params.questions : [];
+  return (
+    `<div class="request question" data-request="${e(key)}" role="alert">` +
+    `<div class="request-title">Codex asks</div>` +
+    questions.map((q, n) => renderQuestion(key, q, n)).join('') +
+    `<div class="actions">${button('Submit', 'answer', { key })}${button('Skip', 'answer-skip', { key }, 'secondary')}</div>` +
+    `</div>`
+  );
+}
+
+function renderQuestion(key: string, q: UserInputQuestion, n: number): string {
+  const name = `q-${key}-${n}`;
+  const options = (q.options ?? [])
+    .map(
+      (o, k) =>
+        `<label class="option"><input type="radio" name="${e(name)}" value="${e(o.label)}"${k === 0 ? ' checked' : ''}> ` +
+        `<span class="option-label">${e(o.label)}</span>${o.description ? ` <span class="muted">${e(o.description)}</span>` : ''}</label>`,
+    )
+    .join('');
+  const free =
+    q.isOther || !(q.options ?? []).length
+      ? `<label class="option"><input type="${q.isSecret ? 'password' : 'text'}" class="free" data-for="${e(name)}" placeholder="${(q.options ?? []).length ? 'Or type an answer' : 'Your answer'}"></label>`
+      : '';
+  return (
+    `<fieldset class="q" data-question="${e(q.id)}" data-name="${e(name)}">` +
+    (q.header ? `<legend>${e(q.header)}</legend>` : '') +
+    `<div class="q-text">${e(q.question)}</div>${options}${free}</fieldset>`
+  );
+}
+
+/** A finished turn's changed files: each with its counts, Diff, and Keep / Undo until decided. */
+export function renderChanges(state: ChatState, turnId: string, files: FileChangeSummary[], cwd: string | undefined): string {
+  const rows = files.map((file) => {
+    const mark = state.changeMarks[changeKey(turnId, file.path)];
+    const data = { turn: turnId, path: file.path };
+    const name = `${KIND_LETTER[file.kind]} ${shortPath(file.path, cwd)}${file.movePath ? ` → ${shortPath(file.movePath, cwd)}` : ''}`;
+    const decided = mark
+      ? `<span class="change-mark ${mark}">${mark === 'kept' ? 'Kept' : 'Undone'}</span>`
+      : button('Keep', 'keepChange', data, 'secondary') + button('Undo', 'undoChange', data, 'secondary');
+    return (
+      `<li class="change-row" data-path="${e(file.path)}">` +
+      `<code class="change-name" title="${e(file.path)}">${e(name)}</code>` +
+      `<span class="change-counts"><span class="plus">+${file.added}</span> <span class="minus">-${file.removed}</span></span>` +
+      button('Diff', 'changeDiff', data, 'secondary') +
+      decided +
+      `</li>`
+    );
+  });
+  const open = files.filter((f) => !state.changeMarks[changeKey(turnId, f.path)]);
+  const all = open.length > 1 ? `<div class="actions">${button('Keep all', 'keepAll', { turn: turnId }, 'secondary')}${button('Undo all', 'undoAll', { turn: turnId }, 'secondary')}</div>` : '';
+  const noun = files.length === 1 ? '1 file changed' : `${files.length} files changed`;
+  return `<div class="changes" data-turn="${e(turnId)}"><div class="changes-head">${noun}</div><ul class="change-list">${rows.join('')}</ul>${all}</div>`;
+}

@@ -1,0 +1,283 @@
+"""The scripted model's answers for the VS Code journeys, by the name each journey enqueues.
+
+Each entry is `{"script": [...steps], "when"?: text}` (see `tests.support.scripted_model`); a
+journey resets the model's queue and enqueues its own entries before it starts a turn.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.engine import make_git_repo
+from tests.support.scripted_builders import (
+    completed,
+    created,
+    custom_tool_call_response,
+    function_call_response,
+    rate_limit_headers,
+    sse,
+    text_response,
+    usage,
+)
+
+Entry = dict[str, Any]
+
+CHAT_FIRST = (
+    "Hello from the scripted model, with **bold** text and raw "
+    "<img src=x onerror=alert(1)> <b>markup</b> <script>alert(2)</script> shown as text.\n\n"
+)
+CHAT_SECOND = "- and the rest of the answer\n"
+EDIT_PATCH = """*** Begin Patch
+*** Update File: edit_me.py
+@@
+-    return "hi"
++    return "hello"
+*** End Patch"""
+FIX_PATCH = """*** Begin Patch
+*** Update File: review_me.py
+@@
+ def mean(values, count):
++    if count == 0:
++        return 0.0
+     return sum(values) / count
+*** End Patch"""
+TWO_FILES_PATCH = """*** Begin Patch
+*** Update File: alpha.txt
+@@
+-alpha
++ALPHA
+*** Update File: beta.txt
+@@
+-beta
++BETA
+*** End Patch"""
+APPLY_PATCH = """*** Begin Patch
+*** Update File: edit_me.py
+@@
+ def greet():
+-    return "hi"
++    return "hi there"
+*** End Patch"""
+MARKDOWN_ANSWER = """Here is a summary:
+
+| File | Lines |
+| --- | ---: |
+| edit_me.py | 2 |
+| review_me.py | 2 |
+
+```python
+def greet(name):
+    return f"hi {name}"
+```
+"""
+LONG_STORY = "\n\n".join(
+    f"Paragraph {n} of a long story, long enough to scroll." for n in range(1, 60)
+)
+
+
+def streamed_with_a_pause(first: str, second: str) -> list[dict[str, Any]]:
+    """One message whose second half comes after a stall, so the first half is seen alone."""
+    item = {
+        "type": "message",
+        "id": "msg_chat",
+        "role": "assistant",
+        "status": "in_progress",
+        "content": [],
+    }
+    done = {
+        **item,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": first + second, "annotations": []}],
+    }
+
+    def delta(text: str) -> dict[str, Any]:
+        return sse(
+            {
+                "type": "response.output_text.delta",
+                "item_id": "msg_chat",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": text,
+            }
+        )
+
+    return [
+        {
+            "headers": rate_limit_headers(
+                12.0, 300, secondary_used_percent=3.0, secondary_window_minutes=10080
+            )
+        },
+        created("resp_chat"),
+        sse({"type": "response.output_item.added", "output_index": 0, "item": item}),
+        delta(first),
+        {"stall_s": 2.0},
+        delta(second),
+        sse({"type": "response.output_item.done", "output_index": 0, "item": done}),
+        completed("resp_chat", usage(1200, 340)),
+    ]
+
+
+def _finding(title: str, body: str, path: Path, line: int, priority: int) -> dict[str, Any]:
+    return {
+        "title": title,
+        "body": body,
+        "confidence_score": 0.9,
+        "priority": priority,
+        "code_location": {
+            "absolute_file_path": str(path),
+            "line_range": {"start": line, "end": line},
+        },
+    }
+
+
+def _review(findings: list[dict[str, Any]], correctness: str, explanation: str) -> str:
+    return json.dumps(
+        {
+            "findings": findings,
+            "overall_correctness": correctness,
+            "overall_explanation": explanation,
+            "overall_confidence_score": 0.8,
+        }
+    )
+
+
+def _stalled(first: str) -> list[dict[str, Any]]:
+    """An answer that stops streaming after its first words and never finishes."""
+    item = {"type": "message", "id": "msg_slow", "role": "assistant", "status": "in_progress"}
+    delta = {
+        "type": "response.output_text.delta",
+        "item_id": "msg_slow",
+        "output_index": 0,
+        "content_index": 0,
+        "delta": first,
+    }
+    return [
+        created("resp_slow"),
+        sse(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "content": []},
+            }
+        ),
+        sse(delta),
+        {"stall_s": 120},
+    ]
+
+
+def _one(script: list[dict[str, Any]], when: str | None = None) -> Entry:
+    return {"script": script, "when": when} if when else {"script": script}
+
+
+def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
+    review = _review(
+        [
+            _finding(
+                "[P1] Division by zero when count is 0",
+                "Division by zero: `count` can be 0 and nothing guards it.",
+                ws / "review_me.py",
+                2,
+                1,
+            ),
+            _finding(
+                "[P2] Average of an empty list divides by zero",
+                "`average([])` now raises ZeroDivisionError.",
+                ws / "stats.py",
+                2,
+                2,
+            ),
+        ],
+        "patch is incorrect",
+        "The new parameter can be zero.",
+    )
+    return {
+        "chat": [_one(streamed_with_a_pause(CHAT_FIRST, CHAT_SECOND))],
+        "askMenu": [_one(text_response("It returns the greeting `hi`.", response_id="resp_a1"))],
+        "longAnswer": [_one(text_response(LONG_STORY, response_id="resp_l1"))],
+        "command": [
+            _one(
+                function_call_response(
+                    "exec_command",
+                    {"cmd": "touch approved.txt && echo approved-output", "workdir": str(ws)},
+                    call_id="call_cmd",
+                    response_id="resp_c1",
+                )
+            ),
+            _one(text_response("The command ran.", response_id="resp_c2")),
+        ],
+        "command2": [
+            _one(
+                function_call_response(
+                    "exec_command",
+                    {"cmd": "touch second.txt && echo second-output", "workdir": str(ws)},
+                    call_id="call_cmd2",
+                    response_id="resp_d1",
+                )
+            ),
+            _one(text_response("The command ran.", response_id="resp_d2")),
+        ],
+        "edit": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", EDIT_PATCH, call_id="call_edit", response_id="resp_e1"
+                )
+            ),
+            _one(text_response("Edited the selection.", response_id="resp_e2")),
+        ],
+        "review": [_one(text_response(review, response_id="resp_r1"))],
+        "reviewClean": [
+            _one(
+                text_response(
+                    _review([], "patch is correct", "Nothing to flag."), response_id="resp_rc"
+                )
+            )
+        ],
+        "markdown": [_one(text_response(MARKDOWN_ANSWER, response_id="resp_md"))],
+        "applyCode": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", APPLY_PATCH, call_id="call_apply", response_id="resp_p1"
+                )
+            ),
+            _one(text_response("Applied the block.", response_id="resp_p2")),
+        ],
+        "contextAsk": [_one(text_response("Both read numbers.", response_id="resp_x1"))],
+        "twoFiles": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", TWO_FILES_PATCH, call_id="call_two", response_id="resp_t1"
+                )
+            ),
+            _one(text_response("Upper-cased both files.", response_id="resp_t2")),
+        ],
+        "threadAlpha": [_one(text_response("Alpha answer.", response_id="resp_al"))],
+        "threadBeta": [_one(text_response("Beta answer.", response_id="resp_be"))],
+        "stalled": [_one(_stalled("Once upon a time, a partial answer "))],
+        "fix": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", FIX_PATCH, call_id="call_fix", response_id="resp_f1"
+                )
+            ),
+            _one(text_response("Guarded the division.", response_id="resp_f2")),
+        ],
+    }
+
+
+def journey_workspace(path: Path) -> Path:
+    """A git repository with uncommitted changes for the reviews."""
+    ws = make_git_repo(
+        path,
+        {
+            "edit_me.py": 'def greet():\n    return "hi"\n',
+            "review_me.py": "def mean(values):\n    return sum(values) / len(values)\n",
+            "stats.py": "def average(xs):\n    return sum(xs) / len(xs) if xs else 0.0\n",
+            "alpha.txt": "alpha\n",
+            "beta.txt": "beta\n",
+        },
+    )
+    (ws / "review_me.py").write_text("def mean(values, count):\n    return sum(values) / count\n")
+    (ws / "stats.py").write_text("def average(xs):\n    return sum(xs) / len(xs)\n")
+    return ws
