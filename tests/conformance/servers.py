@@ -120,7 +120,10 @@ class Run:
     experimental_api: bool = False
 
     def start(self) -> WireClient:
-        env = dict(os.environ, CODEX_HOME=str(self.home), PYTHONPATH=str(REPO))
+        # HOME is the run's empty CODEX_HOME: both servers run commands in the user's login
+        # shell and read per-user files (skills, shell profiles) from HOME, and the machine's
+        # own (version managers, their lock files, its paths) must not reach the transcripts.
+        env = dict(os.environ, CODEX_HOME=str(self.home), HOME=str(self.home), PYTHONPATH=str(REPO))
         for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
             env.pop(name, None)
         client = WireClient(

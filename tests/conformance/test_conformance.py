@@ -30,6 +30,7 @@ from tests.conformance.wire import Entry
 from tests.support.scripted_model import offered_tools
 
 ARTIFACTS = REPO / "test-artifacts" / "conformance"
+MACHINE_HOME = Path.home()
 LISTED: list[Listed] = load()
 CASES: list[tuple[Scenario, Side]] = [(s, "ours") for s in SCENARIOS] + [
     (s, "ours-lsp") for s in SCENARIOS if s.lsp
@@ -82,12 +83,26 @@ def _record(scenario: Scenario, side: Side, tmp_path: Path) -> Recorded:
             scenario.drive(run)
         finally:
             lines = [_normalised(e, roots) for c in run.clients for e in c.transcript]
-            (out / f"{side}.jsonl").write_text("\n".join(lines) + "\n")
-            (out / f"{side}.model.jsonl").write_text(_model_log(run))
+            transcript = "\n".join(lines) + "\n"
+            model_log = _model_log(run)
+            (out / f"{side}.jsonl").write_text(transcript)
+            (out / f"{side}.model.jsonl").write_text(model_log)
             stderr = run.home.parent / f"{side}.stderr"
             if stderr.exists():
                 shutil.copy(stderr, out / f"{side}.stderr")
+        for root, name in roots.items():
+            model_log = model_log.replace(root, name)
+        _assert_machine_home_absent(side, transcript + model_log)
         return Recorded(run.transcript, roots)
+
+
+def _assert_machine_home_absent(side: Side, text: str) -> None:
+    """Neither server may show the client or the model anything of the machine's own home
+    (its login profile, skills, caches): each run's HOME is its CODEX_HOME, so whatever the
+    servers say is the same on any machine."""
+    machine_home = str(MACHINE_HOME)
+    leaks = sorted({m.group(0) for m in re.finditer(re.escape(machine_home) + r"/[^\s\"']*", text)})
+    assert not leaks, f"{side}: the machine's home reached the transcript: {leaks[:5]}"
 
 
 @pytest.fixture(scope="module")
