@@ -131,6 +131,12 @@ class Session:
         if self._rollout is not None and self._persist(msg.type):
             self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
 
+    def record_event(self, msg: EventMsg) -> None:
+        """Keep `msg` in the thread without sending it: what the client already saw in another
+        form (an interrupted answer's deltas) and reads back when it reopens the thread."""
+        if self._rollout is not None and self._persist(msg.type):
+            self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
+
     def reply(self, sub_id: str, msg: EventMsg) -> None:
         """Answer the op `sub_id` without recording it: a refusal is not part of the thread."""
         self._emit(Event(id=sub_id, msg=msg))

@@ -105,6 +105,8 @@ def interrupt_mid_stream(run: Run) -> None:
     # Once it has ended, the turn cannot be interrupted again.
     again = run.client.request("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
     assert "error" in run.client.response(again)
+    # What the thread keeps of the stopped turn.
+    run.client.call("thread/read", {"threadId": thread_id, "includeTurns": True})
 
 
 def interrupt_during_approval(run: Run) -> None:
