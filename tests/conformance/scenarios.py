@@ -45,7 +45,6 @@ class Scenario:
     features: dict[str, bool] | None = None
     # The client opts into the experimental API (as the IDE extension does).
     experimental_api: bool = False
-    lsp: bool = False  # also run through `codex-lsp serve`
 
 
 def plain_answer(run: Run) -> None:
@@ -304,14 +303,14 @@ def model_error_exhausted(run: Run) -> None:
 
 
 SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("plain_answer", plain_answer, lsp=True),
-    Scenario("command_approved", command_approved, lsp=True),
-    Scenario("patch_approved", patch_approved, lsp=True),
-    Scenario("interrupt_mid_stream", interrupt_mid_stream, lsp=True),
+    Scenario("plain_answer", plain_answer),
+    Scenario("command_approved", command_approved),
+    Scenario("patch_approved", patch_approved),
+    Scenario("interrupt_mid_stream", interrupt_mid_stream),
     Scenario("interrupt_during_approval", interrupt_during_approval),
     Scenario("turn_overrides", turn_overrides, experimental_api=True),
-    Scenario("threads_across_restart", threads_across_restart, lsp=True),
-    Scenario("review", review, lsp=True),
+    Scenario("threads_across_restart", threads_across_restart),
+    Scenario("review", review),
     # Outside Plan mode the real server refuses `request_user_input` unless this is on.
     Scenario(
         "question_to_user",
@@ -321,6 +320,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("compaction", compaction, extra_config="model_auto_compact_token_limit = 5000"),
     Scenario("model_catalog", model_catalog),
     Scenario("config_read", config_read),
-    Scenario("model_error_recovered", model_error_recovered, lsp=True),
+    Scenario("model_error_recovered", model_error_recovered),
     Scenario("model_error_exhausted", model_error_exhausted),
 )

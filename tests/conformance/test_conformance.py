@@ -1,8 +1,8 @@
 """Every scenario through the real `codex app-server` and through ours, compared.
 
-The real server runs each scenario once; `codex-lsp app-server` (and, for some scenarios,
-`codex-lsp serve` through the `codex/` prefix) runs it again on a fresh scripted model, and the
-two transcripts are compared (`compare.py`). A difference not excused in `differences.toml`
+The real server runs each scenario once; `codex-lsp app-server` and `codex-lsp serve` (through
+the `codex/` prefix) each run it again on a fresh scripted model, and each of their transcripts
+is compared with the real one (`compare.py`). A difference not excused in `differences.toml`
 fails the scenario's test; an entry there that no scenario needs any more fails the last test.
 Both transcripts, normalised, are written to `test-artifacts/conformance/<scenario>/`.
 
@@ -32,9 +32,7 @@ from tests.support.scripted_model import offered_tools
 ARTIFACTS = REPO / "test-artifacts" / "conformance"
 MACHINE_HOME = Path.home()
 LISTED: list[Listed] = load()
-CASES: list[tuple[Scenario, Side]] = [(s, "ours") for s in SCENARIOS] + [
-    (s, "ours-lsp") for s in SCENARIOS if s.lsp
-]
+CASES: list[tuple[Scenario, Side]] = [(s, side) for s in SCENARIOS for side in ("ours", "ours-lsp")]
 _used: set[int] = set()
 _compared: set[tuple[str, str]] = set()
 
