@@ -5,10 +5,13 @@ requirements read, and `configWarning` for a config that has problems."""
 from __future__ import annotations
 
 import hashlib
+import sys
 import tomllib
+from pathlib import Path
 
 from codex_lsp.api.port import INVALID_PARAMS, INVALID_REQUEST
 from tests.support.appserver import app_server, make_home
+from tests.support.scripted_builders import text_response
 
 HEADER = "# my settings, keep this comment\n"
 
@@ -159,3 +162,57 @@ def test_requirements_read_and_config_warnings(scripted_model, tmp_path):
         warning = client.wait_method("configWarning")
         assert "skils" in warning["params"]["summary"]
         assert warning["params"]["path"] == str(config)
+
+
+def test_reload_user_config_hands_the_written_settings_to_loaded_threads(scripted_model, tmp_path):
+    home, ws, _config = _home(tmp_path, scripted_model)
+    for reply in ("One.", "Two."):
+        scripted_model.enqueue(text_response(reply))
+    server = Path(__file__).parent / "support" / "mcp_server.py"
+    mcp_table = {"command": sys.executable, "args": [str(server)]}
+    with app_server(home, ws) as client:
+        thread_id = client.start_thread()["id"]
+        client.result(
+            "config/batchWrite",
+            {
+                "edits": [
+                    {
+                        "keyPath": "mcp_servers.tests",
+                        "value": mcp_table,
+                        "mergeStrategy": "replace",
+                    },
+                    {
+                        "keyPath": "features.request_user_input",
+                        "value": False,
+                        "mergeStrategy": "replace",
+                    },
+                ]
+            },
+        )
+        client.run_turn(thread_id, "without a reload")
+        client.result(
+            "config/batchWrite",
+            {
+                "edits": [
+                    {
+                        "keyPath": "model_reasoning_summary",
+                        "value": "auto",
+                        "mergeStrategy": "replace",
+                    }
+                ],
+                "reloadUserConfig": True,
+            },
+        )
+        client.wait_method("mcpServer/startupStatus/updated", name="tests", status="ready")
+        client.run_turn(thread_id, "after the reload")
+        settings = client.result("config/read", {})["config"]
+
+    first, second = (set(_tool_names(r.body)) for r in scripted_model.requests[:2])
+    # Written but not reloaded: the thread runs as it started.
+    assert "request_user_input" in first and "mcp__tests__add" not in first
+    assert "request_user_input" not in second and "mcp__tests__add" in second
+    assert settings["model_reasoning_summary"] == "auto"
+
+
+def _tool_names(body):
+    return [tool.get("name") for tool in body.get("tools", [])]

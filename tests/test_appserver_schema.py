@@ -23,6 +23,7 @@ from tests.support.scripted_builders import (
     text_response,
 )
 
+MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
 PATCH = """*** Begin Patch
 *** Add File: notes.txt
 +a note
@@ -60,6 +61,8 @@ NOTIFICATIONS_SEEN = {
     "account/rateLimits/updated",
     "account/login/completed",
     "error",
+    "mcpServer/startupStatus/updated",
+    "skills/changed",
 }
 SERVER_REQUESTS_SEEN = {
     "item/commandExecution/requestApproval",
@@ -195,6 +198,7 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         client.result("thread/resume", {"threadId": thread["id"], "excludeTurns": True})
 
         _walk_history_config_files_and_search(client, scripted_model, thread["id"], ws)
+        _walk_servers_providers_settings_and_feedback(client, thread["id"], ws)
 
         client.result("model/list", {"includeHidden": True})
         client.result("config/read", {"includeLayers": True})
@@ -288,6 +292,45 @@ def _walk_history_config_files_and_search(client, scripted_model, thread_id, ws)
     loose = client.start_thread()
     client.result("thread/unsubscribe", {"threadId": loose["id"]})
     client.result("thread/delete", {"threadId": loose["id"]})
+
+
+def _walk_servers_providers_settings_and_feedback(client, thread_id, ws) -> None:
+    """MCP servers, model providers, settings pages and a feedback bundle."""
+    server = {"command": sys.executable, "args": [str(MCP_SERVER)]}
+    client.result(
+        "config/batchWrite",
+        {
+            "edits": [
+                {"keyPath": "mcp_servers.tests", "value": server, "mergeStrategy": "replace"}
+            ],
+            "reloadUserConfig": True,
+        },
+    )
+    client.wait_method(
+        "mcpServer/startupStatus/updated", threadId=thread_id, name="tests", status="ready"
+    )
+    client.result("mcpServerStatus/list", {"threadId": thread_id})
+    call = {"threadId": thread_id, "server": "tests", "tool": "add", "arguments": {"a": 1, "b": 2}}
+    client.result("mcpServer/tool/call", call)
+    read = {"threadId": thread_id, "server": "tests", "uri": "memo://greeting"}
+    client.result("mcpServer/resource/read", read)
+
+    client.result("modelProvider/list", {})
+    client.result("modelProvider/capabilities/read", {})
+    gateway = {"type": "customGateway", "name": "Walk", "baseUrl": "https://walk.example/v1"}
+    client.result("modelProvider/config/write", {"settings": gateway})
+
+    extra = ws / "walk-skills"
+    extra.mkdir()
+    client.result("skills/extraRoots/set", {"extraRoots": [str(extra)]})
+    client.wait_method("skills/changed")
+    client.result("skills/config/write", {"name": "walk", "enabled": False})
+    client.result("hooks/list", {"cwds": [str(ws)]})
+    client.result("experimentalFeature/list", {"limit": 2})
+    client.result("experimentalFeature/enablement/set", {"enablement": {"skills": True}})
+    client.result("permissionProfile/list", {})
+    bundle = {"classification": "bug", "savePath": str(ws / "walk-feedback.zip")}
+    client.result("feedback/save", {**bundle, "threadId": thread_id, "includeLogs": True})
 
 
 def _served_methods() -> set[str]:

@@ -1,6 +1,6 @@
 """Samples of the method families beyond the core thread and turn methods (threads' history,
-config edits, files, search), merged into the request and notification samples that are
-checked against the reference schema."""
+config edits, files, search, MCP servers, providers, settings, feedback), merged into the
+request and notification samples that are checked against the reference schema."""
 
 from __future__ import annotations
 
@@ -9,9 +9,13 @@ from pydantic import BaseModel
 from codex_lsp.protocol import policy
 from codex_lsp.protocol import v2_common as com
 from codex_lsp.protocol import v2_config_write as cw
+from codex_lsp.protocol import v2_feedback as fb
 from codex_lsp.protocol import v2_fs as fs
 from codex_lsp.protocol import v2_items as it
+from codex_lsp.protocol import v2_mcp as mcp
+from codex_lsp.protocol import v2_providers as pr
 from codex_lsp.protocol import v2_search as se
+from codex_lsp.protocol import v2_settings as st
 from codex_lsp.protocol import v2_thread_ops as to
 from tests.test_v2_items import item_variants, thread, turn
 
@@ -168,6 +172,197 @@ REQUEST_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
     ],
 }
 
+_TOOL = {"name": "add", "description": "Add.", "inputSchema": {"type": "object"}}
+_GATEWAY = pr.ModelProviderSummary(
+    id="gw",
+    name="Gateway",
+    can_edit=True,
+    base_url="https://gw.example/v1",
+    settings=pr.CustomGatewayProviderSettings(
+        auth=pr.EnvironmentVariableGatewayAuth(env_key="GW_KEY")
+    ),
+)
+
+REQUEST_SAMPLES.update(
+    {
+        "mcpServerStatus/list": [
+            (
+                mcp.ListMcpServerStatusParams(thread_id="t1", detail="toolsAndAuthOnly", limit=1),
+                mcp.ListMcpServerStatusResponse(
+                    data=[
+                        mcp.McpServerStatus(
+                            name="tests",
+                            auth_status="unsupported",
+                            tools={"add": _TOOL},
+                            resources=[{"uri": "memo://a", "name": "a"}],
+                            resource_templates=[{"uriTemplate": "memo://{x}", "name": "x"}],
+                            runtime_status="connected",
+                            server_info=mcp.McpServerInfo(name="tests", version="1"),
+                            server_capabilities={"tools": {}},
+                        ),
+                        mcp.McpServerStatus(
+                            name="ghost",
+                            auth_status="unsupported",
+                            tools={},
+                            resources=[],
+                            resource_templates=[],
+                            tools_error="command not found",
+                        ),
+                    ],
+                    next_cursor="1",
+                ),
+            ),
+            (mcp.ListMcpServerStatusParams(), mcp.ListMcpServerStatusResponse(data=[])),
+        ],
+        "mcpServer/tool/call": [
+            (
+                mcp.McpServerToolCallParams(
+                    thread_id="t1", server="tests", tool="add", arguments={"a": 1}
+                ),
+                mcp.McpServerToolCallResponse(
+                    content=[{"type": "text", "text": "1"}],
+                    structured_content={"result": 1},
+                    is_error=False,
+                ),
+            )
+        ],
+        "mcpServer/resource/read": [
+            (
+                mcp.McpResourceReadParams(server="tests", uri="memo://a"),
+                mcp.McpResourceReadResponse(
+                    contents=[
+                        {"uri": "memo://a", "mimeType": "text/plain", "text": "hi"},
+                        {"uri": "memo://b", "blob": "aGk="},
+                    ]
+                ),
+            )
+        ],
+        "modelProvider/list": [
+            (
+                pr.ModelProviderListParams(),
+                pr.ModelProviderListResponse(
+                    data=[
+                        pr.ModelProviderSummary(
+                            id="openai",
+                            name="OpenAI",
+                            can_edit=False,
+                            settings=pr.OpenaiProviderSettings(),
+                        ),
+                        _GATEWAY,
+                        pr.ModelProviderSummary(
+                            id="local",
+                            name="Local",
+                            can_edit=True,
+                            settings=pr.CustomGatewayProviderSettings(
+                                auth=pr.ExternallyConfiguredGatewayAuth()
+                            ),
+                        ),
+                    ],
+                    default_provider_id="gw",
+                    can_change_default=True,
+                ),
+            )
+        ],
+        "modelProvider/capabilities/read": [
+            (
+                pr.ModelProviderCapabilitiesReadParams(),
+                pr.ModelProviderCapabilitiesReadResponse(web_search=True, image_generation=False),
+            )
+        ],
+        "modelProvider/config/write": [
+            (
+                pr.ModelProviderConfigWriteParams(
+                    settings=pr.CustomGatewayProviderSettingsPatch(
+                        type="customGateway", name="Gateway", base_url="https://gw.example/v1"
+                    )
+                ),
+                pr.ModelProviderConfigWriteResponse(provider=_GATEWAY),
+            )
+        ],
+        "skills/config/write": [
+            (
+                st.SkillsConfigWriteParams(enabled=False, name="demo"),
+                st.SkillsConfigWriteResponse(effective_enabled=False),
+            )
+        ],
+        "skills/extraRoots/set": [
+            (
+                st.SkillsExtraRootsSetParams(extra_roots=["/opt/skills"]),
+                st.SkillsExtraRootsSetResponse(),
+            )
+        ],
+        "hooks/list": [
+            (
+                st.HooksListParams(cwds=["/repo"]),
+                st.HooksListResponse(
+                    data=[
+                        st.HooksListEntry(
+                            cwd="/repo",
+                            hooks=[],
+                            warnings=["hooks in /repo/.codex/hooks.json are not run"],
+                            errors=[st.HookErrorInfo(path="/h/hooks.json", message="bad")],
+                        )
+                    ]
+                ),
+            )
+        ],
+        "experimentalFeature/list": [
+            (
+                st.ExperimentalFeatureListParams(limit=1),
+                st.ExperimentalFeatureListResponse(
+                    data=[
+                        st.ExperimentalFeature(
+                            name="subagent_tools",
+                            stage="beta",
+                            enabled=False,
+                            default_enabled=False,
+                            display_name="Subagents",
+                            description="Spawn subagents.",
+                            announcement="",
+                        ),
+                        st.ExperimentalFeature(
+                            name="skills", stage="stable", enabled=True, default_enabled=True
+                        ),
+                    ],
+                    next_cursor="1",
+                ),
+            )
+        ],
+        "experimentalFeature/enablement/set": [
+            (
+                st.ExperimentalFeatureEnablementSetParams(enablement={"skills": False}),
+                st.ExperimentalFeatureEnablementSetResponse(enablement={"skills": False}),
+            )
+        ],
+        "permissionProfile/list": [
+            (
+                st.PermissionProfileListParams(limit=1),
+                st.PermissionProfileListResponse(
+                    data=[
+                        st.PermissionProfileSummary(id=":read-only", allowed=True),
+                        st.PermissionProfileSummary(
+                            id="locked", allowed=True, description="No writes"
+                        ),
+                    ],
+                    next_cursor="1",
+                ),
+            )
+        ],
+        "feedback/save": [
+            (
+                fb.FeedbackSaveParams(
+                    classification="bug",
+                    save_path="/tmp/report.zip",
+                    thread_id="t1",
+                    include_logs=True,
+                    tags={"editor": "vscode"},
+                ),
+                fb.FeedbackSaveResponse(saved_path="/tmp/report.zip", thread_id="t1"),
+            )
+        ],
+    }
+)
+
 _SETTINGS = to.ThreadSettings(
     cwd="/repo",
     model="gpt-5",
@@ -207,4 +402,11 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
     "fuzzyFileSearch/sessionCompleted": [
         se.FuzzyFileSearchSessionCompletedNotification(session_id="s")
     ],
+    "mcpServer/startupStatus/updated": [
+        mcp.McpServerStatusUpdatedNotification(name="tests", status="starting", thread_id="t1"),
+        mcp.McpServerStatusUpdatedNotification(
+            name="ghost", status="failed", thread_id="t1", error="not found"
+        ),
+    ],
+    "skills/changed": [st.SkillsChangedNotification()],
 }

@@ -140,9 +140,10 @@ class CommandExecutor:
         policy = self._policy(params, cwd)
         try:
             options = sandbox_options(services.config, services.codex_home)
-            argv, env = wrap_command(argv, policy, cwd, env, options=options)
+            wrapped, env = wrap_command(argv, policy, cwd, env, options=options)
         except SandboxUnavailable as err:
             raise ApiError(INVALID_REQUEST, str(err)) from None
+        sandboxed, argv = wrapped != argv, wrapped
         streaming = params.stream_stdout_stderr or params.tty
         cap = None if params.disable_output_cap else params.output_bytes_cap
         if cap is None and not params.disable_output_cap:
@@ -155,6 +156,7 @@ class CommandExecutor:
             tty=params.tty,
             size=_size(params),
             stdin="pipe" if params.stream_stdin and not params.tty else "none",
+            sandboxed=sandboxed,
         )
         command = _Command(params.stream_stdin or params.tty)
         if process_id is not None:

@@ -1,5 +1,6 @@
-"""`config/value/write`, `config/batchWrite` and `configRequirements/read`, and the
-`configWarning` notifications for problems in config.toml found when the server starts.
+"""`config/value/write`, `config/batchWrite`, `configRequirements/read` and
+`config/mcpServer/reload`, and the `configWarning` notifications for problems in config.toml
+found when the server starts. `reloadUserConfig` hands the written settings to loaded threads.
 
 An edit is checked exactly as the file will be read (`load_config` on the edited text) before
 anything is written, so a bad value never reaches the disk; the error names the key, the value
@@ -15,9 +16,11 @@ from typing import Any
 
 import anyio
 
+from codex_lsp.api.config_reload import reload_loaded_threads, submit_to_loaded
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
+from codex_lsp.protocol.ops import RefreshMcpServers
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_config_write import (
     ConfigBatchWriteParams,
@@ -45,12 +48,19 @@ _VALIDATION = {"config_write_error_code": "configValidationError"}
 _CONFLICT = {"config_write_error_code": "configVersionConflict"}
 
 
+_LOCKS: dict[Path, anyio.Lock] = {}
+
+
+def _lock(path: Path) -> anyio.Lock:
+    """One lock per config file, whichever family writes it."""
+    return _LOCKS.setdefault(path.resolve(), anyio.Lock())
+
+
 class ConfigWriter:
     """Serialises writes to one config.toml."""
 
     def __init__(self, ctx: ApiContext) -> None:
         self.ctx = ctx
-        self._lock = anyio.Lock()
 
     @property
     def path(self) -> Path:
@@ -61,8 +71,15 @@ class ConfigWriter:
     ) -> ConfigWriteResponse:
         path = self._target(file_path)
         parsed = [_edit(index, edit, len(edits)) for index, edit in enumerate(edits)]
-        async with self._lock:
-            return await anyio.to_thread.run_sync(self._write, path, parsed, expected_version)
+        return await self.apply(parsed, path, expected_version)
+
+    async def apply(
+        self, edits: list[Edit], path: Path | None = None, expected_version: str | None = None
+    ) -> ConfigWriteResponse:
+        """Apply store-level edits to config.toml: validated, all or nothing."""
+        target = path or self.path
+        async with _lock(target):
+            return await anyio.to_thread.run_sync(self._write, target, edits, expected_version)
 
     def _target(self, file_path: str | None) -> Path:
         path = self.path
@@ -149,7 +166,10 @@ def handlers(ctx: ApiContext) -> dict[str, Handler]:
         return await writer.write([params], params.file_path, params.expected_version)
 
     async def batch_write(params: ConfigBatchWriteParams, _raw: dict[str, Any]) -> Any:
-        return await writer.write(params.edits, params.file_path, params.expected_version)
+        written = await writer.write(params.edits, params.file_path, params.expected_version)
+        if params.reload_user_config:
+            await reload_loaded_threads(ctx)
+        return written
 
     async def requirements(_params: Any, _raw: dict[str, Any]) -> Any:
         # No managed requirements layer (requirements.toml, MDM) is read by this server.
@@ -157,10 +177,12 @@ def handlers(ctx: ApiContext) -> dict[str, Handler]:
 
     async def mcp_reload(_params: Any, _raw: dict[str, Any]) -> None:
         # Read the config afresh: a broken file is an error here, not at the next thread's
-        # start. Threads started from now on connect the servers it lists.
+        # start. Threads started from now on connect the servers it lists; loaded threads
+        # restart theirs (once a running turn ends), reporting each server's startup.
         services = ctx.threads.load_services()
         if services.http is not None:
             await services.http.aclose()
+        await submit_to_loaded(ctx, RefreshMcpServers())
 
     _announce_warnings(ctx)
     return {

@@ -1,4 +1,5 @@
-"""The extension half of a thread's event map: review mode, subagents and MCP approvals.
+"""The extension half of a thread's event map: review mode, subagents, MCP approvals and
+MCP servers' startup.
 
 * Review: `entered_review_mode` / `exited_review_mode` become the `enteredReviewMode` (the hint)
   and `exitedReviewMode` (the rendered review) items. A review whose answer could not be parsed
@@ -31,8 +32,10 @@ from codex_lsp.api.convert import file_change_diffs, turn_error
 from codex_lsp.api.events_tools import ApprovalHooks, TurnState
 from codex_lsp.engine.review.output import CORRECT, INCORRECT
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
 from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_mcp import McpServerStatusUpdatedNotification
 from codex_lsp.protocol.v2_subagents import AgentInboxNotification, SubagentLifecycleNotification
 from codex_lsp.store.home import new_thread_id
 
@@ -101,6 +104,7 @@ class ExtensionEventsMixin:
             "exited_review_mode": self._exited_review,
             "subagent_lifecycle": self._subagent_lifecycle,
             "agent_inbox": self._agent_inbox,
+            "mcp_startup_update": self._mcp_startup,
         }
 
     # -- review -----------------------------------------------------------------------------
@@ -127,6 +131,15 @@ class ExtensionEventsMixin:
         if failure is not None and turn.error is None:
             turn.error = turn_error(failure)
             self._report_error(turn.error, turn.id, will_retry=False)
+
+    # -- MCP servers ------------------------------------------------------------------------
+
+    def _mcp_startup(self, event: ev.Event) -> None:
+        msg: McpStartupUpdateEvent = event.msg  # type: ignore[assignment]
+        params = McpServerStatusUpdatedNotification(
+            thread_id=self.thread_id, name=msg.server, status=msg.state, error=msg.error
+        )
+        self._notify("mcpServer/startupStatus/updated", dump(params))
 
     # -- subagents --------------------------------------------------------------------------
 

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codex_lsp.api import commands, config_write, fs, fuzzy_search, thread_ops, thread_pages
+from codex_lsp.api import (
+    commands,
+    config_write,
+    feedback,
+    fs,
+    fuzzy_search,
+    mcp_servers,
+    providers,
+    settings,
+    skills_settings,
+    thread_ops,
+    thread_pages,
+)
 
 API_FAMILIES: tuple[ModuleType, ...] = (
     commands,
@@ -17,4 +29,9 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     config_write,
     fs,
     fuzzy_search,
+    mcp_servers,
+    providers,
+    skills_settings,
+    settings,
+    feedback,
 )

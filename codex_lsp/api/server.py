@@ -41,6 +41,7 @@ from codex_lsp.api.port import (
     ClientPort,
 )
 from codex_lsp.api.review import resumed_review, start_review, thread_review
+from codex_lsp.api.scope import not_found_message
 from codex_lsp.api.skills import list_skills
 from codex_lsp.api.tasks import start_task
 from codex_lsp.api.threads import ThreadManager
@@ -56,15 +57,6 @@ from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
 from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
 log = logging.getLogger(__name__)
-
-
-# Methods the v2 protocol has that this server does not serve (yet): a clear -32601.
-NOT_SERVED = frozenset(
-    {
-        "initialize",
-        "thread/rollback",
-    }
-)
 
 
 class ApiServer:
@@ -117,8 +109,7 @@ class ApiServer:
     async def handle(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         handler = self._handlers.get(method)
         if handler is None:
-            detail = " (not served by codex-lsp yet)" if method in NOT_SERVED else ""
-            raise ApiError(METHOD_NOT_FOUND, f"Method not found: {method}{detail}")
+            raise ApiError(METHOD_NOT_FOUND, not_found_message(method))
         if self._closed:
             raise ApiError(INVALID_REQUEST, "the server is shutting down")
         if params is not None and not isinstance(params, dict):

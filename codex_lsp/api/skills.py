@@ -77,7 +77,9 @@ def _scan(cwds: list[Path], force: bool, services: EngineServices) -> SkillsList
         if extension is None or not extension.enabled:
             entries.append({"cwd": str(cwd), "skills": [], "errors": []})
             continue
-        outcome = extension.cache.for_cwd(cwd, codex_home=services.codex_home, force_reload=force)
+        outcome = extension.outcome_for(
+            cwd, codex_home=services.codex_home, config=services.config, force_reload=force
+        )
         entries.append(
             {
                 "cwd": str(cwd),

@@ -80,9 +80,11 @@ def _bad_cursor(cursor: str) -> ApiError:
 
 
 def _limit(requested: int | None, default: int) -> int:
-    if requested is None or requested == 0:
+    if requested is None:
         return default
-    return min(requested, MAX_PAGE)
+    # A page holds at least one entry (a limit of 0 still moves the cursor on), as the real
+    # server's pages do.
+    return max(1, min(requested, MAX_PAGE))
 
 
 async def thread_turns(ctx: ApiContext, thread_id: str) -> list[Turn]:

@@ -70,6 +70,9 @@ class ThreadManager:
         self._on_rate_limits = on_rate_limits
         self.loaded: dict[str, LoadedThread] = {}
         self._opening: dict[str, anyio.Event] = {}
+        # What the API set for the whole server (extra skill roots), applied to each new
+        # thread's services as they are built.
+        self.prepare_services: list[Callable[[EngineServices], None]] = []
 
     def get(self, thread_id: str) -> LoadedThread:
         thread = self.loaded.get(thread_id)
@@ -186,9 +189,12 @@ class ThreadManager:
         from codex_lsp.store.config import ConfigError
 
         try:
-            return self._services_factory()
+            services = self._services_factory()
         except ConfigError as err:
             raise ApiError(INVALID_REQUEST, f"cannot load config: {err}") from None
+        for prepare in self.prepare_services:
+            prepare(services)
+        return services
 
     async def _launch(
         self, prepare: Callable[[EngineServices], tuple[ConfigureSession, Path]]

@@ -33,8 +33,13 @@ def load_services(
 ) -> EngineServices:
     """Read config.toml (raising `ConfigError` with file, line and key) and wire the engine."""
     home = codex_home or default_codex_home()
-    config = load_config(home, profile=profile, overrides=list(overrides or []), cwd=cwd)
-    return services_for(config, home)
+
+    def read() -> Config:
+        return load_config(home, profile=profile, overrides=list(overrides or []), cwd=cwd)
+
+    services = services_for(read(), home)
+    services.config_loader = read
+    return services
 
 
 def default_extensions(config: Config) -> list[Extension]:

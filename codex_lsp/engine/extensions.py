@@ -58,3 +58,6 @@ class Extension:
 
     async def session_closed(self, session: Session) -> None:
         """Called when the session ends; release what `session_started` acquired."""
+
+    async def config_reloaded(self, session: Session, sub_id: str) -> None:
+        """Called when the session's config was read again (`session.services.config`)."""

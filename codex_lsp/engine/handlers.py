@@ -10,6 +10,7 @@ from anyio.abc import TaskGroup
 
 from codex_lsp import __version__
 from codex_lsp.engine.compact import compact
+from codex_lsp.engine.config_reload import reload_user_config
 from codex_lsp.engine.context_factory import initial_turn_context
 from codex_lsp.engine.editor_tasks import turn_instructions
 from codex_lsp.engine.history import ConversationHistory
@@ -39,6 +40,7 @@ from codex_lsp.protocol.ops import (
     Op,
     OverrideTurnContext,
     PatchApproval,
+    ReloadUserConfig,
     RevertToTurn,
     RunUserShellCommand,
     SetThreadName,
@@ -237,6 +239,8 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         inject_items(session, sub_id, op)
     elif isinstance(op, RevertToTurn):
         revert_to_turn(session, sub_id, op)
+    elif isinstance(op, ReloadUserConfig):
+        await reload_user_config(session, sub_id)
     elif isinstance(op, Shutdown):
         from codex_lsp.engine.codex import close_session
 

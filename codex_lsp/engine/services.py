@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,24 @@ class EngineServices:
     http: httpx.AsyncClient | None = None
     router: ToolRouter = field(default_factory=ToolRouter)
     extensions: list[Extension] = field(default_factory=list)
+    config_loader: Callable[[], Any] | None = None
+    """Reads the config again as it was first read (same home, profile and overrides)."""
 
     def __post_init__(self) -> None:
         for extension in self.extensions:
             for name, handler in extension.tool_handlers().items():
                 self.router.register(name, handler)
             self.router.add_resolver(extension.handles_tool)
+
+    def reload_config(self) -> Any:
+        """Read config.toml again and make it this engine's config; raises `ConfigError`."""
+        if self.config_loader is not None:
+            self.config = self.config_loader()
+        else:
+            from codex_lsp.store.config import load_config
+
+            self.config = load_config(self.codex_home)
+        return self.config
 
     def tool_specs(self, session: Any, ctx: TurnContext) -> list[dict[str, Any]]:
         return [spec for ext in self.extensions for spec in ext.tool_specs(session, ctx)]

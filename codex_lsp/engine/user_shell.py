@@ -1,7 +1,9 @@
 """A command line the user typed into the thread (`run_user_shell_command`).
 
-It runs in the user's shell in the thread's working directory, without the sandbox: the user,
-not the model, asked for it (as the reference server does). The client sees it as a command
+It runs in the user's shell in the thread's working directory, inside the thread's sandbox like
+a command of the model's: a line typed into the chat may well be one the model suggested, and
+the sandbox is the promise that nothing run in a thread reaches past its writable roots (the
+reference server runs it unsandboxed). The client sees it as a command
 item with source `user_shell`, in a turn of its own when none is running, or inside the running
 turn otherwise (which it does not disturb). The model reads it on its next turn as a
 `<user_shell_command>` message with the command and its result.
@@ -16,9 +18,9 @@ import uuid
 from codex_lsp.engine.command_parse import parse_command
 from codex_lsp.engine.exec import ExecOutput, ExecParams, run_exec, truncate_middle
 from codex_lsp.engine.history import user_message
+from codex_lsp.engine.sandboxing import prepare_command
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.shell import shell_command_argv
-from codex_lsp.engine.tools.shell import command_env
 from codex_lsp.protocol.events import (
     Duration,
     ErrorEvent,
@@ -28,6 +30,7 @@ from codex_lsp.protocol.events import (
     TaskCompleteEvent,
     TaskStartedEvent,
 )
+from codex_lsp.sandbox import SandboxUnavailable
 
 __all__ = ["DEFAULT_USER_SHELL_TIMEOUT_MS", "run_user_shell_command", "start_user_shell_command"]
 
@@ -76,16 +79,24 @@ async def run_user_shell_command(
             ),
         )
 
-    params = ExecParams(
-        argv=argv,
-        cwd=cwd,
-        env=command_env(),
-        timeout_ms=DEFAULT_USER_SHELL_TIMEOUT_MS if timeout_ms is None else timeout_ms,
-    )
     started = time.monotonic()
     try:
+        prepared = prepare_command(
+            argv,
+            policy=session.ctx.sandbox_policy,
+            policy_cwd=cwd,
+            config=getattr(session.services, "config", None),
+            codex_home=getattr(session.services, "codex_home", None),
+            sandboxed=True,
+        )
+        params = ExecParams(
+            argv=prepared.argv,
+            cwd=cwd,
+            env=prepared.env,
+            timeout_ms=DEFAULT_USER_SHELL_TIMEOUT_MS if timeout_ms is None else timeout_ms,
+        )
         output = await run_exec(params, on_output=on_output)
-    except OSError as err:
+    except (OSError, SandboxUnavailable) as err:
         session.emit(sub_id, ErrorEvent(message=f"failed to run the command: {err}"))
         secs = time.monotonic() - started
         session.emit(

@@ -16,6 +16,7 @@ from codex_lsp.protocol.events_history import (
     ThreadRolledBackEvent,
     ThreadSettingsAppliedEvent,
 )
+from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
 from codex_lsp.protocol.inputs import (
     PlanItem,
     RateLimitSnapshot,
@@ -406,7 +407,8 @@ EventMsg = Annotated[
     | SteerAcceptedEvent
     | ItemsInjectedEvent
     | ThreadRolledBackEvent
-    | ThreadSettingsAppliedEvent,
+    | ThreadSettingsAppliedEvent
+    | McpStartupUpdateEvent,
     Field(discriminator="type"),
 ]
 

@@ -181,6 +181,19 @@ class Review(WireModel):
     review_request: ReviewRequest
 
 
+class RefreshMcpServers(WireModel):
+    """Restart the session's MCP servers from the config as it is on disk now."""
+
+    type: Literal["refresh_mcp_servers"] = "refresh_mcp_servers"
+
+
+class ReloadUserConfig(WireModel):
+    """Re-read config.toml for what a running session takes from it between turns: feature
+    flags, skills settings, MCP servers. The thread's model and policies stay as they are."""
+
+    type: Literal["reload_user_config"] = "reload_user_config"
+
+
 class Shutdown(WireModel):
     type: Literal["shutdown"] = "shutdown"
 
@@ -209,6 +222,8 @@ Op = Annotated[
     | RevertToTurn
     | SetThreadName
     | Review
+    | RefreshMcpServers
+    | ReloadUserConfig
     | Shutdown
     | RunUserShellCommand,
     Field(discriminator="type"),
@@ -263,6 +278,8 @@ _KNOWN_OP_TYPES = frozenset(
         RevertToTurn,
         SetThreadName,
         Review,
+        RefreshMcpServers,
+        ReloadUserConfig,
         Shutdown,
         RunUserShellCommand,
     )

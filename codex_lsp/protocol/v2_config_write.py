@@ -72,7 +72,7 @@ class McpServerRefreshParams(V2Model):
 
 
 class McpServerRefreshResponse(V2Model):
-    """Empty: loaded threads pick the new MCP servers up at their next turn."""
+    """Empty: loaded threads restart their MCP servers from the config on disk."""
 
 
 class TextPosition(V2Model):

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from codex_lsp.protocol import v2_commands, v2_config_write, v2_fs, v2_search, v2_thread_ops
+from codex_lsp.protocol import (
+    v2_commands,
+    v2_config_write,
+    v2_feedback,
+    v2_fs,
+    v2_mcp,
+    v2_providers,
+    v2_search,
+    v2_settings,
+    v2_thread_ops,
+)
 
 FAMILIES: tuple[ModuleType, ...] = (
     v2_thread_ops,
@@ -17,4 +27,8 @@ FAMILIES: tuple[ModuleType, ...] = (
     v2_fs,
     v2_search,
     v2_commands,
+    v2_mcp,
+    v2_providers,
+    v2_settings,
+    v2_feedback,
 )

@@ -26,8 +26,10 @@ from importlib import import_module
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._api import (
+        STOP_NOW_SIGNAL,
         SandboxSupport,
         SandboxUnavailable,
+        block_stop_now,
         fallback_warning,
         is_likely_sandbox_denied,
         sandbox_support,
@@ -46,8 +48,10 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
+    "STOP_NOW_SIGNAL": "._api",
     "SandboxSupport": "._api",
     "SandboxUnavailable": "._api",
+    "block_stop_now": "._api",
     "fallback_warning": "._api",
     "ResourceLimits": ".options",
     "SandboxOptions": ".options",
@@ -66,11 +70,13 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "STOP_NOW_SIGNAL",
     "ResourceLimits",
     "SandboxOptions",
     "SandboxSupport",
     "SandboxUnavailable",
     "WritableRoot",
+    "block_stop_now",
     "default_hidden_dirs",
     "fallback_warning",
     "is_likely_sandbox_denied",

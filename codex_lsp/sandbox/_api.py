@@ -10,9 +10,12 @@ The wrapped argv runs the launcher (`python -m codex_lsp.sandbox`), which stays
 the command's parent: it exits with the command's status once the command and
 everything it started are gone. To stop a command, send SIGTERM to the launcher (or
 its process group): it passes the signal on and, a quarter of a second later, kills
-the whole tree. SIGKILL to the launcher also ends the tree where the kernel gives it
-a PID namespace; without one, processes that left the command's session would
-survive it, so prefer SIGTERM first.
+the whole tree. To kill it at once, send `STOP_NOW_SIGNAL` to the launcher alone (not
+its group; start the launcher with it blocked, as `block_stop_now` does, so that it
+waits for the launcher to be ready): it kills the whole tree and exits as the command
+died, of SIGKILL. SIGKILL
+to the launcher itself ends the tree only where the kernel gives it a PID namespace;
+without one, processes that left the command's session would survive it.
 """
 
 from __future__ import annotations
@@ -29,9 +32,15 @@ from pathlib import Path
 from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite, has_network_access
 
 from . import _nested, _roots
+from ._supervise import STOP_NOW as STOP_NOW_SIGNAL
 from .options import SandboxOptions
 
 LAUNCHER = str(Path(__file__).with_name("__main__.py"))
+
+
+def block_stop_now() -> None:
+    """A `preexec_fn` for the launcher: start it with `STOP_NOW_SIGNAL` blocked."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, [STOP_NOW_SIGNAL])
 # Comma-separated parts to pretend the kernel lacks: `landlock`, `seccomp`, `mountns`
 # (the launcher then protects `.git` and friends with Landlock and seccomp alone, as
 # on a system without unprivileged user namespaces) and `pidns`.

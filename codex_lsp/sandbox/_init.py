@@ -15,6 +15,7 @@ import sys
 
 from . import _caps, _limits, _mounts, _seccomp
 from ._landlock import Ruleset
+from ._supervise import STOP_NOW
 
 # Spelled out so the launcher does not import `typing`: its start-up time counts.
 TYPE_CHECKING = False
@@ -95,6 +96,8 @@ def exec_command(command: list[str]) -> NoReturn:
             os.setsid()
         except OSError:
             pass  # already a session leader
+    # The command gets the signal mask a command normally has (see `Supervisor.wait`).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [STOP_NOW])
     sys.stdout.flush()
     try:
         os.execvp(command[0], command)

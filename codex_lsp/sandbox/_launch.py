@@ -201,7 +201,8 @@ def _exit_like(status: int) -> NoReturn:
 
         # Dying of SIGSEGV or SIGSYS here must not leave a core of the launcher.
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(signum, signal.SIG_DFL)
+        if signum != signal.SIGKILL:  # whose disposition cannot be set (EINVAL)
+            signal.signal(signum, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])
         os.kill(os.getpid(), signum)
         os._exit(128 + signum)  # a signal that does not kill (SIGCHLD) lands here

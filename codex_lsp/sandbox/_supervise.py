@@ -2,8 +2,9 @@
 
 The launcher forks the sandboxed side and stays outside it. It relays termination
 signals (the engine's timeout and interrupt), ends the whole tree when the command
-exits, when it does not stop within a short grace after SIGTERM, or when the engine
-itself has gone, and then exits with the command's own status.
+exits, when it does not stop within a short grace after SIGTERM, at once on
+`STOP_NOW` (a terminal session the engine kills), or when the engine itself has
+gone, and then exits with the command's own status.
 
 How the whole tree is ended depends on what the kernel gave the launcher:
 
@@ -36,6 +37,9 @@ PR_SET_CHILD_SUBREAPER = 36
 RELAYED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 # After a relayed signal, how long the command may take to exit before the tree is killed.
 STOP_GRACE_S = 0.25
+# Not relayed: the whole tree is killed at once. SIGKILL to the launcher cannot do that
+# without a PID namespace (the launcher would die before ending what left its session).
+STOP_NOW = signal.SIGUSR1
 
 
 def become_subreaper() -> None:
@@ -61,6 +65,8 @@ class Supervisor:
         self.pid_namespace = pid_namespace
         self.cgroup = cgroup
         self._deadline: float | None = None
+        # The child's wait status when `kill_tree` reaped it among the rest.
+        self._status: int | None = None
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
 
     def _relay(self, signum: int, _frame: object) -> None:
@@ -71,11 +77,20 @@ class Supervisor:
         if self._deadline is None:
             self._deadline = time.monotonic() + STOP_GRACE_S
 
+    def _stop_now(self, _signum: int, _frame: object) -> None:
+        # The loop, woken by the signal, kills the tree: not here, where a waitpid of the
+        # loop's may be under way.
+        self._deadline = time.monotonic()
+
     def wait(self) -> int:
         """The child's wait status, once it and every process it started are gone."""
         parent = _pidfd(os.getppid())
         for signum in RELAYED:
             signal.signal(signum, self._relay)
+        signal.signal(STOP_NOW, self._stop_now)
+        # The engine starts the launcher with STOP_NOW blocked, so that one sent while
+        # the launcher was starting up waits for this handler instead of killing it.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [STOP_NOW])
         # A handler, so that SIGCHLD writes to the wakeup pipe the loop polls.
         signal.signal(signal.SIGCHLD, _ignore)
         signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
@@ -99,7 +114,7 @@ class Supervisor:
             if self._deadline is not None and time.monotonic() >= self._deadline:
                 self._deadline = None
                 self.kill_tree()
-        for signum in RELAYED:
+        for signum in (*RELAYED, STOP_NOW):
             signal.signal(signum, signal.SIG_IGN)
         if not self.pid_namespace:
             self.kill_tree()
@@ -114,6 +129,7 @@ class Supervisor:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
+                found = self._status if found is None else found
                 return 0 if found is None else found
             if pid == 0:
                 return found
@@ -130,7 +146,9 @@ class Supervisor:
             except ProcessLookupError:
                 pass  # exited already
             return
-        _kill_descendants()
+        status = _kill_descendants(self.child)
+        if status is not None:
+            self._status = status
 
     def _finish(self) -> None:
         if self.cgroup is not None:
@@ -165,9 +183,11 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _kill_descendants() -> None:
-    """Kill and reap every descendant; orphans come back to us as the subreaper."""
+def _kill_descendants(child: int) -> int | None:
+    """Kill and reap every descendant (orphans come back to us as the subreaper); the wait
+    status of `child` if it was reaped here."""
     me = os.getpid()
+    found: int | None = None
     while True:
         # Stopped first, so none can fork a replacement while the rest are found.
         pending, stopped = _children(me), []
@@ -187,17 +207,23 @@ def _kill_descendants() -> None:
             except ProcessLookupError:
                 continue
         try:
-            os.waitpid(-1, 0 if stopped else os.WNOHANG)
+            pid, status = os.waitpid(-1, 0 if stopped else os.WNOHANG)
         except ChildProcessError:
-            return
+            return found
         except OSError as exc:
             if exc.errno != errno.EINTR:
-                return
+                return found
+            pid = 0
+        if pid == child:
+            found = status
         if not stopped and not _children(me):
             # Only zombies, if anything, were left: reap them and stop.
             while True:
                 try:
-                    if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                        return
+                    pid, status = os.waitpid(-1, os.WNOHANG)
                 except ChildProcessError:
-                    return
+                    return found
+                if pid == 0:
+                    return found
+                if pid == child:
+                    found = status

@@ -27,6 +27,7 @@ from codex_lsp.protocol.policy import (
 )
 from codex_lsp.store.config_errors import ConfigError, describe_problem, format_key, locate_key
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
+from codex_lsp.store.config_skills import SkillsConfig
 from codex_lsp.store.home import codex_home as default_codex_home
 from codex_lsp.store.providers import OPENAI_PROVIDER_ID, ModelProviderInfo, built_in_providers
 
@@ -116,6 +117,7 @@ class Config(_Table):
     max_active_subagents: int | None = Field(default=None, ge=1)
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    skills: SkillsConfig = Field(default_factory=SkillsConfig)
     personality: Literal["friendly", "pragmatic", "none"] | None = None
     hide_agent_reasoning: bool = False
     shell_environment_policy: ShellEnvironmentPolicy = Field(

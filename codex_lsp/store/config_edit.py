@@ -82,7 +82,8 @@ def _apply(document: Any, edit: Edit) -> None:
 
 
 def _toml_value(value: Any, *, nested: bool) -> Any:
-    """A TOML item for a JSON value: objects become tables (inline inside arrays)."""
+    """A TOML item for a JSON value: objects become tables (inline inside arrays), a list of
+    objects directly under a table becomes an array of tables."""
     if isinstance(value, dict):
         if not nested:
             inline = tomlkit.inline_table()
@@ -94,6 +95,12 @@ def _toml_value(value: Any, *, nested: bool) -> Any:
                 table[key] = _toml_value(item, nested=True)
         return table
     if isinstance(value, list):
+        if nested and value and all(isinstance(item, dict) for item in value):
+            # `[[key]]` sections, as Codex writes lists of tables (`[[skills.config]]`).
+            tables = tomlkit.aot()
+            for item in value:
+                tables.append(_toml_value(item, nested=True))
+            return tables
         array = tomlkit.array()
         array.extend(_toml_value(item, nested=False) for item in value)
         return array

@@ -315,7 +315,7 @@ def _zombie(pid: int) -> bool:
 
 
 def test_a_user_shell_command_is_an_item_of_a_turn_of_its_own(server: AppServerClient):
-    thread = server.start_thread(sandbox="read-only")
+    thread = server.start_thread(sandbox="workspace-write")
     answer = server.result(
         "thread/shellCommand",
         {"threadId": thread["id"], "command": "echo hi && touch made.txt && echo err >&2; exit 2"},
@@ -331,10 +331,24 @@ def test_a_user_shell_command_is_an_item_of_a_turn_of_its_own(server: AppServerC
     # (It runs in the user's login shell, whose profile may print first.)
     assert item["aggregatedOutput"].endswith("hi\nerr\n")
     assert item["cwd"] == str(server.cwd)
-    # The user, not the model, ran it: no sandbox, like the reference server.
     assert (server.cwd / "made.txt").exists()
     deltas = server.notifications("item/commandExecution/outputDelta", itemId=item["id"])
     assert "".join(d["params"]["delta"] for d in deltas) == item["aggregatedOutput"]
+
+
+@pytest.mark.parametrize("sandbox", ["read-only", "workspace-write"])
+def test_a_user_shell_command_runs_in_the_threads_sandbox(server: AppServerClient, sandbox: str):
+    outside = server.cwd.parent / "outside"
+    outside.mkdir()
+    thread = server.start_thread(sandbox=sandbox)
+    server.result(
+        "thread/shellCommand",
+        {"threadId": thread["id"], "command": f"touch {outside}/escaped.txt; echo exit=$?"},
+    )
+    item = server.wait_method("item/completed", threadId=thread["id"])["params"]["item"]
+    assert item["source"] == "userShell" and item["aggregatedOutput"].endswith("exit=1\n")
+    assert not (outside / "escaped.txt").exists()
+    assert list(outside.iterdir()) == []
 
 
 def test_the_model_reads_the_user_shell_command_next_turn(server: AppServerClient, scripted_model):

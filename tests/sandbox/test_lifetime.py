@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import anyio
 import pytest
 
 from codex_lsp.engine.exec import ExecParams, run_exec
+from codex_lsp.engine.unified_exec import ExecProcess, SpawnSpec
 from tests.sandbox.helpers import wrap
 from tests.sandbox.lifetime import escaping_script, kill_survivors, lock_is_released
 
@@ -93,3 +95,26 @@ def test_the_server_exiting_ends_the_tree(ws: Path, lock: tuple[Path, Path], mod
         assert lock_is_released(lock[0]), "the setsid'd process outlived the server"
     finally:
         server.stdout.close()
+
+
+@pytest.mark.parametrize("pid_namespace", [True, False], ids=["pidns", "no-pidns"])
+async def test_killing_a_terminal_session_ends_the_tree(
+    ws: Path, lock: tuple[Path, Path], mode: str, pid_namespace: bool
+) -> None:
+    """What an interrupt, `command/exec/terminate` and a pruned session do to a process that
+    `exec_command` or `command/exec` started, also where the kernel gives no PID namespace
+    (a SIGKILL of the launcher would then leave what left the session behind)."""
+    script = escaping_script(sys.executable, *lock, then="sleep 600")
+    disabled = ("mountns," if mode == "landlock-only" else "") + "pidns"
+    extra = {} if pid_namespace else {"CODEX_LSP_SANDBOX_DISABLE": disabled}
+    argv, env = wrap(["bash", "-c", script], ws, mode, env=extra)
+    process = await ExecProcess.spawn(SpawnSpec(argv=argv, cwd=ws, env=env, sandboxed=True))
+    seen, deadline = b"", time.monotonic() + 60
+    while b"ready" not in seen and time.monotonic() < deadline:
+        seen += await process.collect(time.monotonic() + 0.5)
+    assert b"ready" in seen, seen
+    process.terminate()
+    # Killed, as a SIGKILL would have it (the exit code clients see for a terminated command).
+    assert await process.wait() == 128 + signal.SIGKILL
+    assert process.killed
+    assert lock_is_released(lock[0]), "the setsid'd process outlived the killed session"

@@ -11,6 +11,9 @@ Over stdio by default (`python tests/support/mcp_server.py`), so a config.toml c
 Tools: `add(a, b)`, `echo(text)`, `fail(message)` (always fails), `slow(seconds)`, `whoami()`
 (the Authorization header of the request, over HTTP), `pid()`, `die()` (exits), `peek()` (annotated
 read-only) and `picture()` (a text block and an image).
+
+Resources: `memo://greeting` (text), `memo://pixel` (a PNG, read as a blob) and the template
+`memo://notes/{name}` (a text note about `name`).
 """
 
 from __future__ import annotations
@@ -85,6 +88,21 @@ def picture() -> list[TextContent | ImageContent]:
         TextContent(type="text", text="a pixel"),
         ImageContent(type="image", data=_PIXEL, mime_type="image/png"),
     ]
+
+
+@server.resource("memo://greeting", name="greeting", description="A friendly line.")
+def greeting() -> str:
+    return "hello from the memo server"
+
+
+@server.resource("memo://pixel", name="pixel", mime_type="image/png")
+def pixel() -> bytes:
+    return base64.b64decode(_PIXEL)
+
+
+@server.resource("memo://notes/{name}", name="note", description="A note about a name.")
+def note(name: str) -> str:
+    return f"a note about {name}"
 
 
 async def _serve_http() -> None:

@@ -56,6 +56,12 @@ def traces_dir() -> Path:
     return shared_dir() / "reference" / "codex-traces"
 
 
+def stable_client_requests() -> list[str]:
+    """Every client request method of the reference's stable schema, in its order."""
+    union = json.loads((schema_dir() / "ClientRequest.json").read_text())
+    return [variant["properties"]["method"]["enum"][0] for variant in union["oneOf"]]
+
+
 class SchemaViolation(AssertionError):
     """A message broke the schema; `errors` holds one readable line per problem."""
 

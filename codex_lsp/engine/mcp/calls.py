@@ -55,22 +55,22 @@ async def call_mcp_tool(call: ToolCall, target: McpTool) -> ToolOutput:
         elif not await ask_approval(call, server.name, target.name, arguments):
             refusal = REJECTED_BY_USER
         if refusal is not None:
-            _begin(call, invocation)
-            _end(call, invocation, error=refusal, seconds=0.0)
+            emit_begin(call, invocation)
+            emit_end(call, invocation, error=refusal, seconds=0.0)
             return ToolOutput(refusal, success=False)
 
-    _begin(call, invocation)
+    emit_begin(call, invocation)
     was_connected = server.connected
     started = time.monotonic()
     try:
         result = await server.call_tool(target.name, arguments)
     except anyio.get_cancelled_exc_class():
         # The turn was interrupted: close the item before the cancellation goes on.
-        _end(call, invocation, error=INTERRUPTED, seconds=time.monotonic() - started)
+        emit_end(call, invocation, error=INTERRUPTED, seconds=time.monotonic() - started)
         raise
     except Exception as err:
         message = _failure(err, server.tool_timeout)
-        _end(call, invocation, error=message, seconds=time.monotonic() - started)
+        emit_end(call, invocation, error=message, seconds=time.monotonic() - started)
         if was_connected and not server.connected:
             call.session.warn_once(call.sub_id, f"MCP server `{server.name}` stopped: {message}")
         raise ToolError(f"tool {label} failed: {message}") from err
@@ -79,9 +79,9 @@ async def call_mcp_tool(call: ToolCall, target: McpTool) -> ToolOutput:
     text = text_for_model(result)
     event_result = result_for_event(result)
     if result.is_error:
-        _end(call, invocation, result=event_result, error=text, seconds=elapsed)
+        emit_end(call, invocation, result=event_result, error=text, seconds=elapsed)
         return ToolOutput(f"tool {label} returned an error: {text}", success=False)
-    _end(call, invocation, result=event_result, seconds=elapsed)
+    emit_end(call, invocation, result=event_result, seconds=elapsed)
     return ToolOutput(text)
 
 
@@ -93,13 +93,13 @@ def _failure(err: Exception, timeout: float) -> str:
     return describe_error(err)
 
 
-def _begin(call: ToolCall, invocation: dict[str, Any]) -> None:
+def emit_begin(call: ToolCall, invocation: dict[str, Any]) -> None:
     call.session.emit(
         call.sub_id, McpToolCallBeginEvent(call_id=call.call_id, invocation=invocation)
     )
 
 
-def _end(
+def emit_end(
     call: ToolCall,
     invocation: dict[str, Any],
     *,

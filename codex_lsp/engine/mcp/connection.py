@@ -13,9 +13,10 @@ import logging
 import math
 import os
 import tempfile
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import anyio
 import httpx2
@@ -25,7 +26,11 @@ from mcp.types import (
     CONNECTION_CLOSED,
     CallToolResult,
     Implementation,
+    InitializeResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
     PaginatedRequestParams,
+    ReadResourceResult,
     Tool,
 )
 
@@ -33,6 +38,7 @@ from codex_lsp import __version__
 from codex_lsp.store.config import McpServerConfig
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # Codex's defaults for `startup_timeout_sec` and `tool_timeout_sec`.
 DEFAULT_STARTUP_TIMEOUT_S = 10.0
@@ -45,6 +51,9 @@ CLIENT_INFO = Implementation(name="codex-lsp", version=__version__)
 _STDERR_TAIL_BYTES = 4096
 
 
+CLOSED_EARLY = "closed before it started"
+
+
 class McpUnavailable(Exception):
     """The server is not connected: it failed to start or has stopped."""
 
@@ -54,6 +63,8 @@ class McpServerConnection:
         self.name = name
         self.config = config
         self.tools: list[Tool] = []
+        # What the server said about itself when it started (name, version, capabilities).
+        self.initialized: InitializeResult | None = None
         # Why the server is not (or no longer) usable, in words for the user.
         self.failure: str | None = None
         self._session_cwd = session_cwd
@@ -76,6 +87,20 @@ class McpServerConnection:
     @property
     def connected(self) -> bool:
         return self._session is not None
+
+    @property
+    def state(self) -> str:
+        """`starting`, `connected`, `failed` or `cancelled` (closed before it started)."""
+        if self._session is not None:
+            return "connected"
+        if not self._started.is_set():
+            return "starting"
+        return "cancelled" if self.failure == CLOSED_EARLY else "failed"
+
+    @property
+    def has_resources(self) -> bool:
+        initialized = self.initialized
+        return initialized is not None and initialized.capabilities.resources is not None
 
     # The owner task -----------------------------------------------------------------------
 
@@ -112,7 +137,7 @@ class McpServerConnection:
                 error = err
         if not self._started.is_set():
             if self._closing.is_set():
-                self.failure = "closed before it started"
+                self.failure = CLOSED_EARLY
             elif scope.cancelled_caught:
                 self.failure = f"did not start within {self.startup_timeout:g}s"
             else:
@@ -144,7 +169,7 @@ class McpServerConnection:
         session = await stack.enter_async_context(
             ClientSession(read, write, client_info=CLIENT_INFO)
         )
-        await session.initialize()
+        self.initialized = await session.initialize()
         return session
 
     def _cwd(self) -> Path:
@@ -173,12 +198,37 @@ class McpServerConnection:
         await self._started.wait()
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        timeout = self.tool_timeout
+        return await self._request(
+            lambda session: session.call_tool(tool, arguments, read_timeout_seconds=timeout)
+        )
+
+    async def list_resources(self, cursor: str | None = None) -> ListResourcesResult:
+        return await self._request(lambda session: session.list_resources(params=_page(cursor)))
+
+    async def list_resource_templates(
+        self, cursor: str | None = None
+    ) -> ListResourceTemplatesResult:
+        return await self._request(
+            lambda session: session.list_resource_templates(params=_page(cursor))
+        )
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        result = await self._request(lambda session: session.read_resource(uri))
+        if not isinstance(result, ReadResourceResult):
+            # The server wants input first (an elicitation); nobody here can give it.
+            raise McpUnavailable(f"the server asked for input before it would read {uri}")
+        return result
+
+    async def _request(self, send: Callable[[ClientSession], Awaitable[_T]]) -> _T:
         session = self._session
         if session is None:
+            if not self._started.is_set():
+                raise McpUnavailable("the server is still starting")
             why = f" ({self.failure})" if self.failure else ""
             raise McpUnavailable(f"the server is not running{why}")
         try:
-            return await session.call_tool(tool, arguments, read_timeout_seconds=self.tool_timeout)
+            return await send(session)
         except MCPError as err:
             if err.code != CONNECTION_CLOSED or self._closing.is_set():
                 raise
@@ -202,6 +252,10 @@ class McpServerConnection:
             # Stopping a stdio server is itself bounded by the SDK (terminate, then kill).
             with anyio.move_on_after(CLOSE_GRACE_S):
                 await self._done.wait()
+
+
+def _page(cursor: str | None) -> PaginatedRequestParams | None:
+    return PaginatedRequestParams(cursor=cursor) if cursor else None
 
 
 async def _list_tools(session: ClientSession) -> list[Tool]:

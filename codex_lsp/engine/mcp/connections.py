@@ -20,6 +20,7 @@ from codex_lsp.engine.mcp.names import function_spec, qualified_name
 from codex_lsp.store.config import McpServerConfig
 
 Spawn = Callable[[Callable[[], Awaitable[None]], str], None]
+Report = Callable[[McpServerConnection], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +52,25 @@ class McpConnections:
             ]
         )
 
-    async def start(self, spawn: Spawn) -> list[McpServerConnection]:
-        """Connect every server concurrently; return those that failed."""
+    async def start(self, spawn: Spawn, report: Report | None = None) -> list[McpServerConnection]:
+        """Connect every server concurrently; return those that failed. `report` hears of each
+        server as soon as it has connected or failed."""
+
+        async def settled(server: McpServerConnection) -> None:
+            await server.wait_started()
+            if report is not None:
+                report(server)
+
         for server in self.servers:
             spawn(server.run, f"mcp server {server.name}")
-        for server in self.servers:
-            await server.wait_started()
+        async with anyio.create_task_group() as waits:
+            for server in self.servers:
+                waits.start_soon(settled, server)
         self._index()
         return [server for server in self.servers if not server.connected]
+
+    def server(self, name: str) -> McpServerConnection | None:
+        return next((server for server in self.servers if server.name == name), None)
 
     def _index(self) -> None:
         taken: set[str] = set()

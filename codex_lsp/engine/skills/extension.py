@@ -1,5 +1,10 @@
 """Skills as an engine extension: discovery warnings, the `## Skills` section, `list_skills`,
-and the SKILL.md bodies that a user turn names."""
+and the SKILL.md bodies that a user turn names.
+
+`[[skills.config]]` entries of the config enable or disable single skills: a disabled skill is
+still listed (so a settings page can turn it back on) but never offered to the model.
+`extra_roots` are scanned as user skills besides the usual roots.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from codex_lsp.engine.extensions import Extension, OpHandler
 from codex_lsp.engine.skills.loader import ADMIN_SKILLS_DIR, SkillsCache, SkillsOutcome
 from codex_lsp.engine.skills.prompt import mentioned_skills, skill_message, skills_section
+from codex_lsp.engine.skills.settings import apply_settings
 from codex_lsp.protocol.events import ListSkillsResponseEvent, WarningEvent
 from codex_lsp.protocol.ops import ListSkills
 
@@ -29,11 +35,26 @@ class SkillsExtension(Extension):
     def __init__(self, *, enabled: bool = True, admin_dir: Path = ADMIN_SKILLS_DIR) -> None:
         self.enabled = enabled
         self.cache = SkillsCache(admin_dir=admin_dir)
+        self.extra_roots: tuple[Path, ...] = ()
 
     def outcome(self, session: Session, cwd: Path, *, force_reload: bool = False) -> SkillsOutcome:
-        return self.cache.for_cwd(
-            cwd, codex_home=session.services.codex_home, force_reload=force_reload
+        services = session.services
+        return self.outcome_for(
+            cwd, codex_home=services.codex_home, config=services.config, force_reload=force_reload
         )
+
+    def outcome_for(
+        self, cwd: Path, *, codex_home: Path, config: Any, force_reload: bool = False
+    ) -> SkillsOutcome:
+        """The skills `cwd` sees, each enabled or not as `config`'s `[[skills.config]]` says."""
+        found = self.cache.for_cwd(
+            cwd, codex_home=codex_home, force_reload=force_reload, extra_roots=self.extra_roots
+        )
+        skills = getattr(config, "skills", None)
+        return apply_settings(found, skills.config if skills is not None else [])
+
+    async def config_reloaded(self, session: Session, sub_id: str) -> None:
+        self.enabled = session.services.config.feature_enabled(FEATURE, True)
 
     async def session_started(self, session: Session, sub_id: str) -> None:
         if not self.enabled:

@@ -102,9 +102,14 @@ def project_root(cwd: Path) -> Path | None:
 
 
 def skill_roots(
-    cwd: Path, *, codex_home: Path, home: Path | None, admin_dir: Path = ADMIN_SKILLS_DIR
+    cwd: Path,
+    *,
+    codex_home: Path,
+    home: Path | None,
+    admin_dir: Path = ADMIN_SKILLS_DIR,
+    extra: tuple[Path, ...] = (),
 ) -> list[SkillRoot]:
-    """The roots to scan for `cwd`, nearest scope first."""
+    """The roots to scan for `cwd`, nearest scope first; `extra` roots hold user skills."""
     top = project_root(cwd) or cwd
     chain = [cwd, *cwd.parents]
     directories = chain[: chain.index(top) + 1] if top in chain else [cwd]
@@ -116,6 +121,7 @@ def skill_roots(
     roots.append(SkillRoot(codex_home / "skills", "user"))
     if home is not None:
         roots.append(SkillRoot(home / ".agents" / "skills", "user"))
+    roots += [SkillRoot(root, "user") for root in extra]
     roots.append(SkillRoot(codex_home / "skills" / SYSTEM_DIR_NAME, "system"))
     roots.append(SkillRoot(admin_dir, "admin"))
     return roots
@@ -244,13 +250,21 @@ class SkillsCache:
         self._admin_dir = admin_dir
         self._loaded: dict[tuple[Path, ...], SkillsOutcome] = {}
 
-    def for_cwd(self, cwd: Path, *, codex_home: Path, force_reload: bool = False) -> SkillsOutcome:
+    def for_cwd(
+        self,
+        cwd: Path,
+        *,
+        codex_home: Path,
+        force_reload: bool = False,
+        extra_roots: tuple[Path, ...] = (),
+    ) -> SkillsOutcome:
         home_env = os.environ.get("HOME")
         roots = skill_roots(
             cwd.resolve(),
             codex_home=codex_home,
             home=Path(home_env) if home_env else None,
             admin_dir=self._admin_dir,
+            extra=extra_roots,
         )
         # Keyed by the roots themselves: a changed $HOME or CODEX_HOME is a new scan.
         key = tuple(root.path for root in roots)

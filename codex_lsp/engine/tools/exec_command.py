@@ -231,7 +231,8 @@ async def _start(
     store = session.processes
     process_id = store.reserve_id()
     try:
-        process = await ExecProcess.spawn(SpawnSpec(argv=run_argv, cwd=cwd, env=env, tty=args.tty))
+        spec = SpawnSpec(argv=run_argv, cwd=cwd, env=env, tty=args.tty, sandboxed=run_argv != argv)
+        process = await ExecProcess.spawn(spec)
     except ProcessError as err:
         store.release(process_id)
         raise ToolError(f"exec_command failed: {err}") from err

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from codex_lsp.engine.exec import kill_process_group
+from codex_lsp.engine.exec import TERM_GRACE_S, kill_process_group
 from codex_lsp.engine.exec_output import HeadTailBuffer, RetainedOutput
+from codex_lsp.sandbox import STOP_NOW_SIGNAL, block_stop_now
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,9 @@ class SpawnSpec:
     size: TerminalSize = DEFAULT_TERMINAL_SIZE
     stdin: Literal["none", "pipe"] = "none"
     retained_bytes: int = OUTPUT_RETAINED_BYTES
+    # `argv` runs the sandbox launcher (`wrap_command`'s argv), which `terminate` asks to
+    # end the command's whole tree.
+    sandboxed: bool = False
 
 
 class ProcessError(RuntimeError):
@@ -106,6 +110,18 @@ def _set_winsize(fd: int, size: TerminalSize) -> None:
 def _take_controlling_terminal() -> None:  # pragma: no cover - runs in the forked child
     # The child is a session leader by now (start_new_session); its stdin is the PTY.
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _start_launcher_on_terminal() -> None:  # pragma: no cover - runs in the forked child
+    _take_controlling_terminal()
+    block_stop_now()
+
+
+def _child_setup(spec: SpawnSpec) -> Callable[[], None] | None:
+    """What the child does between fork and exec, if anything."""
+    if spec.sandboxed:
+        return _start_launcher_on_terminal if spec.tty else block_stop_now
+    return _take_controlling_terminal if spec.tty else None
 
 
 def _exit_code(returncode: int | None) -> int | None:
@@ -213,7 +229,7 @@ class ExecProcess:
                 cwd=spec.cwd,
                 env=dict(spec.env),
                 start_new_session=True,
-                preexec_fn=_take_controlling_terminal if spec.tty else None,
+                preexec_fn=_child_setup(spec),
             )
         except (OSError, subprocess.SubprocessError) as err:
             for fd in parent_fds:
@@ -409,9 +425,21 @@ class ExecProcess:
         if self._proc is None or (self._closed.is_set() and self._exited.is_set()):
             return
         self._killed = not self._exited.is_set()
+        if self.spec.sandboxed and self._killed:
+            # The launcher kills the tree, processes that left the group included, and dies
+            # as the command did; a SIGKILL of it would leave those behind where the kernel
+            # gave it no PID namespace. The group's SIGKILL stays as the backstop.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._proc.pid, STOP_NOW_SIGNAL)
+            asyncio.get_running_loop().call_later(TERM_GRACE_S, self._kill_if_running)
+            return
         # The leader heads its own group, so this reaches it too. (Popen.kill would reap it
         # behind asyncio's back, which then reports exit code 255.)
         kill_process_group(self._proc.pid)
+
+    def _kill_if_running(self) -> None:
+        if self._proc is not None and not self._exited.is_set():
+            kill_process_group(self._proc.pid)
 
     async def wait(self) -> int:
         """Wait until the process has exited and its output is closed; its exit code."""

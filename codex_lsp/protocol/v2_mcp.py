@@ -1,0 +1,125 @@
+"""MCP servers on the v2 wire: `mcpServerStatus/list`, `mcpServer/tool/call`,
+`mcpServer/resource/read`, and the `mcpServer/startupStatus/updated` notification.
+
+Tools, resources and results are MCP's own objects, passed through in MCP's spelling
+(`inputSchema`, `mimeType`, `_meta`), so they are kept as JSON objects here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from typing_extensions import TypeAliasType
+
+from codex_lsp.protocol.v2_common import Opt, V2Model
+
+McpServerStatusDetail = TypeAliasType("McpServerStatusDetail", Literal["full", "toolsAndAuthOnly"])
+McpAuthStatus = TypeAliasType(
+    "McpAuthStatus", Literal["unknown", "unsupported", "notLoggedIn", "bearerToken", "oAuth"]
+)
+McpServerConnectionStatus = TypeAliasType(
+    "McpServerConnectionStatus",
+    Literal[
+        "notStarted",
+        "starting",
+        "connected",
+        "authenticationRequired",
+        "failed",
+        "cancelled",
+        "disabled",
+    ],
+)
+McpServerStartupState = TypeAliasType(
+    "McpServerStartupState", Literal["starting", "ready", "failed", "cancelled"]
+)
+McpServerStartupFailureReason = TypeAliasType(
+    "McpServerStartupFailureReason", Literal["reauthenticationRequired"]
+)
+
+
+class ListMcpServerStatusParams(V2Model):
+    cursor: Opt[str] = None
+    limit: Opt[int] = Field(default=None, ge=0)
+    detail: Opt[McpServerStatusDetail] = None
+    """`toolsAndAuthOnly` skips listing resources; `full` (the default) lists them too."""
+    server_name: Opt[str] = None
+    thread_id: Opt[str] = None
+    """A loaded thread whose running servers to report; without one the servers are
+    connected just to be asked."""
+
+
+class McpServerInfo(V2Model):
+    name: str
+    version: str
+    title: Opt[str] = None
+    description: Opt[str] = None
+    icons: Opt[list[Any]] = None
+    website_url: Opt[str] = None
+
+
+class McpServerStatus(V2Model):
+    name: str
+    auth_status: McpAuthStatus
+    tools: dict[str, dict[str, Any]]
+    resources: list[dict[str, Any]]
+    resource_templates: list[dict[str, Any]]
+    runtime_status: Opt[McpServerConnectionStatus] = None
+    http_origin: Opt[str] = None
+    plugin_id: Opt[str] = None
+    server_info: Opt[McpServerInfo] = None
+    server_capabilities: Opt[dict[str, Any]] = None
+    tool_list_meta: Opt[dict[str, Any]] = None
+    tools_error: Opt[str] = None
+
+
+class ListMcpServerStatusResponse(V2Model):
+    data: list[McpServerStatus]
+    next_cursor: Opt[str] = None
+
+
+class McpServerToolCallParams(V2Model):
+    thread_id: str
+    server: str
+    tool: str
+    arguments: Opt[Any] = None
+    meta: Opt[Any] = Field(default=None, alias="_meta")
+
+
+class McpServerToolCallResponse(V2Model):
+    content: list[Any]
+    structured_content: Opt[Any] = None
+    is_error: Opt[bool] = None
+    meta: Opt[Any] = Field(default=None, alias="_meta")
+
+
+class McpResourceReadParams(V2Model):
+    server: str
+    uri: str
+    thread_id: Opt[str] = None
+    meta: Opt[dict[str, Any]] = Field(default=None, alias="_meta")
+
+
+class McpResourceReadResponse(V2Model):
+    contents: list[dict[str, Any]]
+    """Each `{uri, mimeType?, text}` or `{uri, mimeType?, blob}` (base64)."""
+    origin_call_id: Opt[str] = None
+
+
+class McpServerStatusUpdatedNotification(V2Model):
+    name: str
+    status: McpServerStartupState
+    thread_id: str | None = None
+    error: str | None = None
+    failure_reason: Opt[McpServerStartupFailureReason] = None
+
+
+REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
+    "mcpServerStatus/list": (ListMcpServerStatusParams, ListMcpServerStatusResponse),
+    "mcpServer/tool/call": (McpServerToolCallParams, McpServerToolCallResponse),
+    "mcpServer/resource/read": (McpResourceReadParams, McpResourceReadResponse),
+}
+
+NOTIFICATIONS: dict[str, type[BaseModel]] = {
+    "mcpServer/startupStatus/updated": McpServerStatusUpdatedNotification
+}

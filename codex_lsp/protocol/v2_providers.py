@@ -1,0 +1,162 @@
+"""Model providers on the v2 wire: `modelProvider/list`, `modelProvider/capabilities/read` and
+`modelProvider/config/write`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeAliasType
+
+from codex_lsp.protocol.v2_common import Opt, V2Model
+
+
+class NoneGatewayAuth(V2Model):
+    mode: Literal["none"] = "none"
+
+
+class EnvironmentVariableGatewayAuth(V2Model):
+    mode: Literal["environmentVariable"] = "environmentVariable"
+    env_key: str
+
+
+class ExternallyConfiguredGatewayAuth(V2Model):
+    """The provider authenticates in a way the form does not show (headers, a query string);
+    edits keep it."""
+
+    mode: Literal["externallyConfigured"] = "externallyConfigured"
+    env_key: Opt[str] = None
+
+
+GatewayAuth = TypeAliasType(
+    "GatewayAuth",
+    Annotated[
+        NoneGatewayAuth | EnvironmentVariableGatewayAuth | ExternallyConfiguredGatewayAuth,
+        Field(discriminator="mode"),
+    ],
+)
+
+
+class OpenaiProviderSettings(V2Model):
+    type: Literal["openai"] = "openai"
+
+
+class CustomGatewayProviderSettings(V2Model):
+    type: Literal["customGateway"] = "customGateway"
+    auth: GatewayAuth
+
+
+class BedrockProviderSettings(V2Model):
+    type: Literal["bedrock"] = "bedrock"
+    profile: Opt[str] = None
+    region: Opt[str] = None
+
+
+class GcpProviderSettings(V2Model):
+    type: Literal["gcp"] = "gcp"
+    credential_file: Opt[str] = None
+    location: Opt[str] = None
+    project_id: Opt[str] = None
+
+
+ProviderSettings = TypeAliasType(
+    "ProviderSettings",
+    Annotated[
+        OpenaiProviderSettings
+        | CustomGatewayProviderSettings
+        | BedrockProviderSettings
+        | GcpProviderSettings,
+        Field(discriminator="type"),
+    ],
+)
+
+
+class ModelProviderSummary(V2Model):
+    id: str
+    name: str
+    can_edit: bool
+    """Whether the user's config.toml holds this provider's table, so it can be edited."""
+    settings: ProviderSettings
+    base_url: Opt[str] = None
+    """Null when the endpoint is absent or carries secrets (credentials, a query string)."""
+
+
+class ModelProviderListParams(V2Model):
+    """No params."""
+
+
+class ModelProviderListResponse(V2Model):
+    data: list[ModelProviderSummary]
+    default_provider_id: str
+    can_change_default: bool
+
+
+class ModelProviderCapabilitiesReadParams(V2Model):
+    """No params: the capabilities of the configured default provider."""
+
+
+class ModelProviderCapabilitiesReadResponse(V2Model):
+    web_search: bool
+    image_generation: bool
+
+
+class _Patch(V2Model):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CustomGatewayProviderSettingsPatch(_Patch):
+    """Omitted fields keep their value; an explicit null clears it. Without `providerId` a
+    new provider is created, its id made from `name`."""
+
+    type: Literal["customGateway"]
+    provider_id: Opt[str] = None
+    name: Opt[str] = None
+    base_url: Opt[str] = None
+    env_key: Opt[str] = None
+
+
+class BedrockProviderSettingsPatch(_Patch):
+    type: Literal["bedrock"]
+    provider_id: Literal["amazon-bedrock", "amazon-bedrock-runtime"]
+    profile: Opt[str] = None
+    region: Opt[str] = None
+
+
+class GcpProviderSettingsPatch(_Patch):
+    type: Literal["gcp"]
+    provider_id: Literal["gcp"]
+    credential_file: Opt[str] = None
+    location: Opt[str] = None
+    project_id: Opt[str] = None
+
+
+ProviderSettingsPatch = TypeAliasType(
+    "ProviderSettingsPatch",
+    Annotated[
+        CustomGatewayProviderSettingsPatch
+        | BedrockProviderSettingsPatch
+        | GcpProviderSettingsPatch,
+        Field(discriminator="type"),
+    ],
+)
+
+
+class ModelProviderConfigWriteParams(_Patch):
+    settings: ProviderSettingsPatch
+
+
+class ModelProviderConfigWriteResponse(V2Model):
+    provider: ModelProviderSummary
+
+
+REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
+    "modelProvider/list": (ModelProviderListParams, ModelProviderListResponse),
+    "modelProvider/capabilities/read": (
+        ModelProviderCapabilitiesReadParams,
+        ModelProviderCapabilitiesReadResponse,
+    ),
+    "modelProvider/config/write": (
+        ModelProviderConfigWriteParams,
+        ModelProviderConfigWriteResponse,
+    ),
+}

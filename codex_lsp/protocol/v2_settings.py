@@ -1,0 +1,137 @@
+"""Settings pages on the v2 wire: skills (`skills/config/write`, `skills/extraRoots/set`,
+`skills/changed`), `hooks/list`, experimental features (`experimentalFeature/list`,
+`experimentalFeature/enablement/set`) and `permissionProfile/list`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from typing_extensions import TypeAliasType
+
+from codex_lsp.protocol.v2_common import Opt, V2Model
+
+# -- skills ------------------------------------------------------------------------------
+
+
+class SkillsConfigWriteParams(V2Model):
+    """Enable or disable one skill, chosen by the path of its SKILL.md or by its name."""
+
+    enabled: bool
+    name: Opt[str] = None
+    path: Opt[str] = None
+
+
+class SkillsConfigWriteResponse(V2Model):
+    effective_enabled: bool
+
+
+class SkillsExtraRootsSetParams(V2Model):
+    extra_roots: list[str]
+    """Absolute directories scanned for skills (as user skills) besides the usual roots."""
+
+
+class SkillsExtraRootsSetResponse(V2Model):
+    pass
+
+
+class SkillsChangedNotification(V2Model):
+    """The skills a client listed may have changed: list them again."""
+
+
+# -- hooks -------------------------------------------------------------------------------
+
+
+class HooksListParams(V2Model):
+    cwds: Opt[list[str]] = None
+    thread_id: Opt[str] = None
+
+
+class HookErrorInfo(V2Model):
+    path: str
+    message: str
+
+
+class HooksListEntry(V2Model):
+    cwd: str
+    hooks: list[dict[str, Any]]
+    """Always empty: this engine runs no hooks (see the entry's warnings)."""
+    warnings: list[str]
+    errors: list[HookErrorInfo]
+
+
+class HooksListResponse(V2Model):
+    data: list[HooksListEntry]
+
+
+# -- experimental features --------------------------------------------------------------
+
+ExperimentalFeatureStage = TypeAliasType(
+    "ExperimentalFeatureStage",
+    Literal["beta", "underDevelopment", "stable", "deprecated", "removed"],
+)
+
+
+class ExperimentalFeatureListParams(V2Model):
+    cursor: Opt[str] = None
+    limit: Opt[int] = Field(default=None, ge=0)
+    thread_id: Opt[str] = None
+
+
+class ExperimentalFeature(V2Model):
+    name: str
+    stage: ExperimentalFeatureStage
+    enabled: bool
+    default_enabled: bool
+    display_name: Opt[str] = None
+    description: Opt[str] = None
+    announcement: Opt[str] = None
+
+
+class ExperimentalFeatureListResponse(V2Model):
+    data: list[ExperimentalFeature]
+    next_cursor: Opt[str] = None
+
+
+class ExperimentalFeatureEnablementSetParams(V2Model):
+    enablement: dict[str, bool]
+
+
+class ExperimentalFeatureEnablementSetResponse(V2Model):
+    enablement: dict[str, bool]
+    """The features this request changed; names this server does not know are left out."""
+
+
+# -- permission profiles ----------------------------------------------------------------
+
+
+class PermissionProfileListParams(V2Model):
+    cursor: Opt[str] = None
+    limit: Opt[int] = Field(default=None, ge=0)
+    cwd: Opt[str] = None
+
+
+class PermissionProfileSummary(V2Model):
+    id: str
+    allowed: bool
+    description: Opt[str] = None
+
+
+class PermissionProfileListResponse(V2Model):
+    data: list[PermissionProfileSummary]
+    next_cursor: Opt[str] = None
+
+
+REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
+    "skills/config/write": (SkillsConfigWriteParams, SkillsConfigWriteResponse),
+    "skills/extraRoots/set": (SkillsExtraRootsSetParams, SkillsExtraRootsSetResponse),
+    "hooks/list": (HooksListParams, HooksListResponse),
+    "experimentalFeature/list": (ExperimentalFeatureListParams, ExperimentalFeatureListResponse),
+    "experimentalFeature/enablement/set": (
+        ExperimentalFeatureEnablementSetParams,
+        ExperimentalFeatureEnablementSetResponse,
+    ),
+    "permissionProfile/list": (PermissionProfileListParams, PermissionProfileListResponse),
+}
+
+NOTIFICATIONS: dict[str, type[BaseModel]] = {"skills/changed": SkillsChangedNotification}
