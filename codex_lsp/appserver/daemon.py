@@ -1,14 +1,15 @@
-"""The per-user server behind `codex-lsp app-server --attach` (see `attach.py`).
+"""The per-user server behind the warm starts of `codex-lsp serve` and `app-server`.
 
-A warm parent: it imports everything a session needs once, then waits on its unix socket. For
-each launcher that connects it checks the peer's uid, receives the launcher's stdio descriptors
-and context, and forks. The child takes on the launcher's stdin, stdout, stderr, environment,
-cwd and umask, and runs `codex-lsp app-server ARGS` as if the client had spawned it; the
-launcher's connection stays open as the session's hang-up line and carries its exit status
-back. Forking, rather than serving every client on one event loop, keeps each client's
-environment and threads to itself and lets a crash end one session only; the fork costs
-milliseconds because the imports are already done (and frozen out of the garbage collector's
-way, so children do not copy the parent's pages just by collecting).
+A warm parent: it imports everything a session of either command needs once, then waits on
+its unix socket. For each launcher that connects it checks the peer's uid, receives the
+launcher's stdio descriptors and context, and forks. The child takes on the launcher's stdin,
+stdout, stderr, environment, cwd and umask, and runs `codex-lsp serve ARGS` (or `app-server
+ARGS`) as if the client had spawned it (see `attach.py`); the launcher's connection stays open
+as the session's hang-up line and carries its exit status back. Forking, rather than serving
+every client on one event loop, keeps each client's environment and threads to itself and lets
+a crash end one session only; the fork costs milliseconds because the imports are already done
+(and frozen out of the garbage collector's way, so children do not copy the parent's pages just
+by collecting), and so is the work libraries do on first use (`REHEARSALS`).
 
 The parent stays single-threaded and never runs an event loop, so forking it is safe. It
 leaves when it has had no session for the idle timeout, when another server has taken its
@@ -34,7 +35,13 @@ import traceback
 from dataclasses import dataclass
 from typing import NoReturn
 
-from codex_lsp.appserver.attach import HANDSHAKE_TIMEOUT_S, PROTOCOL, identity, private_dir
+from codex_lsp.appserver.attach import (
+    COMMANDS,
+    HANDSHAKE_TIMEOUT_S,
+    PROTOCOL,
+    identity,
+    private_dir,
+)
 
 log = logging.getLogger("codex_lsp.appserver.daemon")
 
@@ -44,11 +51,18 @@ DEFAULT_IDLE_S = 600.0
 _TICK_S = 2.0
 _MAX_REQUEST = 4 << 20
 
-# Imported before the first fork: what `codex-lsp app-server` loads by the end of a turn,
-# beyond what building the command line parser imports.
+# Imported before the first fork: what `codex-lsp app-server` and `codex-lsp serve` load by the
+# end of a turn, beyond what building the command line parser imports.
 PRELOAD = (
     "codex_lsp.cli.appserver_cmd",
     "codex_lsp.appserver.server",
+    "codex_lsp.cli.serve_cmd",
+    "codex_lsp.lsp.server",
+    "codex_lsp.lsp.transport",
+    "codex_lsp.lsp.approvals",
+    "codex_lsp.lsp.client_port",
+    "codex_lsp.lsp.editor_workspace",
+    "codex_lsp.lsp.edits",
     "codex_lsp.api.server",
     "codex_lsp.engine.bootstrap",
     "codex_lsp.engine.handlers",
@@ -56,6 +70,12 @@ PRELOAD = (
     "anyio._backends._asyncio",
     "anyio.to_thread",
     "queue",
+)
+
+# Run before the first fork, after PRELOAD: work libraries do on first use, done once here.
+REHEARSALS = (
+    ("codex_lsp.lsp.rehearsal", "rehearse"),
+    ("codex_lsp.sandbox", "sandbox_support"),  # the kernel's support, probed once
 )
 
 
@@ -188,6 +208,11 @@ class AttachServer:
                 importlib.import_module(name)
             except Exception:  # a child imports what it needs anyway
                 log.exception("preloading %s failed", name)
+        for module, function in REHEARSALS:
+            try:
+                getattr(importlib.import_module(module), function)()
+            except Exception:  # a child does the same work itself
+                log.exception("rehearsing %s.%s failed", module, function)
         self._sources = _source_stamps()
         gc.collect()
         gc.freeze()
@@ -238,6 +263,9 @@ class AttachServer:
                 log.warning("refused a connection from a sandboxed process (%s)", confined)
                 return
             request, fds = _receive(conn)
+            if not request.args or request.args[0] not in COMMANDS:
+                log.warning("refused a launcher asking for %r", request.args[:1])
+                return
             if request.identity != self.identity:
                 log.warning("refused a launcher of another installation")
                 return
@@ -336,7 +364,7 @@ def _receive(conn: socket.socket) -> tuple[Request, list[int]]:
 def _serve_child(
     conn: socket.socket, fds: list[int], request: Request, listener: socket.socket
 ) -> NoReturn:
-    """In the forked child: become the launcher's `codex-lsp app-server ARGS`."""
+    """In the forked child: become the launcher's `codex-lsp COMMAND ARGS`."""
     code = 1
     try:
         listener.close()
@@ -353,12 +381,12 @@ def _serve_child(
         os.chdir(request.cwd)
         os.umask(request.umask)
         _forget_parent_state()
-        sys.argv = ["codex-lsp", "app-server", *request.args]
+        sys.argv = ["codex-lsp", *request.args]
         conn.sendall(b"ready\n")
         if _read_line(conn) != b"go":
             os._exit(0)  # the launcher chose to serve its client itself
         conn.settimeout(None)
-        code = _run_app_server(conn.fileno(), request.args)
+        code = _run_command(conn.fileno(), request.args)
         with contextlib.suppress(OSError):
             conn.sendall(b"exit %d\n" % code)
     except BaseException:
@@ -378,11 +406,12 @@ def _forget_parent_state() -> None:
     root.setLevel(logging.WARNING)
 
 
-def _run_app_server(hangup_fd: int, args: list[str]) -> int:
+def _run_command(hangup_fd: int, args: list[str]) -> int:
     from codex_lsp.cli.main import main
 
+    command, *options = args
     try:
-        code = main(["app-server", "--hangup-fd", str(hangup_fd), *args])
+        code = main([command, "--hangup-fd", str(hangup_fd), *options])
     except SystemExit as exit_:
         if exit_.code is None or isinstance(exit_.code, int):
             code = exit_.code or 0

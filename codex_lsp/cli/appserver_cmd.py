@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         rebuilt = [arg for override in args.overrides or [] for arg in ("-c", override)]
         rebuilt += ["-p", args.profile] if args.profile else []
         rebuilt += ["-m", args.model] if args.model else []
-        return attach(rebuilt)
+        return attach(["app-server", *rebuilt])
     logging.basicConfig(
         stream=sys.stderr,
         level=os.environ.get("CODEX_LSP_LOG", "warning").upper(),

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
+import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import cattrs
+import orjson
 from lsprotocol import converters, types
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.protocol import (
@@ -52,11 +55,14 @@ CodexHandler = Callable[[str, Any], Any]
 _ANSWERED = object()
 
 
+@functools.cache
 def json_converter() -> cattrs.Converter:
     """lsprotocol's converter, leaving the params and results of untyped methods plain JSON.
 
     pygls's default turns such dicts into namedtuples; the v2 API and the clients' answers to
-    `codex/*` requests are dicts and must stay dicts.
+    `codex/*` requests are dicts and must stay dicts. One per process: building it resolves
+    the types of every LSP class, and cattrs builds a hook per type on first use, which a
+    session forked from the warm server then inherits instead of building again.
     """
     converter = converters.get_converter()
     for message_type in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
@@ -101,7 +107,7 @@ class CodexProtocol(LanguageServerProtocol):
                 except JsonRpcException as err:
                     self._send_response(msg_id, error=err.to_response_error())
                     return _ANSWERED
-                self._send_response(msg_id, result=result)
+                self._send_result(msg_id, result)
                 return _ANSWERED
 
             return forward
@@ -175,9 +181,42 @@ class CodexProtocol(LanguageServerProtocol):
     def send_notification(self, method: str, params: Any) -> None:
         """Send a notification whose params are already plain JSON values.
 
-        Streaming deltas go through here: a dict needs no cattrs round trip, only json.dumps.
+        Streaming deltas go through here, so it is the shortest way to the writer (see
+        `_write_plain`).
         """
-        self._send_data({"jsonrpc": self.VERSION, "method": method, "params": params})
+        message = {"jsonrpc": self.VERSION, "method": method, "params": params}
+        if not self._write_plain(message):
+            self._send_data(message)
+
+    def _send_result(self, msg_id: int | str, result: Any) -> None:
+        """Answer a `codex/*` request with the API's result, plain JSON values as a rule.
+
+        A resumed thread's answer can hold tens of thousands of items: cattrs would walk every
+        one of them to find nothing to convert. Anything else goes through pygls.
+        """
+        self._in_flight.discard(msg_id)
+        self._result_types.pop(msg_id, None)
+        if not self._write_plain({"jsonrpc": self.VERSION, "id": msg_id, "result": result}):
+            self._send_response(msg_id, result=result)
+
+    def _write_plain(self, message: dict[str, Any]) -> bool:
+        """Write `message` as one frame if it is plain JSON; False when it is not.
+
+        No cattrs round trip and no debug log of the body; orjson encodes it, `json` what only
+        `json` can (a lone surrogate, an integer past 64 bits).
+        """
+        writer = self.writer
+        if writer is None:
+            return True
+        try:
+            body = orjson.dumps(message)
+        except TypeError:
+            try:
+                body = json.dumps(message).encode("ascii")
+            except (TypeError, ValueError):
+                return False
+        writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        return True
 
 
 def plain_handler(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -170,11 +170,19 @@ def _claim_stdio() -> tuple[int, int]:
     return in_fd, out_fd
 
 
-async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out_fd: int) -> int:
-    reader = ChunkReader(in_fd, asyncio.get_running_loop())
+async def _serve_stdio(
+    server: CodexLanguageServer,
+    in_fd: int,
+    out_fd: int,
+    before_reading: Callable[[], None] | None,
+    hangup: int | None,
+) -> int:
+    reader = ChunkReader(in_fd, asyncio.get_running_loop(), hangup=hangup)
     writer = OutputWriter(out_fd)
     server.protocol.set_outbox(writer)
     try:
+        if before_reading is not None:
+            before_reading()
         return await serve_stream(server, reader.read, writer)
     finally:
         reader.close()
@@ -183,10 +191,20 @@ async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out_fd: int) -> 
         await asyncio.to_thread(writer.close)
 
 
-def run_stdio(server: CodexLanguageServer) -> int:
-    """Serve the client on stdin/stdout; return the process exit status."""
+def run_stdio(
+    server: CodexLanguageServer,
+    *,
+    before_reading: Callable[[], None] | None = None,
+    hangup: int | None = None,
+) -> int:
+    """Serve the client on stdin/stdout; return the process exit status.
+
+    `before_reading` runs in the event loop once output is set up, before the first read (the
+    early `initialize` is replayed there); when `hangup`, a descriptor, closes, the input
+    counts as ended.
+    """
     in_fd, out_fd = _claim_stdio()
-    return _run(_serve_stdio(server, in_fd, out_fd))
+    return _run(_serve_stdio(server, in_fd, out_fd, before_reading, hangup))
 
 
 # -- tcp -------------------------------------------------------------------------------------

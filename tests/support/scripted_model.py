@@ -300,6 +300,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Each SSE chunk goes out as it is written, as a streaming API server sends it; with
+        # Nagle's algorithm a chunk could wait for the client's delayed ACK (up to 40 ms).
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.track(self.connection, True)
 
     def finish(self) -> None:

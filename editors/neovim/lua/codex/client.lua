@@ -1,6 +1,8 @@
 -- codex.client: starts `codex-lsp serve` through vim.lsp (one server per project root),
--- attaches file buffers to it, and sends requests to it.
+-- attaches file buffers to it, and sends requests to it. By default the server is started warm
+-- (`codex.launcher`): a session forked from the per-user server, cold when that cannot start.
 local config = require("codex.config")
+local launcher = require("codex.launcher")
 
 local M = {}
 
@@ -9,6 +11,8 @@ M.name = "codex"
 local has_011 = vim.fn.has("nvim-0.11") == 1
 local ready_queue = {} -- client id -> functions waiting for `initialize` to finish
 local ours = {} -- id -> the command line of each client this plugin started
+local warm = {} -- ids of the clients started warm
+local replaced = {} -- id of a warm client that failed to start -> id of the cold one after it
 local warned_missing = {} -- executables we already said are missing
 local last_client_id = nil
 
@@ -76,10 +80,12 @@ end
 local function on_exit(code, signal, client_id)
   local queued = ready_queue[client_id]
   local cmd = ours[client_id] or table.concat(config.options.cmd, " ")
+  local was_warm = warm[client_id]
   local client = vim.lsp.get_client_by_id(client_id)
   local root = client and client.root_dir
   ready_queue[client_id] = nil
   ours[client_id] = nil
+  warm[client_id] = nil
   if last_client_id == client_id then
     last_client_id = nil
   end
@@ -88,6 +94,26 @@ local function on_exit(code, signal, client_id)
     require("codex.events").client_exited(client_id, died)
     if not died then
       return -- stopped on purpose (:lsp stop, quitting), not a failure
+    end
+    if queued ~= nil and was_warm and root then
+      -- The warm start failed before the server answered: start it cold, with what waited.
+      launcher.forget()
+      notify(
+        ("the warm start failed (%s); starting `%s` directly."):format(
+          how_it_ended(code, signal),
+          table.concat(config.options.cmd, " ")
+        ),
+        vim.log.levels.WARN
+      )
+      local cold = M.start(nil, root, false, client_id)
+      if cold then
+        -- Requests already made of the failed client, and any made of it later, go to this one.
+        replaced[client_id] = cold.id
+        for _, fn in ipairs(queued) do
+          M.when_ready(cold, fn)
+        end
+      end
+      return
     end
     if queued ~= nil then
       -- It never finished `initialize`: most often a broken install.
@@ -128,10 +154,10 @@ local function on_init(client)
   end
 end
 
-local function client_config(root)
+local function client_config(root, cmd)
   return {
     name = M.name,
-    cmd = config.options.cmd,
+    cmd = cmd,
     cmd_env = config.options.cmd_env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
@@ -175,25 +201,32 @@ end
 
 --- Start (or reuse) the server for `bufnr`'s project (or `root`) and attach the buffer when it
 --- is a file of that project. Returns the client, or nil when the server cannot be started (the
---- user has been told). `automatic` marks the start on opening a file.
-function M.start(bufnr, root, automatic)
+--- user has been told). `automatic` marks the start on opening a file; `gone` is the id of a
+--- client that exited and must not be reused.
+function M.start(bufnr, root, automatic, gone)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if not M.check_cmd(automatic) then
     return nil
   end
   root = root or M.root_for(bufnr)
   local attach = is_file_buffer(bufnr) and M.root_for(bufnr) == root
-  local id = vim.lsp.start(client_config(root), {
+  local cmd, is_warm = launcher.server_cmd()
+  local id = vim.lsp.start(client_config(root, cmd), {
     bufnr = bufnr,
     attach = attach,
-    reuse_client = same_root,
+    reuse_client = function(client, cfg)
+      return client.id ~= gone and same_root(client, cfg)
+    end,
   })
   if not id then
     notify("could not start the language server for " .. root, vim.log.levels.ERROR)
     return nil
   end
-  ours[id] = table.concat(config.options.cmd, " ")
   local client = vim.lsp.get_client_by_id(id)
+  if not ours[id] then -- a new client, not one reused for this root
+    ours[id] = table.concat(cmd, " ")
+    warm[id] = is_warm or nil
+  end
   if client and not client.initialized and ready_queue[id] == nil then
     ready_queue[id] = {}
   end
@@ -251,8 +284,16 @@ function M.for_root(root)
   return M.start(nil, root)
 end
 
---- Run `fn(client)` once the client has answered `initialize`.
+--- Run `fn(client)` once the client has answered `initialize` (`fn` gets the client that did:
+--- another one when a warm start failed and a cold one took its place).
 function M.when_ready(client, fn)
+  while replaced[client.id] do
+    local successor = vim.lsp.get_client_by_id(replaced[client.id])
+    if not successor then
+      break
+    end
+    client = successor
+  end
   if client.initialized then
     fn(client)
     return
@@ -265,8 +306,9 @@ end
 --- handles it (it gets the error object).
 function M.request(client, method, params, cb, opts)
   opts = opts or {}
-  M.when_ready(client, function()
-    local ok = invoke(client, "request", method, params, function(err, result)
+  -- `ready` is `client`, or the one started in its place when a warm start fell back.
+  M.when_ready(client, function(ready)
+    local ok = invoke(ready, "request", method, params, function(err, result)
       if err then
         if opts.on_error then
           opts.on_error(err)
