@@ -9,12 +9,21 @@ without the command or patch, which is the safe reading of "no answer", and it i
 
 An MCP tool call's approval is asked as `item/tool/requestUserInput` on its `mcpToolCall` item,
 the way the reference server asks it: one question whose choices are `MCP_APPROVAL_OPTIONS`.
+
+A command approval lists the answers it takes, in the reference server's order: `accept`, then
+"accept commands starting like this one" when the command is one simple command (its words are
+the proposed execpolicy amendment), then `cancel`. Where the reference offers only those, this
+server also offers `acceptForSession` and `decline`, which it honours.
+
+A file-change approval carries only the protocol's fields; the patch is in the pending
+`fileChange` item, and also under our own `codexLsp.changes`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+import shlex
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 import anyio
@@ -36,9 +45,11 @@ from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_requests import (
     AcceptWithExecpolicyAmendmentDecision,
     ApplyNetworkPolicyAmendmentDecision,
+    CodexLspApprovalExtras,
     CommandExecutionApprovalDecision,
     CommandExecutionRequestApprovalParams,
     CommandExecutionRequestApprovalResponse,
+    ExecpolicyAmendment,
     FileChangeApprovalDecision,
     FileChangeRequestApprovalParams,
     FileChangeRequestApprovalResponse,
@@ -53,6 +64,9 @@ log = logging.getLogger(__name__)
 
 # Starts a job in the thread's task group.
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], object]
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+_SHELL_SYNTAX = frozenset("$`<>*?[]{}~!#")
 
 APPROVAL_FLAG: ThreadActiveFlag = "waitingOnApproval"
 INPUT_FLAG: ThreadActiveFlag = "waitingOnUserInput"
@@ -83,6 +97,44 @@ def core_decision(
     return ReviewDecision.from_v2(decision)
 
 
+def proposed_execpolicy_amendment(argv: Sequence[str]) -> list[str] | None:
+    """The words of `argv` as a rule to allow from now on, when it is one simple command.
+
+    A `bash -lc SCRIPT` wrapper is looked through. A script with more than one command or any
+    shell syntax (pipes, redirections, substitutions, globs) gets no proposal: a prefix rule
+    would allow more than the user saw.
+    """
+    words = list(argv)
+    if len(words) == 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and words[1] in ("-lc", "-c"):
+        lexer = shlex.shlex(words[2], posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            words = list(lexer)
+        except ValueError:
+            return None
+        punctuation = set(lexer.punctuation_chars)
+        if any(set(word) <= punctuation for word in words):
+            return None
+    if not words or any(_SHELL_SYNTAX & set(word) for word in words):
+        return None
+    return words
+
+
+def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApprovalDecision]:
+    """What the client may answer to a command approval, in the order to offer it."""
+    decisions: list[CommandExecutionApprovalDecision] = ["accept", "acceptForSession"]
+    if amendment is not None:
+        decisions.append(
+            AcceptWithExecpolicyAmendmentDecision(
+                accept_with_execpolicy_amendment=ExecpolicyAmendment(
+                    execpolicy_amendment=amendment
+                )
+            )
+        )
+    decisions += ["decline", "cancel"]
+    return decisions
+
+
 class ApprovalRouter:
     """The `ApprovalHooks` of one thread."""
 
@@ -104,6 +156,7 @@ class ApprovalRouter:
     # -- ApprovalHooks ----------------------------------------------------------------------
 
     def ask_exec(self, turn_id: str, event: ev.ExecApprovalRequestEvent) -> None:
+        amendment = proposed_execpolicy_amendment(event.command)
         params = CommandExecutionRequestApprovalParams(
             thread_id=self._thread_id,
             turn_id=turn_id,
@@ -114,6 +167,8 @@ class ApprovalRouter:
             command=command_string(event.command),
             cwd=event.cwd,
             command_actions=command_actions(event.parsed_cmd),
+            proposed_execpolicy_amendment=amendment,
+            available_decisions=available_decisions(amendment),
         )
 
         def answer(result: dict[str, Any] | None) -> Op:
@@ -136,7 +191,7 @@ class ApprovalRouter:
             started_at_ms=now_ms(),
             reason=event.reason,
             grant_root=event.grant_root,
-            changes=diffs,
+            codex_lsp=CodexLspApprovalExtras(changes=diffs),
         )
 
         def answer(result: dict[str, Any] | None) -> Op:
@@ -225,10 +280,12 @@ class ApprovalRouter:
     ) -> None:
         scope = anyio.CancelScope()
         self._scopes.setdefault(turn_id, set()).add(scope)
+        # The thread shows it waits on the client now, before the caller announces the item
+        # the request is about; the request itself goes out from the task, after that.
+        self._waiting(flag, +1)
 
         async def run() -> None:
             with scope:
-                self._waiting(flag, +1)
                 try:
                     result = await self._client.request(method, params)
                 except Exception as err:  # an error answer or a dead connection: decline

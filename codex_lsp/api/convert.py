@@ -246,11 +246,20 @@ def _breakdown(usage: core_inputs.TokenUsage) -> TokenUsageBreakdown:
     )
 
 
+EFFECTIVE_CONTEXT_WINDOW_PERCENT = 95
+"""The share of a model's context window a thread may fill: Codex keeps the rest for the
+instructions and tool definitions it adds to every request, and reports only this share."""
+
+
+def effective_context_window(window: int | None) -> int | None:
+    return None if window is None else window * EFFECTIVE_CONTEXT_WINDOW_PERCENT // 100
+
+
 def token_usage(info: core_inputs.TokenUsageInfo) -> ThreadTokenUsage:
     return ThreadTokenUsage(
         total=_breakdown(info.total_token_usage),
         last=_breakdown(info.last_token_usage),
-        model_context_window=info.model_context_window,
+        model_context_window=effective_context_window(info.model_context_window),
     )
 
 
@@ -264,10 +273,14 @@ def _window(window: core_inputs.RateLimitWindow | None) -> RateLimitWindow | Non
     )
 
 
+DEFAULT_LIMIT_ID = "codex"
+"""The limit a provider's usage counts against when it names none."""
+
+
 def rate_limits(snapshot: core_inputs.RateLimitSnapshot) -> RateLimitSnapshot:
     plan = snapshot.plan_type
     return RateLimitSnapshot(
-        limit_id=snapshot.limit_id or "codex",
+        limit_id=snapshot.limit_id or DEFAULT_LIMIT_ID,
         limit_name=snapshot.limit_name,
         primary=_window(snapshot.primary),
         secondary=_window(snapshot.secondary),

@@ -18,14 +18,26 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from codex_lsp.api import items
-from codex_lsp.api.convert import file_change_diffs, now_ms, rate_limits, token_usage, turn_error
+from codex_lsp.api.convert import (
+    DEFAULT_LIMIT_ID,
+    file_change_diffs,
+    now_ms,
+    rate_limits,
+    token_usage,
+    turn_error,
+)
 from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_turns import TurnError
+from codex_lsp.store.home import new_thread_id
 
 log = logging.getLogger(__name__)
+
+# The running-items key of the turn's compaction (a turn compacts once at a time).
+COMPACTION_KEY = "<compaction>"
 
 _PLAN_STATUS = {"pending": "pending", "in_progress": "inProgress", "completed": "completed"}
 
@@ -72,6 +84,8 @@ class TurnState:
     reasoning: ReasoningStream | None = None
     running: dict[str, _Running] = field(default_factory=dict)
     last_message: Any = None
+    # The turn's aggregated diff as last reported; empty until a patch changed something.
+    diff: str = ""
 
 
 class ToolEventsMixin:
@@ -90,6 +104,8 @@ class ToolEventsMixin:
     _new_id: Callable[..., str]
     _turn_id: Callable[[], str]
     _report_error: Callable[..., None]
+    _update_status: Callable[[], None]
+    failed: bool
     _mcp_approval: Callable[[ev.ExecApprovalRequestEvent], bool]
     _subagent_request: Callable[[ev.Event], None]
 
@@ -107,6 +123,7 @@ class ToolEventsMixin:
             "web_search_end": self._web_search_end,
             "mcp_tool_call_begin": self._mcp_begin,
             "mcp_tool_call_end": self._mcp_end,
+            "context_compaction_started": self._compaction_started,
             "context_compacted": self._compacted,
             "turn_diff": self._turn_diff,
             "plan_update": self._plan_update,
@@ -135,16 +152,20 @@ class ToolEventsMixin:
         item.started_at_ms = running.item.started_at_ms if running is not None else now_ms()
         self._completed(item)
 
-    def _close_tools(self) -> None:
-        """Whatever is still running when the turn ends did not finish, except a process the
-        model left running for later: its item stays open until the process exits."""
+    def _close_tools(self, *, complete: bool = True) -> None:
+        """Whatever is still running when the turn ends did not finish (completed as failed,
+        unless `complete` is False: an interrupted turn leaves its items as they were), except
+        a process the model left running for later: its item stays open until it exits."""
         assert self._turn is not None
         for call_id in list(self._turn.running):
             running = self._turn.running.pop(call_id)
             if getattr(running.item, "source", None) == "unifiedExecStartup":
                 self._background[call_id] = (self._turn.id, running)
                 continue
-            running.item.status = "failed"
+            if not complete:
+                continue
+            if "status" in type(running.item).model_fields:
+                running.item.status = "failed"
             self._completed(running.item)
 
     def _find_running(self, call_id: str) -> tuple[str, _Running] | None:
@@ -163,8 +184,10 @@ class ToolEventsMixin:
             return
         if self._mcp_approval(msg):
             return
-        self._start_running(msg.call_id, items.command_pending(msg))
+        # The thread is marked waiting before the command's item starts (the request itself
+        # follows the item), as the reference server orders them.
         self._hooks.ask_exec(self._turn.id, msg)
+        self._start_running(msg.call_id, items.command_pending(msg))
 
     def _exec_begin(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.ExecCommandBeginEvent)
@@ -282,18 +305,30 @@ class ToolEventsMixin:
             )
             self._end_running(msg.call_id, item)
 
-    def _compacted(self, event: ev.Event) -> None:
+    def _compaction_started(self, event: ev.Event) -> None:
         if self._turn is not None:
-            self._instant(items.context_compaction(self._new_id("compaction")))
+            self._start_running(COMPACTION_KEY, items.context_compaction(new_thread_id()))
+
+    def _compacted(self, event: ev.Event) -> None:
+        if self._turn is None:
+            return
+        running = self._turn.running.get(COMPACTION_KEY)
+        if running is None:  # a compaction that did not announce itself
+            self._instant(items.context_compaction(new_thread_id()))
+            return
+        self._end_running(COMPACTION_KEY, items.context_compaction(running.item.id))
 
     # -- turn-level notifications -----------------------------------------------------------
 
     def _turn_diff(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.TurnDiffEvent)
-        self._notify(
-            "turn/diff/updated",
-            {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": msg.unified_diff},
-        )
+        if self._turn is not None:
+            self._turn.diff = msg.unified_diff
+        self._send_diff(msg.unified_diff)
+
+    def _send_diff(self, diff: str) -> None:
+        params = {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": diff}
+        self._notify("turn/diff/updated", params)
 
     def _plan_update(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.PlanUpdateEvent)
@@ -307,6 +342,9 @@ class ToolEventsMixin:
         self._notify("turn/plan/updated", params)
 
     def _token_count(self, event: ev.Event) -> None:
+        """Usage, then the rate limits as the provider last reported them (an empty snapshot
+        when it never did), then the turn's diff again while it has one: the reference
+        server's rhythm after every model response."""
         msg = event.msg_as(ev.TokenCountEvent)
         turn_id = self._turn_id()
         if msg.info is not None and turn_id:
@@ -322,7 +360,11 @@ class ToolEventsMixin:
             snapshot = rate_limits(msg.rate_limits)
             if self._on_rate_limits is not None:
                 self._on_rate_limits(snapshot)
-            self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        else:
+            snapshot = RateLimitSnapshot(limit_id=DEFAULT_LIMIT_ID)
+        self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        if self._turn is not None and self._turn.diff:
+            self._send_diff(self._turn.diff)
 
     def _error(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.ErrorEvent)
@@ -333,6 +375,8 @@ class ToolEventsMixin:
             self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
             return
         turn.error = turn_error(msg.message, msg.codex_error_info)
+        self.failed = True
+        self._update_status()
         self._report_error(turn.error, turn.id, will_retry=False)
 
     def _stream_error(self, event: ev.Event) -> None:

@@ -66,6 +66,8 @@ def replay_turns(events: list[dict[str, Any]], *, running_turn: str | None = Non
     gone) unless it is `running_turn`, which is still `inProgress`."""
     turns: list[_TurnBuilder] = []
     current: _TurnBuilder | None = None
+    # A review enters review mode just before its turn starts: the item belongs to that turn.
+    early: list[dict[str, Any]] = []
 
     def open_turn(turn_id: str | None, started_at: int | None = None) -> _TurnBuilder:
         builder = _TurnBuilder(id=turn_id or f"turn-{len(turns) + 1}", started_at=started_at)
@@ -76,6 +78,12 @@ def replay_turns(events: list[dict[str, Any]], *, running_turn: str | None = Non
         kind = event.get("type")
         if kind in ("task_started", "turn_started"):
             current = open_turn(_str(event.get("turn_id")), _int(event.get("started_at")))
+            for held in early:
+                _apply(current, held.get("type"), held)
+            early.clear()
+            continue
+        if kind == "entered_review_mode" and current is None:
+            early.append(event)
             continue
         if kind in ("task_complete", "turn_complete", "turn_aborted"):
             if current is not None:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from codex_lsp.api import thread_store
 from codex_lsp.api.account import Accounts
-from codex_lsp.api.catalog import list_models
+from codex_lsp.api.catalog import model_list
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.families import API_FAMILIES
@@ -238,7 +238,15 @@ class ApiServer:
 
     async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
         response = await self.threads.resume(params, _path(raw))
-        self._after_response_call(self.threads.get(response.thread.id).replay_startup)
+        thread = self.threads.get(response.thread.id)
+        # As the reference server: the resumed thread's status before the answer, its usage
+        # so far after it.
+        status = {"threadId": thread.thread_id, "status": dump(response.thread.status)}
+        self._client.notify("thread/status/changed", status)
+        usage = thread.usage_report()
+        if usage is not None:
+            self._after_response("thread/tokenUsage/updated", usage)
+        self._after_response_call(thread.replay_startup)
         return response
 
     async def _thread_fork(self, params: Any, raw: dict[str, Any]) -> BaseModel:
@@ -299,7 +307,13 @@ class ApiServer:
         )
 
     async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
-        await interrupt_turn(self.threads.get(params.thread_id), params)
+        thread = self.threads.get(params.thread_id)
+        try:
+            await interrupt_turn(thread, params)
+        finally:
+            # The turn's end was held back for this answer: it follows it.
+            if thread.map is not None:
+                self._after_response_call(thread.map.release_finish)
 
     # -- review and skills ------------------------------------------------------------------
 
@@ -332,7 +346,7 @@ class ApiServer:
     # -- catalogue, config, account ---------------------------------------------------------
 
     async def _model_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return list_models(params, self._services().config.model)
+        return await model_list(params, self._services())
 
     async def _config_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         # Read afresh: the user may have edited config.toml since the server started.

@@ -17,6 +17,7 @@ import asyncio
 import itertools
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,9 @@ class Connection:
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         if method not in self.opted_out:
-            self.send({"method": method, "params": params})
+            # The envelope's `emittedAtMs`, as the reference server stamps its notifications.
+            stamp = time.time_ns() // 1_000_000
+            self.send({"method": method, "params": params, "emittedAtMs": stamp})
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.closed:

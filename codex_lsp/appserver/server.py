@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import anyio
 from pydantic import ValidationError
@@ -52,6 +52,14 @@ _API_MODULE = "codex_lsp.api.server"
 log = logging.getLogger(__name__)
 
 
+class MessageReader(Protocol):
+    """Where a connection's messages come from, one at a time; `None` once it has ended."""
+
+    async def readline(self) -> bytes | OversizedLine | None: ...
+
+    def close(self) -> None: ...
+
+
 def _is_request_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
@@ -76,7 +84,7 @@ class AppServer:
         self._initialized = False
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def serve(self, reader: LineReader) -> None:
+    async def serve(self, reader: MessageReader) -> None:
         try:
             while (line := await reader.readline()) is not None:
                 if isinstance(line, OversizedLine):

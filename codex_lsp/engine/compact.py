@@ -15,7 +15,11 @@ from codex_lsp.engine.instructions import contextual_user_message, developer_mes
 from codex_lsp.engine.sampling import run_sampling_request
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import Prompt
-from codex_lsp.protocol.events import ContextCompactedEvent, WarningEvent
+from codex_lsp.protocol.events import (
+    ContextCompactedEvent,
+    ContextCompactionStartedEvent,
+    WarningEvent,
+)
 from codex_lsp.protocol.inputs import TokenUsage
 from codex_lsp.store.history import compacted_history
 
@@ -60,6 +64,7 @@ async def maybe_compact(session: Session, task: RunningTask, ctx: TurnContext) -
 
 async def compact(session: Session, task: RunningTask, ctx: TurnContext) -> None:
     sub_id = task.sub_id
+    session.emit(sub_id, ContextCompactionStartedEvent())
     client = session.services.model_client(ctx, session.thread_id)
     prompt = Prompt(
         model=ctx.model,

@@ -140,7 +140,7 @@ async def _stream_once(
                 _other_event(session, sub_id, emit, event)
     except anyio.get_cancelled_exc_class():
         if show_messages:
-            _keep_partial(session, sub_id, partial)
+            _keep_partial(session, partial)
         raise
     raise ModelError(
         "stream closed before response.completed",
@@ -181,14 +181,16 @@ def _complete(result: SamplingResult, event: Completed) -> None:
         )
 
 
-def _keep_partial(session: Any, sub_id: str, partial: dict[str | None, list[str]]) -> None:
+def _keep_partial(session: Any, partial: dict[str | None, list[str]]) -> None:
     """An interrupted answer keeps the text already shown: in the thread (its `agent_message`
-    is persisted, so a reopened thread shows it) and in the history the model reads next."""
+    is persisted, so a reopened thread shows it) and in the history the model reads next.
+    It is not announced as completed: a live client was sent its deltas and, as from the
+    reference server, no end of an answer that never ended."""
     for item_id, parts in partial.items():
         text = "".join(parts)
         if not text.strip():
             continue
-        session.emit(sub_id, AgentMessageEvent(message=text, item_id=item_id))
+        session.record_event(AgentMessageEvent(message=text, item_id=item_id))
         content = [{"type": "output_text", "text": text}]
         session.record_items([{"type": "message", "role": "assistant", "content": content}])
 

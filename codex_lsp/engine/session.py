@@ -135,6 +135,12 @@ class Session:
         if self._rollout is not None and self._persist(msg.type):
             self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
 
+    def record_event(self, msg: EventMsg) -> None:
+        """Keep `msg` in the thread without sending it: what the client already saw in another
+        form (an interrupted answer's deltas) and reads back when it reopens the thread."""
+        if self._rollout is not None and self._persist(msg.type):
+            self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
+
     def reply(self, sub_id: str, msg: EventMsg) -> None:
         """Answer the op `sub_id` without recording it: a refusal is not part of the thread."""
         self._emit(Event(id=sub_id, msg=msg))
@@ -175,10 +181,20 @@ class Session:
     # Token accounting -------------------------------------------------------------------
 
     def add_usage(self, sub_id: str, usage: TokenUsage | None) -> None:
+        self.record_usage(usage)
+        self.emit(sub_id, self.token_count_event())
+
+    def record_usage(self, usage: TokenUsage | None) -> None:
+        """Count a response's usage; the turn loop reports it once the response's tool calls
+        are done, as Codex does."""
         if usage is not None:
             self.last_usage = usage
             self.total_usage = self.total_usage + usage
-        self.emit(sub_id, self.token_count_event())
+
+    @property
+    def usage_recorded(self) -> bool:
+        """Whether any model call of the thread reported its usage yet."""
+        return self.total_usage != TokenUsage()
 
     def token_count_event(self) -> TokenCountEvent:
         info = TokenUsageInfo(
@@ -257,6 +273,10 @@ class Session:
         # A review runs outside the thread's conversation: the model need not hear of it.
         if task.abort_reason == "interrupted" and task.kind != "review":
             self.record_items([user_message(TURN_ABORTED_MARKER)])
+        # The usage of a response whose tool calls were cut short is reported here; without
+        # any usage yet, only the rate limits (`info` stays unset, as in Codex).
+        info = self.token_count_event().info if self.usage_recorded else None
+        self.emit(task.sub_id, TokenCountEvent(info=info, rate_limits=self.rate_limits))
         self.emit(
             task.sub_id,
             TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason or "interrupted"),

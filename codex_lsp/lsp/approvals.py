@@ -5,7 +5,9 @@ what the agent wants (the command, where, why; or the files and a short diff) an
 are Approve / Approve for session / Deny / Abort turn. A dismissed prompt is a Deny. A client
 that renders approvals itself says so in `initialize`
 (`capabilities.experimental.codex.richApprovals`) and gets the v2 request as
-`codex/<method>` with the v2 params, its result going back unchanged.
+`codex/<method>` with the v2 params, its result going back unchanged; once it is settled
+(answered, or dropped with its turn) `codex/serverRequest/resolved` names it, as the app-server
+does for its requests.
 
 A prompt only ever blocks the turn that asked; if that turn is interrupted first, the editor
 is told to drop the prompt with `$/cancelRequest`.
@@ -129,7 +131,8 @@ class ApprovalBroker:
 
     `rich` reports whether the client asked for the v2 requests; `thread_cwd` (when known)
     shortens paths in prompts; `file_changes` returns the pending `fileChange` item's changes
-    for an approval whose params do not carry them.
+    for an approval whose params do not carry them; `notify` sends a v2 notification
+    (`serverRequest/resolved`) to the client.
     """
 
     def __init__(
@@ -139,8 +142,10 @@ class ApprovalBroker:
         rich: Callable[[], bool],
         thread_cwd: Callable[[str], Path | None] = lambda _thread: None,
         file_changes: Callable[[str], list[dict[str, Any]] | None] = lambda _item: None,
+        notify: Callable[[str, dict[str, Any]], None] = lambda _method, _params: None,
     ) -> None:
         self._server = server
+        self._notify = notify
         self._rich = rich
         self._thread_cwd = thread_cwd
         self._file_changes = file_changes
@@ -153,7 +158,8 @@ class ApprovalBroker:
         if method == COMMAND_APPROVAL:
             message = command_message(params)
         else:
-            changes = params.get("changes")
+            extras = params.get("codexLsp") or {}
+            changes = extras.get("changes")
             if changes is None:
                 changes = self._file_changes(str(params.get("itemId")))
             cwd = self._thread_cwd(str(params.get("threadId")))
@@ -194,15 +200,21 @@ class ApprovalBroker:
         return choice if isinstance(choice, types.MessageActionItem) else None
 
     async def _forward(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        result = await self._request(f"codex/{method}", params)
+        msg_id = f"codex-{uuid.uuid4().hex}"
+        try:
+            result = await self._request(f"codex/{method}", params, msg_id)
+        finally:
+            thread_id = params.get("threadId")
+            if isinstance(thread_id, str):
+                self._notify("serverRequest/resolved", {"threadId": thread_id, "requestId": msg_id})
         if not isinstance(result, dict):
             raise ClientRequestError(
                 INTERNAL_ERROR, f"the editor answered codex/{method} with {result!r}"
             )
         return result
 
-    async def _request(self, method: str, params: Any) -> Any:
-        msg_id = f"codex-{uuid.uuid4().hex}"
+    async def _request(self, method: str, params: Any, msg_id: str | None = None) -> Any:
+        msg_id = msg_id or f"codex-{uuid.uuid4().hex}"
         protocol = self._server.protocol
         try:
             return await protocol.send_request_async(method, params, msg_id=msg_id)

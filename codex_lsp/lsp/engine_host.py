@@ -110,6 +110,7 @@ class EngineHost:
             rich=lambda: self._server.rich_approvals,
             thread_cwd=self.thread_cwd,
             file_changes=lambda item_id: self._port.file_changes(item_id) if self._port else None,
+            notify=lambda method, params: self._port.notify(method, params) if self._port else None,
         )
         self._port = LspClientPort(
             self._server.protocol,

@@ -293,6 +293,12 @@ class WebSearchEndEvent(WireModel):
     query: str
 
 
+class ContextCompactionStartedEvent(WireModel):
+    """The history is being summarised; `context_compacted` follows when it is done."""
+
+    type: Literal["context_compaction_started"] = "context_compaction_started"
+
+
 class ContextCompactedEvent(WireModel):
     type: Literal["context_compacted"] = "context_compacted"
 
@@ -396,6 +402,7 @@ EventMsg = Annotated[
     | McpToolCallEndEvent
     | WebSearchBeginEvent
     | WebSearchEndEvent
+    | ContextCompactionStartedEvent
     | ContextCompactedEvent
     | EnteredReviewModeEvent
     | ExitedReviewModeEvent

@@ -242,9 +242,9 @@ def sandbox_policy_from_v2(
 
 
 class GitInfo(V2Model):
-    sha: Opt[str] = None
-    branch: Opt[str] = None
-    origin_url: Opt[str] = None
+    sha: str | None = None
+    branch: str | None = None
+    origin_url: str | None = None
 
 
 class TokenUsageBreakdown(V2Model):
@@ -261,4 +261,4 @@ class ThreadTokenUsage(V2Model):
 
     total: TokenUsageBreakdown
     last: TokenUsageBreakdown
-    model_context_window: Opt[int] = None
+    model_context_window: int | None = None

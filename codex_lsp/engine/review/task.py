@@ -37,6 +37,7 @@ from codex_lsp.protocol.events import (
     ExitedReviewModeEvent,
     TaskCompleteEvent,
     TaskStartedEvent,
+    UserMessageEvent,
     WarningEvent,
 )
 from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewTarget
@@ -87,13 +88,16 @@ async def run_review_task(
     """The task body; `on_result(session, output)` receives every review that finished."""
     sub_id = task.sub_id
     started = time.monotonic()
+    # As Codex orders them: review mode is entered before the turn starts, and the turn opens
+    # with what was asked (the request's first paragraph; the diff under it stays unshown).
+    session.emit(sub_id, EnteredReviewModeEvent(target=job.target, user_facing_hint=job.hint))
     session.emit(
         sub_id,
         TaskStartedEvent(
             turn_id=sub_id, started_at=session.now(), model_context_window=job.ctx.context_window
         ),
     )
-    session.emit(sub_id, EnteredReviewModeEvent(target=job.target, user_facing_hint=job.hint))
+    session.emit(sub_id, UserMessageEvent(message=job.prompt.split("\n\n", 1)[0]))
     try:
         answer = await _ask_reviewer(session, task, job)
     except ModelError as err:
