@@ -34,17 +34,17 @@ def message(role: str, text: str) -> dict:
     return {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
 
 
-def write_thread(home: Path, items: int) -> tuple[Path, int]:
+def write_thread(home: Path, items: int, cwd: str = "/repo") -> tuple[Path, int]:
     recorder = RolloutRecorder.create(
         home,
         new_thread_id(),
-        {"cwd": "/repo", "model_provider": "openai", "base_instructions": {"text": "x" * 12_000}},
+        {"cwd": cwd, "model_provider": "openai", "base_instructions": {"text": "x" * 12_000}},
     )
     written = 0
     turn = 0
     while written < items:
         turn += 1
-        recorder.record_turn_context({"turn_id": f"t{turn}", "cwd": "/repo", "model": "gpt-5"})
+        recorder.record_turn_context({"turn_id": f"t{turn}", "cwd": cwd, "model": "gpt-5"})
         recorder.record_event({"type": "task_started", "turn_id": f"t{turn}"})
         recorder.record_item(message("user", f"step {turn}: please continue the refactor"))
         recorder.record_event({"type": "user_message", "message": f"step {turn}"})
@@ -72,7 +72,14 @@ def write_thread(home: Path, items: int) -> tuple[Path, int]:
             written += 3
         recorder.record_item(message("assistant", "Done with this step. " * 20))
         recorder.record_event({"type": "agent_message", "message": "Done with this step."})
-        recorder.record_event({"type": "token_count", "info": {"total_token_usage": turn}})
+        usage = {"input_tokens": 900 * turn, "output_tokens": 90 * turn, "total_tokens": 990 * turn}
+        last = {"input_tokens": 900, "output_tokens": 90, "total_tokens": 990}
+        info = {
+            "total_token_usage": usage,
+            "last_token_usage": last,
+            "model_context_window": 1 << 18,
+        }
+        recorder.record_event({"type": "token_count", "info": info})
         recorder.record_event({"type": "task_complete", "turn_id": f"t{turn}"})
         written += 1
         if turn == 200:

@@ -109,7 +109,10 @@ async def test_an_error_answer_declines_and_a_patch_request_carries_its_diffs():
         lambda r: r.ask_patch("t1", patch, file_change_diffs(patch.changes)),
     )
     assert ops == [PatchApproval(id="p1", decision="denied")]
-    change = client.sent[0][1]["changes"][0]
+    params = client.sent[0][1]
+    # The protocol's fields, null when unset; the diffs only under our own key.
+    assert (params["reason"], params["grantRoot"], "changes" in params) == (None, None, False)
+    change = params["codexLsp"]["changes"][0]
     assert change["diff"] == "--- /dev/null\n+++ /w/a.txt\n@@ -0,0 +1 @@\n+x\n"
 
 
@@ -136,3 +139,24 @@ async def test_questions_go_out_as_request_user_input_and_answers_come_back():
     )
     assert ops == [UserInputAnswer(id="t1", answers={"color": {"selected": ["Red"]}})]
     assert waits[0] == ("waitingOnUserInput", 1)
+
+
+async def test_a_command_approval_has_the_reference_shape():
+    _client, _ops, _ = await _route([{"decision": "accept"}], lambda r: r.ask_exec("t1", EXEC))
+    params = _client.sent[0][1]
+    assert (params["kind"], params["environmentId"]) == ("command", "local")
+    # One simple command: its words are offered as a rule for next time, after accept and
+    # before cancel, as the reference server offers them.
+    assert params["proposedExecpolicyAmendment"] == ["ls", "src"]
+    assert params["availableDecisions"] == [
+        "accept",
+        "acceptForSession",
+        {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["ls", "src"]}},
+        "decline",
+        "cancel",
+    ]
+    piped = EXEC.model_copy(update={"command": ["bash", "-lc", "ls src | wc -l"]})
+    client, _ops, _ = await _route([{"decision": "accept"}], lambda r: r.ask_exec("t1", piped))
+    params = client.sent[0][1]
+    assert "proposedExecpolicyAmendment" not in params
+    assert params["availableDecisions"] == ["accept", "acceptForSession", "decline", "cancel"]

@@ -80,7 +80,12 @@ def test_errors_interruptions_rollbacks_and_unfinished_turns():
     ]
     failed, interrupted, open_turn = _turns(events)
     assert failed["status"] == "failed"
-    assert failed["error"] == {"message": "boom", "codexErrorInfo": "contextWindowExceeded"}
+    assert failed["error"] == {
+        "message": "boom",
+        "codexErrorInfo": "contextWindowExceeded",
+        "additionalDetails": None,
+        "misalignment": None,
+    }
     assert interrupted["status"] == "interrupted"
     assert open_turn["id"] == "t4" and open_turn["status"] == "interrupted"
     assert _turns(events, running_turn="t4")[-1]["status"] == "inProgress"

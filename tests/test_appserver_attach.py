@@ -23,6 +23,7 @@ import pytest
 
 from codex_lsp.api.port import INVALID_REQUEST
 from codex_lsp.appserver import attach, daemon
+from codex_lsp.cli.attach_server import SESSION_ENTRY
 from tests.support.appserver import AppServerClient, app_server, make_home
 from tests.support.scripted_builders import text_response
 
@@ -244,7 +245,7 @@ def test_the_server_leaves_when_idle(scripted_model, tmp_path, runtime):
 def test_a_server_running_changed_code_sends_launchers_to_a_fresh_one(tmp_path):
     module = tmp_path / "module.py"
     module.write_text("x = 1\n")
-    server = daemon.AttachServer(str(tmp_path / "s.sock"), 60)
+    server = daemon.AttachServer(str(tmp_path / "s.sock"), 60, SESSION_ENTRY)
     server._sources = {str(module): module.stat().st_mtime_ns}
     assert not server._changed()
     os.utime(module, ns=(0, module.stat().st_mtime_ns + 1_000_000))

@@ -155,7 +155,10 @@ def test_requirements_read_and_config_warnings(scripted_model, tmp_path):
     home, ws, config = _home(tmp_path, scripted_model)
     config.write_text(config.read_text() + "\n[features]\nskils = true\n")
     with app_server(home, ws) as client:
-        assert client.result("configRequirements/read") == {"requirements": None}
+        assert client.result("configRequirements/read") == {
+            "requirements": None,
+            "supportsIndependentSpeedModes": None,
+        }
         warning = client.wait_method("configWarning")
         assert "skils" in warning["params"]["summary"]
         assert warning["params"]["path"] == str(config)

@@ -150,7 +150,11 @@ def test_web_search_calls_are_items_with_their_query(scripted_model, tmp_path):
     (completed,) = items_of(stream, "item/completed", "webSearch")
     assert started["id"] == completed["id"] == "ws_1"
     assert completed["query"] == "python 3.14 release date"
-    assert completed["action"] == {"type": "search", "query": "python 3.14 release date"}
+    assert completed["action"] == {
+        "type": "search",
+        "query": "python 3.14 release date",
+        "queries": None,
+    }
     assert_schema_valid(client)
 
 

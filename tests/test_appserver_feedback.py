@@ -61,7 +61,7 @@ def test_the_bundle_holds_the_thread_and_no_secret(scripted_model, tmp_path):
             },
         )
 
-    assert saved == {"savedPath": str(target), "threadId": thread_id}
+    assert saved == {"savedPath": str(target), "threadId": thread_id, "promptHash": None}
     entries = _entries(target)
     rollouts = [name for name in entries if name.startswith("rollout/")]
     assert len(rollouts) == 1 and thread_id in rollouts[0]

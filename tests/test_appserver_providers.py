@@ -47,11 +47,12 @@ def test_the_list_shows_openai_the_users_providers_and_hides_secret_endpoints(
         "id": "openai",
         "name": "OpenAI",
         "canEdit": False,
+        "baseUrl": None,
         "settings": {"type": "openai"},
     }
     gateway = providers["gw"]
     # The token in its query string never leaves the server; its auth is not the form's.
-    assert "baseUrl" not in gateway
+    assert gateway["baseUrl"] is None
     assert gateway["settings"]["auth"] == {"mode": "externallyConfigured", "envKey": "GW_KEY"}
     plain = providers["plain"]
     assert plain["baseUrl"] == "https://plain.example.com/v1" and plain["canEdit"] is True

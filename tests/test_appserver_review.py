@@ -119,8 +119,8 @@ def test_uncommitted_changes_review_streams_items_and_tells_the_thread(scripted_
     assert f"[P1] main returns the wrong value — {app_py}:2-2" in text
     assert f"[P3] Unused flag — {repo / 'src/untracked_mod.py'}:1-1" in text
     assert "Why: [P1] main returns the wrong value." in text
-    # The reviewer's raw JSON is not chat.
-    assert found["agentMessage"] == []
+    # The reviewer's raw JSON is not chat; the rendered review is the turn's answer.
+    assert [m["text"] for m in found["agentMessage"]] == [text]
 
     # appendToOriginalThread defaults to true: the next turn knows what the review found.
     follow_up = json.dumps(scripted_model.requests[1].body["input"])
@@ -176,7 +176,11 @@ def test_a_malformed_answer_is_a_failed_review_turn(scripted_model, tmp_path):
     (stored,) = read["thread"]["turns"]
     assert stored["status"] == "failed"
     assert stored["error"]["message"] == turn["error"]["message"]
-    assert [i["type"] for i in stored["items"]] == ["enteredReviewMode", "exitedReviewMode"]
+    assert [i["type"] for i in stored["items"]] == [
+        "enteredReviewMode",
+        "userMessage",
+        "exitedReviewMode",
+    ]
     assert_schema_valid(client)
 
 

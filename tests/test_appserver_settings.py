@@ -40,12 +40,15 @@ def test_features_are_listed_with_their_state_and_pages(scripted_model, tmp_path
         "stage": "stable",
         "enabled": False,
         "defaultEnabled": True,
+        "displayName": None,
+        "description": None,
+        "announcement": None,
     }
     beta = features["subagent_tools"]
     assert beta["stage"] == "beta" and beta["enabled"] is False
     assert beta["displayName"] == "Subagents" and beta["description"]
     assert [f["name"] for f in first["data"] + rest["data"]] == list(features)
-    assert "nextCursor" not in listed and "nextCursor" not in rest
+    assert listed["nextCursor"] is None and rest["nextCursor"] is None
     assert unknown_thread == {"code": INVALID_REQUEST, "message": "thread not found: nope"}
 
 
@@ -82,12 +85,13 @@ def test_permission_profiles_are_the_built_in_modes_and_the_users_tables(scripte
 
     assert listed == {
         "data": [
-            {"id": ":read-only", "allowed": True},
-            {"id": ":workspace", "allowed": True},
-            {"id": ":danger-full-access", "allowed": True},
-            {"id": "bare", "allowed": True},
+            {"id": ":read-only", "allowed": True, "description": None},
+            {"id": ":workspace", "allowed": True, "description": None},
+            {"id": ":danger-full-access", "allowed": True, "description": None},
+            {"id": "bare", "allowed": True, "description": None},
             {"id": "locked", "allowed": True, "description": "No writes"},
-        ]
+        ],
+        "nextCursor": None,
     }
     assert [p["id"] for p in page["data"]] == [":read-only", ":workspace"]
     assert page["nextCursor"] == "2"

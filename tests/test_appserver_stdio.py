@@ -12,8 +12,8 @@ import threading
 
 import pytest
 
-from codex_lsp.appserver.output import HIGH_WATER_BYTES, LOW_WATER_BYTES, OutputWriter
-from codex_lsp.appserver.stdio import LineReader, OversizedLine
+from codex_lsp.wire.output import HIGH_WATER_BYTES, LOW_WATER_BYTES, OutputWriter
+from codex_lsp.wire.stdio import LineReader, OversizedLine
 
 LINES = [b'{"n":%d,"pad":"%s"}\n' % (n, b"x" * (n % 300)) for n in range(5000)]
 

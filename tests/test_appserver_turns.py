@@ -207,7 +207,7 @@ def test_patch_approval_carries_the_diff_and_lands_on_disk(scripted_model, tmp_p
         pending = items_of(client.received, "item/started", "fileChange")[0]
         assert pending["id"] == request["params"]["itemId"] == "call_patch"
         assert pending["status"] == "inProgress"
-        by_path = {change["path"]: change for change in request["params"]["changes"]}
+        by_path = {change["path"]: change for change in request["params"]["codexLsp"]["changes"]}
         added, updated = by_path[str(ws / "hello.txt")], by_path[str(ws / "app.py")]
         assert added["kind"] == {"type": "add"}
         assert (
@@ -243,15 +243,20 @@ def test_interrupt_ends_the_turn_as_interrupted_and_the_thread_goes_on(scripted_
             "turn/start", {"threadId": thread["id"], "input": [text_input("Write an essay")]}
         )["turn"]
         client.wait_method("item/agentMessage/delta", turnId=turn["id"])
-        assert (
-            client.result("turn/interrupt", {"threadId": thread["id"], "turnId": turn["id"]}) == {}
-        )
+        params = {"threadId": thread["id"], "turnId": turn["id"]}
+        answer = client.call("turn/interrupt", params)
+        assert answer["result"] == {}
         done = client.wait_method("turn/completed", threadId=thread["id"])
         assert done["params"]["turn"]["id"] == turn["id"]
         assert done["params"]["turn"]["status"] == "interrupted"
-        # The half-streamed message is closed with what arrived, not left hanging.
-        partial = items_of(client.received, "item/completed", "agentMessage")
-        assert partial and partial[0]["text"].startswith("Once")
+        # As the reference server does: the answer comes once the turn has stopped, before its
+        # end; the half-streamed message is left as it was and the turn lists no items.
+        assert client.received.index(answer) < client.received.index(done)
+        assert items_of(client.received, "item/completed", "agentMessage") == []
+        assert done["params"]["turn"]["items"] == []
+        # A turn that is no longer running cannot be interrupted.
+        again = client.call("turn/interrupt", params)
+        assert again["error"] == {"code": -32600, "message": "no active turn to interrupt"}
 
         _, second = client.run_turn(thread["id"], "Keep it short")
         assert second["params"]["turn"]["status"] == "completed"
@@ -364,3 +369,27 @@ def test_a_question_to_the_user_goes_out_and_the_answer_reaches_the_model(script
         if item.get("type") == "function_call_output"
     ]
     assert '"selected": ["red"]' in outputs[0] or '"selected":["red"]' in outputs[0]
+
+
+def test_changed_settings_are_announced_before_the_turns_answer(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(text_response("noted", response_id="resp_1"))
+    with app_server(home, ws) as client:
+        thread = client.start_thread()
+        params = {
+            "threadId": thread["id"],
+            "input": [text_input("go")],
+            "approvalPolicy": "untrusted",
+            "effort": "low",
+        }
+        answer = client.call("turn/start", params)
+        client.wait_method("turn/completed", threadId=thread["id"])
+        (update,) = client.notifications("thread/settings/updated", threadId=thread["id"])
+    # As the reference server sends it: once, and before the answer to turn/start.
+    assert client.received.index(update) < client.received.index(answer)
+    settings = update["params"]["threadSettings"]
+    assert (settings["approvalPolicy"], settings["effort"]) == ("untrusted", "low")
+    assert settings["collaborationMode"] == {
+        "mode": "default",
+        "settings": {"model": "gpt-5.4", "reasoning_effort": "low", "developer_instructions": None},
+    }

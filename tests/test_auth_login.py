@@ -124,11 +124,3 @@ def test_timeout(issuer: FakeIssuer, tmp_path: Path) -> None:
     login, _ = begin(issuer, AuthStore(tmp_path), timeout=0.2)
     result = login.wait(10)
     assert not result.success and "timed out" in result.error
-
-
-async def test_wait_async(issuer: FakeIssuer, tmp_path: Path) -> None:
-    import anyio
-
-    login, query = begin(issuer, AuthStore(tmp_path))
-    await anyio.to_thread.run_sync(lambda: browser_callback(query, code=CODE, state=query["state"]))
-    assert await login.wait_async() == LoginResult(True, None)

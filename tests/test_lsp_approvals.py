@@ -110,6 +110,16 @@ async def test_command_approval_through_the_rich_request(home, ws, scripted_mode
         assert params["cwd"] == str(ws)
         assert params["reason"] == "to greet"
         assert (ws / "out.txt").read_text() == "rich\n"
+        # Once answered, the request is announced as resolved, before the command's end.
+        seen = [
+            (name, p)
+            for name, p in client.protocol.codex_notifications
+            if name == "serverRequest/resolved"
+            or (name == "item/completed" and p["item"]["type"] == "commandExecution")
+        ]
+        assert [name for name, _ in seen] == ["serverRequest/resolved", "item/completed"]
+        assert seen[0][1]["threadId"] == thread_id
+        assert isinstance(seen[0][1]["requestId"], str)
 
 
 async def test_rich_decline_keeps_the_command_from_running(home, ws, scripted_model):

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from codex_lsp.model import Completed, ModelClient, OutputTextDelta, Prompt
-from codex_lsp.store.providers import ModelProviderInfo
+from codex_lsp.protocol.providers import ModelProviderInfo
 from tests.support import scripted_builders as sb
 from tests.support.scripted_model import ScriptedModelServer
 
@@ -117,3 +117,45 @@ async def test_cli_serves_script_file_and_control_endpoints(tmp_path) -> None:
         proc.wait(timeout=10)
         proc.stdout.close()
     assert proc.returncode == 0
+
+
+def test_when_tool_answers_only_a_request_offering_that_tool(scripted_model) -> None:
+    scripted_model.enqueue(sb.text_response("via exec"), when_tool="exec_command")
+    scripted_model.enqueue(sb.text_response("via shell"), when_tool="shell_command")
+    url = f"{scripted_model.base_url}/responses"
+    chat_style = {"tools": [{"type": "function", "function": {"name": "shell_command"}}]}
+    first = httpx.post(url, json=chat_style, timeout=5)
+    assert "via shell" in first.text
+    responses_style = {"tools": [{"type": "function", "name": "exec_command"}]}
+    assert "via exec" in httpx.post(url, json=responses_style, timeout=5).text
+    # Nothing left that an untooled request may take.
+    assert httpx.post(url, json={}, timeout=5).status_code == 500
+
+
+def test_models_route_serves_the_catalog_and_every_request_is_logged(scripted_model) -> None:
+    root = scripted_model.base_url
+    assert httpx.get(f"{root}/models?client_version=1.2.3", timeout=5).status_code == 404
+    scripted_model.set_models({"models": [{"slug": "m1"}]})
+    got = httpx.get(f"{root}/models", headers={"Authorization": "Bearer k"}, timeout=5)
+    assert got.json() == {"models": [{"slug": "m1"}]}
+    httpx.post(f"{root}/elsewhere", json={}, timeout=5)
+    log = [(r.method, r.path) for r in scripted_model.http_log]
+    assert log == [
+        ("GET", "/v1/models?client_version=1.2.3"),
+        ("GET", "/v1/models"),
+        ("POST", "/v1/elsewhere"),
+    ]
+    assert scripted_model.http_log[1].headers["authorization"] == "Bearer k"
+    assert scripted_model.requests == []  # the model-call record is unchanged by these
+
+
+def test_by_tool_plays_the_script_of_the_first_offered_tool_once(scripted_model) -> None:
+    scripted_model.enqueue_by_tool(
+        {"exec_command": sb.text_response("exec"), "shell_command": sb.text_response("shell")}
+    )
+    scripted_model.enqueue(sb.text_response("plain"))
+    url = f"{scripted_model.base_url}/responses"
+    both = {"tools": [{"name": "shell_command"}, {"name": "exec_command"}]}
+    assert "exec" in httpx.post(url, json=both, timeout=5).text
+    # The alternative went with it: the next offering request gets the plain script.
+    assert "plain" in httpx.post(url, json=both, timeout=5).text

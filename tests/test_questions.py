@@ -146,7 +146,7 @@ async def test_codex_shaped_answer_and_two_questions_in_one_turn(scripted_model,
         ([{**NAME, "header": "A header of 20 chars"}], "is 20 characters; the limit is 12"),
         ([{**SCOPE, "options": SCOPE["options"][:1]}], "has 1 entries; give 2 or 3 choices"),
         ([SCOPE, {**NAME, "id": "scope"}], "'scope' is used twice"),
-        ([{**SCOPE, "options": [{"label": "x", "description": "y"}] * 2}], "value is required"),
+        ([{**SCOPE, "options": [{"value": "x", "description": "y"}] * 2}], "label is required"),
     ],
 )
 async def test_invalid_questions_get_a_tool_error_the_model_reads(
@@ -253,3 +253,16 @@ async def test_only_the_root_thread_may_ask(scripted_model, tmp_path):
     assert "request_user_input" not in _tool_names(child_bodies[0])
     refused = _output_for(child_bodies[1], "child_q")
     assert refused == "request_user_input can only be used by the root thread"
+
+
+def test_options_without_value_as_codex_models_send_them_use_the_label() -> None:
+    options = [
+        {"label": "main (Recommended)", "description": "The default branch."},
+        {"label": "develop", "description": "The integration branch."},
+    ]
+    question = {"id": "branch", "header": "Branch", "question": "Which?", "options": options}
+    (parsed,) = parse_questions(json.dumps({"questions": [question]}))
+    assert [(o.value, o.label) for o in parsed.options or ()] == [
+        ("main (Recommended)", "main (Recommended)"),
+        ("develop", "develop"),
+    ]

@@ -94,10 +94,12 @@ async def test_uncommitted_review_reports_findings_without_chatting(scripted_mod
         stored = last_review(engine.codex.session)
 
     kinds = [e.msg.type for e in events]
-    assert kinds[:2] == ["task_started", "entered_review_mode"]
+    # Review mode is entered before the turn starts, which opens with what was asked.
+    assert kinds[:3] == ["entered_review_mode", "task_started", "user_message"]
+    assert events[2].msg.message.startswith("Review the uncommitted changes")
     assert kinds[-2:] == ["exited_review_mode", "task_complete"]
     assert "agent_message" not in kinds and "agent_message_delta" not in kinds
-    entered = events[1].msg
+    entered = events[0].msg
     assert entered.user_facing_hint == "current changes"
     assert entered.target.type == "uncommittedChanges"
 
@@ -146,7 +148,7 @@ async def test_each_target_puts_its_own_change_in_the_prompt(scripted_model, tmp
         commit = await review(engine, CommitTarget(sha=helper_sha, title="add helper"))
         custom = await review(engine, CustomTarget(instructions="  Look for SQL injection.  "))
 
-    hints = [events[1].msg.user_facing_hint for events in (branch, commit, custom)]
+    hints = [events[0].msg.user_facing_hint for events in (branch, commit, custom)]
     assert hints == [
         "changes against 'main'",
         f"commit {helper_sha[:7]}: add helper",

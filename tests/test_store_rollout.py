@@ -102,6 +102,19 @@ def test_corrupt_middle_line_and_missing_meta(tmp_path: Path) -> None:
     assert any("no session_meta" in warning for warning in contents.warnings)
 
 
+def test_lines_that_only_lenient_json_reads_are_kept(tmp_path: Path) -> None:
+    # A lone surrogate escaped in a string, and an integer past 64 bits: JSON that Python's
+    # json module reads (and writes), so a rollout may hold them; neither is a corrupt line.
+    path = tmp_path / "x.jsonl"
+    good = json.dumps({"timestamp": "t", "type": "response_item", "payload": user_item("a")})
+    surrogate = '{"timestamp": "t", "type": "response_item", "payload": {"text": "\\ud800"}}'
+    big = json.dumps({"timestamp": "t", "type": "event_msg", "payload": {"n": 2**70}})
+    path.write_text(f"{good}\n{surrogate}\n{big}\n")
+    contents = read_rollout(path)
+    assert [line.payload for line in contents.lines[1:]] == [{"text": "\ud800"}, {"n": 2**70}]
+    assert not any("corrupt" in warning for warning in contents.warnings)
+
+
 def test_open_existing_after_a_torn_line_keeps_new_lines_intact(tmp_path: Path) -> None:
     recorder = new_recorder(tmp_path)
     recorder.record_item(user_item("before"))

@@ -67,8 +67,8 @@ def test_required_follows_what_the_wire_always_carries() -> None:
     definitions = build_bundle()["definitions"]
     thread = definitions["Thread"]
     # Nullable but always written, and tags: required. `Opt` fields: not.
-    assert {"id", "sessionId", "projectId", "status", "source"} <= set(thread["required"])
-    assert "forkedFromId" not in thread["required"]
+    assert {"id", "sessionId", "projectId", "forkedFromId", "status"} <= set(thread["required"])
+    assert "mcpAppResourceUri" not in definitions["McpToolCallThreadItem"]["required"]
     assert thread["properties"]["projectId"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
     assert "type" in definitions["TextUserInput"]["required"]
     assert "startedAtMs" in definitions["ItemStartedNotification"]["required"]
@@ -153,7 +153,7 @@ def test_thread_declaration(ts_out: Path) -> None:
     assert 'import type { Turn } from "./Turn";' in text
     assert "export type Thread = {\n  id: string;\n  sessionId: string;\n" in text
     assert "  projectId: string | null;\n" in text
-    assert "  forkedFromId?: string | null;\n" in text
+    assert "  forkedFromId: string | null;\n" in text
     assert "  status: ThreadStatus;\n" in text
     assert "  turns?: Array<Turn>;\n" in text
 
@@ -228,10 +228,12 @@ def test_declaration_carries_descriptions_and_references() -> None:
     assert references == {"Kid"}
 
 
-# Our additions beyond the reference, on purpose (see the model's comment).
+# Beyond the reference schema, on purpose: our own namespaced additions (see the model's
+# comment), and fields the reference server sends outside its stable schema.
 EXTENSIONS = {
-    ("FileChangeRequestApprovalParams", "changes"),
+    ("FileChangeRequestApprovalParams", "codexLsp"),
     ("ReviewStartParams", "appendToOriginalThread"),
+    ("CommandExecutionRequestApprovalParams", "availableDecisions"),
 }
 
 

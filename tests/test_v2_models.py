@@ -34,9 +34,13 @@ def test_optional_none_is_left_out_and_required_nullable_is_written_as_null() ->
         source="cli",
     )
     wire = v2.dump(thread)
+    # What the reference bindings declare `T | null` is written as null, never left out.
     assert wire["projectId"] is None
-    assert "forkedFromId" not in wire and "name" not in wire and "gitInfo" not in wire
+    assert wire["forkedFromId"] is None and wire["name"] is None and wire["gitInfo"] is None
     assert wire["turns"] == []
+    # What they declare optional (`T?`) is left out while unset.
+    item = it.McpToolCallThreadItem(id="c", server="s", tool="t", status="completed", arguments={})
+    assert "mcpAppResourceUri" not in v2.dump(item) and v2.dump(item)["result"] is None
     assert v2.dump(acc.ChatgptAccount())["email"] is None
     assert v2.dump(note.ThreadNameUpdatedNotification(thread_id="t")) == {"threadId": "t"}
 
@@ -66,13 +70,12 @@ def test_the_snake_case_spots_of_the_reference_are_kept() -> None:
     )
     assert v2.dump(decision) == {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["ls"]}}
     config = cfg.Config(model_provider="local", sandbox_mode="read-only", profiles={"p": {}})
-    assert v2.dump(config) == {
-        "model_provider": "local",
-        "sandbox_mode": "read-only",
-        "profiles": {"p": {}},
-    }
+    wire = v2.dump(config)
+    assert (wire["model_provider"], wire["sandbox_mode"]) == ("local", "read-only")
+    assert wire["profiles"] == {"p": {}} and wire["model_reasoning_effort"] is None
     assert v2.dump(it.McpToolCallResult(content=[], meta={"a": 1})) == {
         "content": [],
+        "structuredContent": None,
         "_meta": {"a": 1},
     }
 
@@ -205,6 +208,8 @@ def test_http_error_info_shape() -> None:
     assert v2.dump(error) == {
         "message": "bad gateway",
         "codexErrorInfo": {"httpConnectionFailed": {"httpStatusCode": 502}},
+        "additionalDetails": None,
+        "misalignment": None,
     }
 
 

@@ -22,6 +22,7 @@ import pytest
 from tests.support.engine import write_config
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.vscode_scripts import journey_scripts, journey_workspace
+from tests.support.warm import warm_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 EXT = ROOT / "editors" / "vscode"
@@ -160,7 +161,8 @@ def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
     ws = journey_workspace(tmp_path / "ws")
-    with ScriptedModelServer() as model:
+    # The extension starts the server warm: its per-user server is the test's own, and stopped.
+    with warm_runtime() as runtime, ScriptedModelServer() as model:
         home = tmp_path / "codex-home"
         write_config(home, model.base_url, approval_policy="untrusted")
         config = {
@@ -175,7 +177,7 @@ def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path
             "timeoutMs": 900_000,
             "settings": {
                 "codexChat.pythonPath": sys.executable,
-                "codexChat.serverEnv": {"CODEX_HOME": str(home)},
+                "codexChat.serverEnv": {"CODEX_HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)},
             },
             "env": {"CODEX_HOME": str(home)},
             "context": {

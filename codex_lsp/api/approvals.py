@@ -9,20 +9,30 @@ without the command or patch, which is the safe reading of "no answer", and it i
 
 An MCP tool call's approval is asked as `item/tool/requestUserInput` on its `mcpToolCall` item,
 the way the reference server asks it: one question whose choices are `MCP_APPROVAL_OPTIONS`.
+
+A command approval lists the answers it takes, in the reference server's order: `accept`, then
+"accept commands starting like this one" when the command is one simple command (its words are
+the proposed execpolicy amendment), then `cancel`. Where the reference offers only those, this
+server also offers `acceptForSession` and `decline`, which it honours.
+
+A file-change approval carries only the protocol's fields; the patch is in the pending
+`fileChange` item, and also under our own `codexLsp.changes`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+import shlex
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from codex_lsp.api.convert import command_actions, command_string, now_ms
 from codex_lsp.api.port import ClientPort
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.editor import declined_hunks
 from codex_lsp.protocol.ops import (
     ExecApproval,
@@ -37,8 +47,12 @@ from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_requests import (
     AcceptWithExecpolicyAmendmentDecision,
     ApplyNetworkPolicyAmendmentDecision,
+    CodexLspApprovalExtras,
+    CommandExecutionApprovalDecision,
     CommandExecutionRequestApprovalParams,
     CommandExecutionRequestApprovalResponse,
+    ExecpolicyAmendment,
+    FileChangeApprovalDecision,
     FileChangeRequestApprovalParams,
     FileChangeRequestApprovalResponse,
     ToolRequestUserInputOption,
@@ -46,43 +60,81 @@ from codex_lsp.protocol.v2_requests import (
     ToolRequestUserInputQuestion,
     ToolRequestUserInputResponse,
 )
+from codex_lsp.protocol.v2_threads import ThreadActiveFlag
 
 log = logging.getLogger(__name__)
 
-DECISIONS = {
-    "accept": "approved",
-    "acceptForSession": "approved_for_session",
-    "decline": "denied",
-    "cancel": "abort",
-}
-"""v2 decision -> core `ReviewDecision`. `cancel` aborts the turn; `decline` lets it go on."""
+# Starts a job in the thread's task group.
+Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], object]
 
-APPROVAL_FLAG = "waitingOnApproval"
-INPUT_FLAG = "waitingOnUserInput"
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+_SHELL_SYNTAX = frozenset("$`<>*?[]{}~!#")
+
+APPROVAL_FLAG: ThreadActiveFlag = "waitingOnApproval"
+INPUT_FLAG: ThreadActiveFlag = "waitingOnUserInput"
 
 MCP_APPROVAL_QUESTION_PREFIX = "mcp_tool_call_approval_"
-MCP_APPROVAL_OPTIONS: dict[str, tuple[str, str]] = {
-    "Approve Once": ("approved", "Run the tool this time."),
+MCP_APPROVAL_OPTIONS: dict[str, tuple[ReviewDecision, str]] = {
+    "Approve Once": (ReviewDecision.APPROVED, "Run the tool this time."),
     "Approve this Session": (
-        "approved_for_session",
+        ReviewDecision.APPROVED_FOR_SESSION,
         "Run it, and do not ask again for this tool in this thread.",
     ),
-    "Deny": ("denied", "Do not run it; the model is told and goes on."),
-    "Cancel": ("abort", "Do not run it, and stop the turn."),
+    "Deny": (ReviewDecision.DENIED, "Do not run it; the model is told and goes on."),
+    "Cancel": (ReviewDecision.ABORT, "Do not run it, and stop the turn."),
 }
 """Choice label -> (core decision, description), in the order they are offered."""
 
 
-def core_decision(decision: Any) -> str:
-    if isinstance(decision, str):
-        return DECISIONS[decision]
+def core_decision(
+    decision: CommandExecutionApprovalDecision | FileChangeApprovalDecision,
+) -> ReviewDecision:
+    """A v2 answer as the engine takes it. `cancel` aborts the turn; `decline` lets it go on."""
     if isinstance(decision, AcceptWithExecpolicyAmendmentDecision):
         # Allowing "commands like this one from now on" is, here, allowing it for the session.
-        return "approved_for_session"
+        return ReviewDecision.APPROVED_FOR_SESSION
     if isinstance(decision, ApplyNetworkPolicyAmendmentDecision):
         action = decision.apply_network_policy_amendment.network_policy_amendment.action
-        return "approved" if action == "allow" else "denied"
-    raise ValueError(f"unknown decision {decision!r}")
+        return ReviewDecision.APPROVED if action == "allow" else ReviewDecision.DENIED
+    return ReviewDecision.from_v2(decision)
+
+
+def proposed_execpolicy_amendment(argv: Sequence[str]) -> list[str] | None:
+    """The words of `argv` as a rule to allow from now on, when it is one simple command.
+
+    A `bash -lc SCRIPT` wrapper is looked through. A script with more than one command or any
+    shell syntax (pipes, redirections, substitutions, globs) gets no proposal: a prefix rule
+    would allow more than the user saw.
+    """
+    words = list(argv)
+    if len(words) == 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and words[1] in ("-lc", "-c"):
+        lexer = shlex.shlex(words[2], posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            words = list(lexer)
+        except ValueError:
+            return None
+        punctuation = set(lexer.punctuation_chars)
+        if any(set(word) <= punctuation for word in words):
+            return None
+    if not words or any(_SHELL_SYNTAX & set(word) for word in words):
+        return None
+    return words
+
+
+def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApprovalDecision]:
+    """What the client may answer to a command approval, in the order to offer it."""
+    decisions: list[CommandExecutionApprovalDecision] = ["accept", "acceptForSession"]
+    if amendment is not None:
+        decisions.append(
+            AcceptWithExecpolicyAmendmentDecision(
+                accept_with_execpolicy_amendment=ExecpolicyAmendment(
+                    execpolicy_amendment=amendment
+                )
+            )
+        )
+    decisions += ["decline", "cancel"]
+    return decisions
 
 
 class ApprovalRouter:
@@ -93,8 +145,8 @@ class ApprovalRouter:
         thread_id: str,
         client: ClientPort,
         submit: Callable[[Op], Awaitable[Any]],
-        spawn: Callable[[Callable[[], Awaitable[None]]], None],
-        waiting: Callable[[str, int], None],
+        spawn: Spawn,
+        waiting: Callable[[ThreadActiveFlag, int], None],
     ) -> None:
         self._thread_id = thread_id
         self._client = client
@@ -106,6 +158,7 @@ class ApprovalRouter:
     # -- ApprovalHooks ----------------------------------------------------------------------
 
     def ask_exec(self, turn_id: str, event: ev.ExecApprovalRequestEvent) -> None:
+        amendment = proposed_execpolicy_amendment(event.command)
         params = CommandExecutionRequestApprovalParams(
             thread_id=self._thread_id,
             turn_id=turn_id,
@@ -116,6 +169,8 @@ class ApprovalRouter:
             command=command_string(event.command),
             cwd=event.cwd,
             command_actions=command_actions(event.parsed_cmd),
+            proposed_execpolicy_amendment=amendment,
+            available_decisions=available_decisions(amendment),
         )
 
         def answer(result: dict[str, Any] | None) -> Op:
@@ -138,7 +193,7 @@ class ApprovalRouter:
             started_at_ms=now_ms(),
             reason=event.reason,
             grant_root=event.grant_root,
-            changes=diffs,
+            codex_lsp=CodexLspApprovalExtras(changes=diffs),
         )
 
         def answer(result: dict[str, Any] | None) -> Op:
@@ -146,7 +201,7 @@ class ApprovalRouter:
             declined = declined_hunks(result)
             if declined is None:
                 log.warning("unreadable declinedHunks for %s; declining", event.call_id)
-                return PatchApproval(id=event.call_id, decision="denied")
+                return PatchApproval(id=event.call_id, decision=ReviewDecision.DENIED)
             refs = [HunkRef(path=hunk.path, index=hunk.index) for hunk in declined]
             return PatchApproval(id=event.call_id, decision=decision, declined_hunks=refs)
 
@@ -206,7 +261,7 @@ class ApprovalRouter:
             # Anything but a known choice (no answer, free text) is the safe reading: decline.
             decision = next(
                 (MCP_APPROVAL_OPTIONS[c][0] for c in chosen if c in MCP_APPROVAL_OPTIONS),
-                "denied",
+                ReviewDecision.DENIED,
             )
             return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
 
@@ -225,17 +280,19 @@ class ApprovalRouter:
     def _ask(
         self,
         turn_id: str,
-        flag: str,
+        flag: ThreadActiveFlag,
         method: str,
         params: dict[str, Any],
         answer: Callable[[dict[str, Any] | None], Op],
     ) -> None:
         scope = anyio.CancelScope()
         self._scopes.setdefault(turn_id, set()).add(scope)
+        # The thread shows it waits on the client now, before the caller announces the item
+        # the request is about; the request itself goes out from the task, after that.
+        self._waiting(flag, +1)
 
         async def run() -> None:
             with scope:
-                self._waiting(flag, +1)
                 try:
                     result = await self._client.request(method, params)
                 except Exception as err:  # an error answer or a dead connection: decline
@@ -253,14 +310,18 @@ class ApprovalRouter:
         self._spawn(run)
 
     @staticmethod
-    def _decision(model: type[BaseModel], result: dict[str, Any] | None, call_id: str) -> str:
+    def _decision(
+        model: type[CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse],
+        result: dict[str, Any] | None,
+        call_id: str,
+    ) -> ReviewDecision:
         if result is None:
-            return "denied"
+            return ReviewDecision.DENIED
         try:
-            return core_decision(model.model_validate(result).decision)  # type: ignore[attr-defined]
-        except (ValidationError, ValueError) as err:
+            return core_decision(model.model_validate(result).decision)
+        except ValidationError as err:
             log.warning("malformed approval answer for %s (%s); declining", call_id, err)
-            return "denied"
+            return ReviewDecision.DENIED
 
 
 def _question(raw: dict[str, Any]) -> ToolRequestUserInputQuestion:

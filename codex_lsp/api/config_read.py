@@ -1,13 +1,17 @@
-"""`config/read`: the effective config, where each value came from, and optionally the layers.
+"""`config/read`: the whole effective config, where each value came from, and the layers.
 
-Two layers exist: the user's `config.toml` (narrowed to the selected profile) and the session
-flags (`-c key=value` given to the server). Built-in defaults are not a layer, so keys left at
-their defaults have no origin, as in the reference server.
+The config is every key the server runs with, defaults included, in `config.toml`'s snake_case
+(the approval policy in its v2 spelling). Two layers can set values: the user's `config.toml`
+(narrowed to the selected profile) and the session flags (`-c key=value` given to the server).
+Each leaf key either of them set has an origin naming it; keys left at their defaults have none,
+as in the reference server. With `includeLayers`, the layers themselves follow, lowest first,
+each with the values it holds and a version (a hash of its text) for optimistic writes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import tomllib
 from typing import Any
 
@@ -22,33 +26,28 @@ from codex_lsp.protocol.v2_config import (
     UserConfigLayerSource,
 )
 
-# Keys of the engine's config that `config/read` reports (the v2 `Config` shape).
-_REPORTED = (
-    "model",
-    "model_provider",
-    "model_context_window",
-    "model_auto_compact_token_limit",
-    "model_reasoning_effort",
-    "model_reasoning_summary",
-    "model_verbosity",
-    "review_model",
-    "sandbox_mode",
-    "sandbox_workspace_write",
-    "instructions",
-    "developer_instructions",
-    "forced_login_method",
-    "profile",
-)
+# Kept out of the answer: the instructions text can be long, and the server reads it anyway.
+_UNREPORTED = frozenset({"base_instructions"})
 
 
 def _version(text: bytes) -> str:
     return "sha256:" + hashlib.sha256(text).hexdigest()
 
 
+def _user_layer_values(raw: bytes) -> dict[str, Any]:
+    try:
+        return tomllib.loads(raw.decode("utf-8")) if raw else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
 def read_config(params: ConfigReadParams, config: Any) -> ConfigReadResponse:
-    values = config.model_dump(mode="json")
-    reported = {key: values.get(key) for key in _REPORTED if values.get(key) is not None}
-    reported["approval_policy"] = approval_policy_to_v2(values["approval_policy"])
+    values = {
+        key: value
+        for key, value in config.model_dump(mode="json").items()
+        if key not in _UNREPORTED
+    }
+    values["approval_policy"] = approval_policy_to_v2(values["approval_policy"])
     path = config.config_path
     try:
         raw = path.read_bytes() if path is not None else b""
@@ -56,22 +55,41 @@ def read_config(params: ConfigReadParams, config: Any) -> ConfigReadResponse:
         raw = b""
     user = UserConfigLayerSource(file=str(path or ""), profile=config.profile)
     user_meta = ConfigLayerMetadata(name=user, version=_version(raw))
-    flags_meta = ConfigLayerMetadata(name=SessionFlagsConfigLayerSource(), version="")
-    origins = {}
-    for key, origin in config.config_origins().items():
-        if key.split(".", 1)[0] not in _REPORTED and key != "approval_policy":
-            continue
-        if origin == "user":
-            origins[key] = user_meta
-        elif origin == "override":
-            origins[key] = flags_meta
+    origins = config.config_origins()
+    overrides = {key for key, origin in origins.items() if origin == "override"}
+    flags_values: dict[str, Any] = {}
+    for key in sorted(overrides):
+        _set(flags_values, key, _leaf(values, key))
+    flags_meta = ConfigLayerMetadata(
+        name=SessionFlagsConfigLayerSource(),
+        version=_version(json.dumps(flags_values, sort_keys=True).encode()),
+    )
+    by_layer = {"user": user_meta, "override": flags_meta}
+    known = {key: by_layer[origin] for key, origin in origins.items() if origin in by_layer}
     layers = None
     if params.include_layers:
-        try:
-            user_values = tomllib.loads(raw.decode("utf-8")) if raw else {}
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            user_values = {}
-        layers = [ConfigLayer(name=user, version=user_meta.version, config=user_values)]
-    return ConfigReadResponse(
-        config=Config.model_validate(reported), origins=origins, layers=layers
-    )
+        layers = [ConfigLayer(name=user, version=user_meta.version, config=_user_layer_values(raw))]
+        if flags_values:
+            layers.append(
+                ConfigLayer(
+                    name=flags_meta.name, version=flags_meta.version, config=flags_values
+                )
+            )
+    return ConfigReadResponse(config=Config.model_validate(values), origins=known, layers=layers)
+
+
+def _set(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, last = dotted.split(".")
+    for part in parents:
+        tree = tree.setdefault(part, {})
+    tree[last] = value
+
+
+def _leaf(values: dict[str, Any], dotted: str) -> Any:
+    """The value at a dotted key path of the effective config (None if it is not there)."""
+    node: Any = values
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node

@@ -19,6 +19,7 @@ from codex_lsp.protocol import policy
 from codex_lsp.protocol.v2_account import RateLimitSnapshot, RateLimitWindow
 from codex_lsp.protocol.v2_common import (
     GranularAskForApproval,
+    PlanType,
     ThreadTokenUsage,
     TokenUsageBreakdown,
     sandbox_policy_from_v2,
@@ -61,7 +62,10 @@ def user_input_to_core(items: Sequence[Any]) -> list[core_inputs.UserInput]:
     converted: list[core_inputs.UserInput] = []
     for index, item in enumerate(items):
         if isinstance(item, TextUserInput):
-            elements = [e.model_dump(mode="json", by_alias=False) for e in item.text_elements]
+            elements = [
+                core_inputs.TextElement.model_validate(e.model_dump(mode="json", by_alias=False))
+                for e in item.text_elements
+            ]
             converted.append(core_inputs.TextInput(text=item.text, text_elements=elements))
         elif isinstance(item, ImageUserInput):
             if item.url is None:
@@ -242,11 +246,20 @@ def _breakdown(usage: core_inputs.TokenUsage) -> TokenUsageBreakdown:
     )
 
 
+EFFECTIVE_CONTEXT_WINDOW_PERCENT = 95
+"""The share of a model's context window a thread may fill: Codex keeps the rest for the
+instructions and tool definitions it adds to every request, and reports only this share."""
+
+
+def effective_context_window(window: int | None) -> int | None:
+    return None if window is None else window * EFFECTIVE_CONTEXT_WINDOW_PERCENT // 100
+
+
 def token_usage(info: core_inputs.TokenUsageInfo) -> ThreadTokenUsage:
     return ThreadTokenUsage(
         total=_breakdown(info.total_token_usage),
         last=_breakdown(info.last_token_usage),
-        model_context_window=info.model_context_window,
+        model_context_window=effective_context_window(info.model_context_window),
     )
 
 
@@ -260,10 +273,14 @@ def _window(window: core_inputs.RateLimitWindow | None) -> RateLimitWindow | Non
     )
 
 
+DEFAULT_LIMIT_ID = "codex"
+"""The limit a provider's usage counts against when it names none."""
+
+
 def rate_limits(snapshot: core_inputs.RateLimitSnapshot) -> RateLimitSnapshot:
     plan = snapshot.plan_type
     return RateLimitSnapshot(
-        limit_id=snapshot.limit_id or "codex",
+        limit_id=snapshot.limit_id or DEFAULT_LIMIT_ID,
         limit_name=snapshot.limit_name,
         primary=_window(snapshot.primary),
         secondary=_window(snapshot.secondary),
@@ -271,9 +288,7 @@ def rate_limits(snapshot: core_inputs.RateLimitSnapshot) -> RateLimitSnapshot:
     )
 
 
-def plan_type(value: str | None) -> str:
+def plan_type(value: str | None) -> PlanType:
     """A plan name the v2 `PlanType` enum knows, else `unknown`."""
-    from codex_lsp.protocol.v2_common import PlanType
-
-    known = get_args(PlanType.__value__)
-    return value if value in known else "unknown"
+    known: tuple[PlanType, ...] = get_args(PlanType.__value__)
+    return next((plan for plan in known if plan == value), "unknown")

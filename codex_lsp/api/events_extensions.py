@@ -21,6 +21,7 @@ MCP servers' startup.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_mcp import McpServerStatusUpdatedNotification
 from codex_lsp.protocol.v2_subagents import AgentInboxNotification, SubagentLifecycleNotification
+from codex_lsp.store.home import new_thread_id
 
 # How the engine's review explanation starts when the reviewer's answer was not a review.
 FAILED_REVIEW_PREFIX = "The review failed:"
@@ -90,6 +92,8 @@ class ExtensionEventsMixin:
     _hooks: ApprovalHooks
     _mcp_servers: frozenset[str]
     _instant: Callable[[Any], None]
+    _started: Callable[..., None]
+    _completed: Callable[..., None]
     _new_id: Callable[..., str]
     _start_running: Callable[[str, Any], None]
     _report_error: Callable[..., None]
@@ -106,16 +110,23 @@ class ExtensionEventsMixin:
     # -- review -----------------------------------------------------------------------------
 
     def _entered_review(self, event: ev.Event) -> None:
-        msg: ev.EnteredReviewModeEvent = event.msg  # type: ignore[assignment]
-        if self._turn is not None:
-            self._instant(items.entered_review(self._new_id("review"), msg.user_facing_hint or ""))
+        # Review mode is entered before the review's turn starts: the item names that turn.
+        msg = event.msg_as(ev.EnteredReviewModeEvent)
+        item = items.entered_review(new_thread_id(), msg.user_facing_hint or "")
+        self._started(item, turn_id=event.id)
+        self._completed(item, turn_id=event.id)
 
     def _exited_review(self, event: ev.Event) -> None:
-        msg: ev.ExitedReviewModeEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExitedReviewModeEvent)
         turn = self._turn
         if turn is None:
             return
-        self._instant(items.exited_review(self._new_id("review"), msg.review_output))
+        exited = items.exited_review(new_thread_id(), msg.review_output)
+        self._instant(exited)
+        # The review text is also the turn's answer, as an agent message.
+        answer = items.agent_message(f"msg_{uuid.uuid4().hex}", exited.review)
+        self._instant(answer)
+        turn.last_message = answer
         failure = failed_review_message(msg.review_output)
         if failure is not None and turn.error is None:
             turn.error = turn_error(failure)
@@ -124,7 +135,7 @@ class ExtensionEventsMixin:
     # -- MCP servers ------------------------------------------------------------------------
 
     def _mcp_startup(self, event: ev.Event) -> None:
-        msg: McpStartupUpdateEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(McpStartupUpdateEvent)
         params = McpServerStatusUpdatedNotification(
             thread_id=self.thread_id, name=msg.server, status=msg.state, error=msg.error
         )
@@ -133,14 +144,14 @@ class ExtensionEventsMixin:
     # -- subagents --------------------------------------------------------------------------
 
     def _subagent_lifecycle(self, event: ev.Event) -> None:
-        msg: ev.SubagentLifecycleEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.SubagentLifecycleEvent)
         params = SubagentLifecycleNotification.model_validate(
             {"thread_id": self.thread_id, **msg.model_dump(exclude={"type"})}
         )
         self._notify("subagent/lifecycle", dump(params))
 
     def _agent_inbox(self, event: ev.Event) -> None:
-        msg: ev.AgentInboxEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.AgentInboxEvent)
         params = AgentInboxNotification.model_validate(
             {"thread_id": self.thread_id, **msg.model_dump(exclude={"type"})}
         )

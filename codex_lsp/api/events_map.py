@@ -9,6 +9,11 @@ Tool items (commands, patches, searches, MCP calls) are mapped by `ToolEventsMix
 mode, subagents and MCP approvals by `ExtensionEventsMixin`; approvals go to an `ApprovalHooks`
 right after their pending item is announced, so the client sees `item/started` before the
 request, as the reference server sends them.
+
+An interrupted turn ends as the reference server ends one: what was still streaming or running
+is left as it was (no `item/completed`), and `turn/completed` lists no items. While the client
+waits on `turn/interrupt`, the map holds that ending back (`hold_finish`), so the answer goes
+out between the turn's last usage report and its end.
 """
 
 from __future__ import annotations
@@ -27,8 +32,14 @@ from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import UserInput
-from codex_lsp.protocol.v2_threads import ActiveThreadStatus, IdleThreadStatus
-from codex_lsp.protocol.v2_turns import Turn
+from codex_lsp.protocol.v2_threads import (
+    ActiveThreadStatus,
+    IdleThreadStatus,
+    SystemErrorThreadStatus,
+    ThreadActiveFlag,
+)
+from codex_lsp.protocol.v2_turns import Turn, TurnStatus
+from codex_lsp.store.home import new_thread_id
 
 Notify = Callable[[str, dict[str, Any]], None]
 
@@ -57,14 +68,18 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         self._inputs: dict[str, list[UserInput]] = {}
         self._steered: dict[str, list[list[UserInput]]] = {}
         self._used_ids: set[str] = set()
-        self._waiting: dict[str, int] = {}
+        self._waiting: dict[ThreadActiveFlag, int] = {}
         # Commands whose process outlived their turn: call id -> (that turn's id, the item).
         self._background: dict[str, tuple[str, _Running]] = {}
-        self._status: tuple[str, tuple[str, ...]] = ("idle", ())
+        self._status: tuple[str, tuple[ThreadActiveFlag, ...]] = ("idle", ())
+        # turn/interrupt waiting for the turn to stop: its id, and the event that wakes it.
+        self._hold: tuple[str, Any] | None = None
+        self.failed = False
+        self._held_finish: Callable[[], None] | None = None
         self._handlers: dict[str, Callable[[ev.Event], None]] = {
             "task_started": self._task_started,
             "task_complete": lambda e: self._finish("completed", e.msg),
-            "turn_aborted": lambda e: self._finish("interrupted", e.msg),
+            "turn_aborted": self._turn_aborted,
             "user_message": self._user_message,
             "agent_message": self._agent_message,
             "agent_reasoning_delta": self._reasoning_event,
@@ -101,22 +116,38 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         """Whether `turn_id` was submitted and has not begun yet."""
         return turn_id in self._inputs and turn_id != self.active_turn_id
 
-    def status(self) -> ActiveThreadStatus | IdleThreadStatus:
+    def status(self) -> ActiveThreadStatus | IdleThreadStatus | SystemErrorThreadStatus:
         kind, flags = self._status
+        if kind == "systemError":
+            return SystemErrorThreadStatus()
         return (
             IdleThreadStatus() if kind == "idle" else ActiveThreadStatus(active_flags=list(flags))
         )
 
-    def waiting(self, flag: str, delta: int) -> None:
+    def waiting(self, flag: ThreadActiveFlag, delta: int) -> None:
         """An approval or question started (+1) or stopped (-1) waiting on the client."""
         self._waiting[flag] = max(self._waiting.get(flag, 0) + delta, 0)
         self._update_status()
 
+    def hold_finish(self, turn_id: str, stopped: Any) -> None:
+        """Keep the end of `turn_id` back when it is interrupted: set `stopped` (an
+        `anyio.Event`) instead, until `release_finish` runs (the interrupt's answer is out)."""
+        self._hold = (turn_id, stopped)
+
+    def release_finish(self) -> None:
+        """Send the held end of an interrupted turn, if there is one."""
+        self._hold = None
+        finish, self._held_finish = self._held_finish, None
+        if finish is not None:
+            finish()
+
     def handle(self, event: ev.Event) -> None:
         msg = event.msg
         if msg.type == "agent_message_delta":  # the hot path: most events are text deltas
-            self._message_delta(msg)  # type: ignore[arg-type]
+            self._message_delta(msg)
             return
+        if self._held_finish is not None:  # whatever comes next, the interrupted turn ended
+            self.release_finish()
         handler = self._handlers.get(msg.type)
         if handler is not None:
             handler(event)
@@ -149,7 +180,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
             },
         )
 
-    def _started(self, item: Any, at_ms: int | None = None) -> None:
+    def _started(self, item: Any, at_ms: int | None = None, *, turn_id: str | None = None) -> None:
         at = at_ms if at_ms is not None else now_ms()
         item.started_at_ms = at
         self._notify(
@@ -157,7 +188,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
             {
                 "item": dump(item),
                 "threadId": self.thread_id,
-                "turnId": self._turn_id(),
+                "turnId": turn_id or self._turn_id(),
                 "startedAtMs": at,
             },
         )
@@ -171,6 +202,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
                 "item": dump(item),
                 "threadId": self.thread_id,
                 "turnId": turn_id or self._turn_id(),
+                "contentTokenCount": None,
                 "completedAtMs": at,
             },
         )
@@ -182,8 +214,11 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         self._completed(item)
 
     def _update_status(self) -> None:
-        if self._turn is None:
-            status: tuple[str, tuple[str, ...]] = ("idle", ())
+        if self.failed:
+            # The model failed the turn for good: the thread shows it until the next turn.
+            status: tuple[str, tuple[ThreadActiveFlag, ...]] = ("systemError", ())
+        elif self._turn is None:
+            status = ("idle", ())
         else:
             status = ("active", tuple(sorted(flag for flag, n in self._waiting.items() if n > 0)))
         if status != self._status:
@@ -210,26 +245,42 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
     # -- turns ------------------------------------------------------------------------------
 
     def _task_started(self, event: ev.Event) -> None:
-        msg: ev.TaskStartedEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.TaskStartedEvent)
         if self._turn is not None:  # a turn that never reported its end
             self._finish("interrupted", None)
         started_at = msg.started_at or int(time.time())
+        self.failed = False
         self._turn = TurnState(id=msg.turn_id, started_at=started_at, started_mono=time.monotonic())
         self._last_turn_id = msg.turn_id
         self._update_status()
         turn = Turn(
-            id=msg.turn_id, status="inProgress", started_at=started_at, items_view="notLoaded"
+            id=msg.turn_id,
+            root_turn_id=msg.turn_id,
+            status="inProgress",
+            started_at=started_at,
+            items_view="notLoaded",
         )
         self._notify("turn/started", {"threadId": self.thread_id, "turn": dump(turn)})
 
-    def _finish(self, status: str, msg: Any) -> None:
+    def _turn_aborted(self, event: ev.Event) -> None:
+        turn = self._turn
+        hold = self._hold
+        if turn is not None and hold is not None and hold[0] == turn.id:
+            msg = event.msg
+            self._held_finish = lambda: self._finish("interrupted", msg)
+            hold[1].set()
+            return
+        self._finish("interrupted", event.msg)
+
+    def _finish(self, status: TurnStatus, msg: Any) -> None:
         turn = self._turn
         if turn is None:
             return
-        self._close_streams()
-        self._close_tools()
-        self._hooks.turn_ended(turn.id)
-        self._inputs.pop(turn.id, None)
+        interrupted = status == "interrupted"
+        if not interrupted:
+            self._close_streams()
+        # An interrupted turn leaves its unfinished items as they were.
+        self._close_tools(complete=not interrupted)
         self._steered.pop(turn.id, None)
         if status == "completed" and turn.error is not None:
             status = "failed"
@@ -238,19 +289,27 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
             duration = int((time.monotonic() - turn.started_mono) * 1000)
         result = Turn(
             id=turn.id,
-            # The reference server's "summary" view: the turn's final answer.
-            items=[turn.last_message] if turn.last_message is not None else [],
+            root_turn_id=turn.id,
+            # The reference server's "summary" view: the turn's final answer. An interrupted
+            # turn has none, and its items are not loaded.
+            items=[turn.last_message] if turn.last_message is not None and not interrupted else [],
+            items_view="notLoaded" if interrupted else "summary",
             status=status,
             error=turn.error if status == "failed" else None,
             started_at=turn.started_at,
             completed_at=getattr(msg, "completed_at", None) or int(time.time()),
             duration_ms=duration,
-            items_view="summary",
         )
+        self._inputs.pop(turn.id, None)
         self._turn = None
         self._waiting.clear()
         self._update_status()
         self._notify("turn/completed", {"threadId": self.thread_id, "turn": dump(result)})
+        # Requests still out are moot now; the client hears so after the turn's end.
+        self._hooks.turn_ended(turn.id)
+        hold = self._hold
+        if hold is not None and hold[0] == turn.id:  # it ended on its own before stopping
+            hold[1].set()
 
     # -- messages and reasoning -------------------------------------------------------------
 
@@ -261,7 +320,8 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
             content = steered.pop(0)
         if content is None:
             content = user_input_from_event(event.msg.model_dump())
-        self._instant(items.user_message(self._new_id("user"), content))
+        # UUIDv7 like the reference server's: unique, ordered by when the input arrived.
+        self._instant(items.user_message(new_thread_id(), content))
 
     def _open_message(self, engine_id: str | None) -> MessageStream:
         """The message stream `engine_id` belongs to, opening (and announcing) it if needed."""
@@ -294,7 +354,7 @@ class ThreadEventMap(ToolEventsMixin, ExtensionEventsMixin, HistoryEventsMixin):
         )
 
     def _agent_message(self, event: ev.Event) -> None:
-        msg: ev.AgentMessageEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.AgentMessageEvent)
         if self._turn is None:
             return
         stream = self._open_message(msg.item_id)

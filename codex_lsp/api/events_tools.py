@@ -18,14 +18,26 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from codex_lsp.api import items
-from codex_lsp.api.convert import file_change_diffs, now_ms, rate_limits, token_usage, turn_error
+from codex_lsp.api.convert import (
+    DEFAULT_LIMIT_ID,
+    file_change_diffs,
+    now_ms,
+    rate_limits,
+    token_usage,
+    turn_error,
+)
 from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_turns import TurnError
+from codex_lsp.store.home import new_thread_id
 
 log = logging.getLogger(__name__)
+
+# The running-items key of the turn's compaction (a turn compacts once at a time).
+COMPACTION_KEY = "<compaction>"
 
 _PLAN_STATUS = {"pending": "pending", "in_progress": "inProgress", "completed": "completed"}
 
@@ -72,6 +84,8 @@ class TurnState:
     reasoning: ReasoningStream | None = None
     running: dict[str, _Running] = field(default_factory=dict)
     last_message: Any = None
+    # The turn's aggregated diff as last reported; empty until a patch changed something.
+    diff: str = ""
 
 
 class ToolEventsMixin:
@@ -90,6 +104,8 @@ class ToolEventsMixin:
     _new_id: Callable[..., str]
     _turn_id: Callable[[], str]
     _report_error: Callable[..., None]
+    _update_status: Callable[[], None]
+    failed: bool
     _mcp_approval: Callable[[ev.ExecApprovalRequestEvent], bool]
     _subagent_request: Callable[[ev.Event], None]
 
@@ -107,6 +123,7 @@ class ToolEventsMixin:
             "web_search_end": self._web_search_end,
             "mcp_tool_call_begin": self._mcp_begin,
             "mcp_tool_call_end": self._mcp_end,
+            "context_compaction_started": self._compaction_started,
             "context_compacted": self._compacted,
             "turn_diff": self._turn_diff,
             "plan_update": self._plan_update,
@@ -135,16 +152,20 @@ class ToolEventsMixin:
         item.started_at_ms = running.item.started_at_ms if running is not None else now_ms()
         self._completed(item)
 
-    def _close_tools(self) -> None:
-        """Whatever is still running when the turn ends did not finish, except a process the
-        model left running for later: its item stays open until the process exits."""
+    def _close_tools(self, *, complete: bool = True) -> None:
+        """Whatever is still running when the turn ends did not finish (completed as failed,
+        unless `complete` is False: an interrupted turn leaves its items as they were), except
+        a process the model left running for later: its item stays open until it exits."""
         assert self._turn is not None
         for call_id in list(self._turn.running):
             running = self._turn.running.pop(call_id)
             if getattr(running.item, "source", None) == "unifiedExecStartup":
                 self._background[call_id] = (self._turn.id, running)
                 continue
-            running.item.status = "failed"
+            if not complete:
+                continue
+            if "status" in type(running.item).model_fields:
+                running.item.status = "failed"
             self._completed(running.item)
 
     def _find_running(self, call_id: str) -> tuple[str, _Running] | None:
@@ -157,22 +178,24 @@ class ToolEventsMixin:
     # -- commands ---------------------------------------------------------------------------
 
     def _exec_approval(self, event: ev.Event) -> None:
-        msg: ev.ExecApprovalRequestEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecApprovalRequestEvent)
         if self._turn is None or event.id != self._turn.id:
             self._subagent_request(event)
             return
         if self._mcp_approval(msg):
             return
-        self._start_running(msg.call_id, items.command_pending(msg))
+        # The thread is marked waiting before the command's item starts (the request itself
+        # follows the item), as the reference server orders them.
         self._hooks.ask_exec(self._turn.id, msg)
+        self._start_running(msg.call_id, items.command_pending(msg))
 
     def _exec_begin(self, event: ev.Event) -> None:
-        msg: ev.ExecCommandBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecCommandBeginEvent)
         if self._turn is not None:
             self._start_running(msg.call_id, items.command_pending(msg))
 
     def _exec_output(self, event: ev.Event) -> None:
-        msg: ev.ExecCommandOutputDeltaEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecCommandOutputDeltaEvent)
         found = self._find_running(msg.call_id)
         if found is None:
             return
@@ -190,7 +213,7 @@ class ToolEventsMixin:
             )
 
     def _exec_end(self, event: ev.Event) -> None:
-        msg: ev.ExecCommandEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ExecCommandEndEvent)
         background = self._background.pop(msg.call_id, None)
         if background is not None:
             turn_id, running = background
@@ -201,7 +224,7 @@ class ToolEventsMixin:
             self._end_running(msg.call_id, items.command_finished(msg))
 
     def _terminal_interaction(self, event: ev.Event) -> None:
-        msg: ev.TerminalInteractionEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.TerminalInteractionEvent)
         self._notify(
             "item/commandExecution/terminalInteraction",
             {
@@ -217,7 +240,7 @@ class ToolEventsMixin:
     # -- patches ----------------------------------------------------------------------------
 
     def _patch_approval(self, event: ev.Event) -> None:
-        msg: ev.ApplyPatchApprovalRequestEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ApplyPatchApprovalRequestEvent)
         if self._turn is None or event.id != self._turn.id:
             self._subagent_request(event)
             return
@@ -225,14 +248,14 @@ class ToolEventsMixin:
         self._hooks.ask_patch(self._turn.id, msg, file_change_diffs(msg.changes))
 
     def _patch_begin(self, event: ev.Event) -> None:
-        msg: ev.PatchApplyBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.PatchApplyBeginEvent)
         if self._turn is not None:
             self._start_running(
                 msg.call_id, items.file_change(msg.call_id, msg.changes, "inProgress")
             )
 
     def _patch_end(self, event: ev.Event) -> None:
-        msg: ev.PatchApplyEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.PatchApplyEndEvent)
         if self._turn is None:
             return
         running = self._turn.running.get(msg.call_id)
@@ -256,22 +279,22 @@ class ToolEventsMixin:
     # -- other items ------------------------------------------------------------------------
 
     def _web_search_begin(self, event: ev.Event) -> None:
-        msg: ev.WebSearchBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.WebSearchBeginEvent)
         if self._turn is not None:
             self._start_running(msg.call_id, items.web_search(msg.call_id, ""))
 
     def _web_search_end(self, event: ev.Event) -> None:
-        msg: ev.WebSearchEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.WebSearchEndEvent)
         if self._turn is not None:
             self._end_running(msg.call_id, items.web_search(msg.call_id, msg.query))
 
     def _mcp_begin(self, event: ev.Event) -> None:
-        msg: ev.McpToolCallBeginEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.McpToolCallBeginEvent)
         if self._turn is not None:
             self._start_running(msg.call_id, items.mcp_tool_call(msg.call_id, msg.invocation))
 
     def _mcp_end(self, event: ev.Event) -> None:
-        msg: ev.McpToolCallEndEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.McpToolCallEndEvent)
         if self._turn is not None:
             item = items.mcp_tool_call(
                 msg.call_id,
@@ -282,21 +305,33 @@ class ToolEventsMixin:
             )
             self._end_running(msg.call_id, item)
 
-    def _compacted(self, event: ev.Event) -> None:
+    def _compaction_started(self, event: ev.Event) -> None:
         if self._turn is not None:
-            self._instant(items.context_compaction(self._new_id("compaction")))
+            self._start_running(COMPACTION_KEY, items.context_compaction(new_thread_id()))
+
+    def _compacted(self, event: ev.Event) -> None:
+        if self._turn is None:
+            return
+        running = self._turn.running.get(COMPACTION_KEY)
+        if running is None:  # a compaction that did not announce itself
+            self._instant(items.context_compaction(new_thread_id()))
+            return
+        self._end_running(COMPACTION_KEY, items.context_compaction(running.item.id))
 
     # -- turn-level notifications -----------------------------------------------------------
 
     def _turn_diff(self, event: ev.Event) -> None:
-        msg: ev.TurnDiffEvent = event.msg  # type: ignore[assignment]
-        self._notify(
-            "turn/diff/updated",
-            {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": msg.unified_diff},
-        )
+        msg = event.msg_as(ev.TurnDiffEvent)
+        if self._turn is not None:
+            self._turn.diff = msg.unified_diff
+        self._send_diff(msg.unified_diff)
+
+    def _send_diff(self, diff: str) -> None:
+        params = {"threadId": self.thread_id, "turnId": self._turn_id(), "diff": diff}
+        self._notify("turn/diff/updated", params)
 
     def _plan_update(self, event: ev.Event) -> None:
-        msg: ev.PlanUpdateEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.PlanUpdateEvent)
         params: dict[str, Any] = {
             "threadId": self.thread_id,
             "turnId": self._turn_id(),
@@ -307,7 +342,10 @@ class ToolEventsMixin:
         self._notify("turn/plan/updated", params)
 
     def _token_count(self, event: ev.Event) -> None:
-        msg: ev.TokenCountEvent = event.msg  # type: ignore[assignment]
+        """Usage, then the rate limits as the provider last reported them (an empty snapshot
+        when it never did), then the turn's diff again while it has one: the reference
+        server's rhythm after every model response."""
+        msg = event.msg_as(ev.TokenCountEvent)
         turn_id = self._turn_id()
         if msg.info is not None and turn_id:
             self._notify(
@@ -322,10 +360,14 @@ class ToolEventsMixin:
             snapshot = rate_limits(msg.rate_limits)
             if self._on_rate_limits is not None:
                 self._on_rate_limits(snapshot)
-            self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        else:
+            snapshot = RateLimitSnapshot(limit_id=DEFAULT_LIMIT_ID)
+        self._notify("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        if self._turn is not None and self._turn.diff:
+            self._send_diff(self._turn.diff)
 
     def _error(self, event: ev.Event) -> None:
-        msg: ev.ErrorEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ErrorEvent)
         turn = self._turn
         if turn is None or event.id != turn.id:
             # An op that failed outside a turn (a stale approval, an empty name): not fatal.
@@ -333,25 +375,27 @@ class ToolEventsMixin:
             self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
             return
         turn.error = turn_error(msg.message, msg.codex_error_info)
+        self.failed = True
+        self._update_status()
         self._report_error(turn.error, turn.id, will_retry=False)
 
     def _stream_error(self, event: ev.Event) -> None:
-        msg: ev.StreamErrorEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.StreamErrorEvent)
         error = turn_error(msg.message, msg.codex_error_info, msg.additional_details)
         self._report_error(error, self._turn_id(), will_retry=True)
 
     def _warning(self, event: ev.Event) -> None:
-        msg: ev.WarningEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.WarningEvent)
         self._notify("warning", {"message": msg.message, "threadId": self.thread_id})
 
     def _request_user_input(self, event: ev.Event) -> None:
-        msg: ev.RequestUserInputEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.RequestUserInputEvent)
         if self._turn is not None:
             self._close_streams()
             self._hooks.ask_user_input(self._turn.id, msg)
 
     def _name_updated(self, event: ev.Event) -> None:
-        msg: ev.ThreadNameUpdatedEvent = event.msg  # type: ignore[assignment]
+        msg = event.msg_as(ev.ThreadNameUpdatedEvent)
         params: dict[str, Any] = {"threadId": self.thread_id}
         if msg.thread_name is not None:
             params["threadName"] = msg.thread_name

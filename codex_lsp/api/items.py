@@ -28,7 +28,10 @@ from codex_lsp.protocol.v2_items import (
     FileChangeThreadItem,
     McpToolCallError,
     McpToolCallResult,
+    McpToolCallStatus,
     McpToolCallThreadItem,
+    MessagePhase,
+    PatchApplyStatus,
     ReasoningThreadItem,
     SearchWebSearchAction,
     UserMessageThreadItem,
@@ -52,7 +55,9 @@ def user_message(
     )
 
 
-def agent_message(item_id: str, text: str, phase: str | None = None) -> AgentMessageThreadItem:
+def agent_message(
+    item_id: str, text: str, phase: MessagePhase | None = None
+) -> AgentMessageThreadItem:
     return AgentMessageThreadItem(id=item_id, text=text, phase=phase)
 
 
@@ -101,7 +106,7 @@ def command_finished(
 def file_change(
     call_id: str,
     changes: dict[str, dict[str, Any]],
-    status: str,
+    status: PatchApplyStatus,
     started_at_ms: int | None = None,
     completed_at_ms: int | None = None,
 ) -> FileChangeThreadItem:
@@ -122,7 +127,9 @@ def web_search(call_id: str, query: str) -> WebSearchThreadItem:
 def mcp_tool_call(call_id: str, invocation: dict[str, Any], **end: Any) -> McpToolCallThreadItem:
     """An MCP call; pass `result`, `error` and `duration` (from the end event) once it ended."""
     result, error, duration = end.get("result"), end.get("error"), end.get("duration")
-    status = "inProgress" if not end else ("failed" if error or _is_error(result) else "completed")
+    status: McpToolCallStatus = "inProgress"
+    if end:
+        status = "failed" if error or _is_error(result) else "completed"
     return McpToolCallThreadItem(
         id=call_id,
         server=str(invocation.get("server") or ""),

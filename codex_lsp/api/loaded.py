@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 from anyio.abc import TaskStatus
 
-from codex_lsp.api.approvals import ApprovalRouter
+from codex_lsp.api.approvals import ApprovalRouter, Spawn
+from codex_lsp.api.convert import token_usage
 from codex_lsp.api.events_map import ThreadEventMap
 from codex_lsp.api.port import ClientPort, EditorContextSource
 from codex_lsp.api.replies import Replies
@@ -30,6 +31,9 @@ from codex_lsp.engine.codex import Codex
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent, Event, SessionConfiguredEvent
 from codex_lsp.protocol.ops import ConfigureSession, Op
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_notifications import ThreadTokenUsageUpdatedNotification
+from codex_lsp.protocol.v2_threads import SessionSource, ThreadActiveFlag
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +60,11 @@ class LoadedThread:
         self.created_at = int(time.time())
         self.ephemeral = False
         self.preview = ""
-        self.source = "vscode"
+        self.source: SessionSource = "vscode"
+        # The id of the thread's latest turn when it was opened (resume and fork).
+        self.last_turn_id: str | None = None
         self._on_rate_limits = on_rate_limits
-        self._spawn: Callable[[Callable[[], Awaitable[None]]], None] | None = None
+        self._spawn: Spawn | None = None
         self._closing = anyio.Event()
         self.done = anyio.Event()
         # Whether the client hears this thread's notifications (`thread/unsubscribe` stops it),
@@ -95,6 +101,19 @@ class LoadedThread:
             self.replies.forget(sub_id)
             raise
         return await self.replies.wait(sub_id)
+
+    def usage_report(self) -> dict[str, Any] | None:
+        """`thread/tokenUsage/updated` params for the thread's usage so far, None without any."""
+        session = self.codex.session
+        turn_id = self.last_turn_id or (self.map.active_turn_id if self.map else None)
+        if session is None or not session.usage_recorded or turn_id is None:
+            return None
+        info = session.token_count_event().info
+        assert info is not None
+        report = ThreadTokenUsageUpdatedNotification(
+            thread_id=self.thread_id, turn_id=turn_id, token_usage=token_usage(info)
+        )
+        return dump(report)
 
     def release(self, sub_id: str) -> None:
         """Let the map have the events held for `sub_id` (and those still to come)."""
@@ -177,7 +196,7 @@ class LoadedThread:
         if self.subscribed:
             self.client.notify(method, params)
 
-    def _waiting(self, flag: str, delta: int) -> None:
+    def _waiting(self, flag: ThreadActiveFlag, delta: int) -> None:
         if self.map is not None:
             self.map.waiting(flag, delta)
 

@@ -16,12 +16,11 @@ from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.workspace import Workspace
 
 # JSON-RPC error codes the API raises; doors put them on the wire as they are.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-SERVER_OVERLOADED = -32001
+from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR as INTERNAL_ERROR
+from codex_lsp.protocol.jsonrpc import INVALID_PARAMS as INVALID_PARAMS
+from codex_lsp.protocol.jsonrpc import INVALID_REQUEST as INVALID_REQUEST
+from codex_lsp.protocol.jsonrpc import METHOD_NOT_FOUND as METHOD_NOT_FOUND
+from codex_lsp.protocol.jsonrpc import PARSE_ERROR as PARSE_ERROR
 
 
 class ApiError(Exception):

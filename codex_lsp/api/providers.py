@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from codex_lsp.api.config_write import ConfigWriter
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
+from codex_lsp.protocol.providers import ModelProviderInfo
 from codex_lsp.protocol.v2_providers import (
     CustomGatewayProviderSettings,
     CustomGatewayProviderSettingsPatch,
@@ -35,7 +36,7 @@ from codex_lsp.protocol.v2_providers import (
 from codex_lsp.store.config import CONFIG_FILENAME, Config
 from codex_lsp.store.config_edit import Edit
 from codex_lsp.store.config_errors import ConfigError
-from codex_lsp.store.providers import OPENAI_PROVIDER_ID, ModelProviderInfo, built_in_providers
+from codex_lsp.store.providers import OPENAI_PROVIDER_ID, built_in_providers
 
 _VALIDATION = {"config_write_error_code": "configValidationError"}
 _NOT_FOUND = {"config_write_error_code": "configPathNotFound"}

@@ -18,7 +18,8 @@ from codex_lsp.api import items
 from codex_lsp.api.convert import turn_error, user_input_from_event
 from codex_lsp.api.events_extensions import failed_review_message
 from codex_lsp.protocol.events import ExecCommandEndEvent
-from codex_lsp.protocol.v2_turns import Turn, TurnError
+from codex_lsp.protocol.v2_items import PatchApplyStatus
+from codex_lsp.protocol.v2_turns import Turn, TurnError, TurnStatus
 
 
 @dataclass
@@ -26,7 +27,7 @@ class _TurnBuilder:
     id: str
     started_at: int | None = None
     items: list[Any] = field(default_factory=list)
-    status: str = "inProgress"
+    status: TurnStatus = "inProgress"
     error: TurnError | None = None
     completed_at: int | None = None
     duration_ms: int | None = None
@@ -42,7 +43,7 @@ class _TurnBuilder:
     def next_id(self, prefix: str) -> str:
         return f"{prefix}-{self.id}-{len(self.items)}"
 
-    def build(self, unfinished_status: str) -> Turn:
+    def build(self, unfinished_status: TurnStatus) -> Turn:
         status = self.status
         if status == "inProgress":
             status = "completed" if self.implicit else unfinished_status
@@ -65,6 +66,8 @@ def replay_turns(events: list[dict[str, Any]], *, running_turn: str | None = Non
     gone) unless it is `running_turn`, which is still `inProgress`."""
     turns: list[_TurnBuilder] = []
     current: _TurnBuilder | None = None
+    # A review enters review mode just before its turn starts: the item belongs to that turn.
+    early: list[dict[str, Any]] = []
 
     def open_turn(turn_id: str | None, started_at: int | None = None) -> _TurnBuilder:
         builder = _TurnBuilder(id=turn_id or f"turn-{len(turns) + 1}", started_at=started_at)
@@ -75,6 +78,12 @@ def replay_turns(events: list[dict[str, Any]], *, running_turn: str | None = Non
         kind = event.get("type")
         if kind in ("task_started", "turn_started"):
             current = open_turn(_str(event.get("turn_id")), _int(event.get("started_at")))
+            for held in early:
+                _apply(current, held.get("type"), held)
+            early.clear()
+            continue
+        if kind == "entered_review_mode" and current is None:
+            early.append(event)
             continue
         if kind in ("task_complete", "turn_complete", "turn_aborted"):
             if current is not None:
@@ -119,8 +128,11 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
         except ValidationError:
             return
     elif kind == "patch_apply_end":
-        changes = event.get("changes") if isinstance(event.get("changes"), dict) else {}
-        status = event.get("status") or ("completed" if event.get("success") else "failed")
+        raw_changes = event.get("changes")
+        changes: dict[str, dict[str, Any]] = raw_changes if isinstance(raw_changes, dict) else {}
+        status: PatchApplyStatus = event.get("status") or (
+            "completed" if event.get("success") else "failed"
+        )
         turn.add(
             items.file_change(str(event.get("call_id") or turn.next_id("patch")), changes, status)
         )
@@ -131,7 +143,8 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
             )
         )
     elif kind == "mcp_tool_call_end":
-        invocation = event.get("invocation") if isinstance(event.get("invocation"), dict) else {}
+        raw_invocation = event.get("invocation")
+        invocation: dict[str, Any] = raw_invocation if isinstance(raw_invocation, dict) else {}
         turn.add(
             items.mcp_tool_call(
                 str(event.get("call_id") or turn.next_id("mcp")),

@@ -20,19 +20,23 @@ import logging
 from dataclasses import dataclass
 
 from codex_lsp.api.convert import invalid
+from codex_lsp.api.items import user_message
 from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.replies import ThreadGone
 from codex_lsp.engine.review import last_review
+from codex_lsp.protocol.events import EnteredReviewModeEvent
 from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewRequest
 from codex_lsp.protocol.ops import Review
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_items import TextUserInput
 from codex_lsp.protocol.v2_turns import ReviewStartParams, Turn
 from codex_lsp.store.home import new_thread_id
 
 log = logging.getLogger(__name__)
 
 # The engine's answers to a `review` op: the task began, or the target was refused.
-_FIRST_WORD = ("task_started", "error")
+# The engine's first word on a review: it entered review mode, or why it could not.
+_FIRST_WORD = ("entered_review_mode", "error")
 
 
 @dataclass(frozen=True)
@@ -70,8 +74,12 @@ async def start_review(thread: LoadedThread, params: ReviewStartParams) -> Start
             "threadId", f"thread {thread.thread_id} closed before the review began"
         ) from None
     if first.msg.type == "error":
-        raise invalid("target", first.msg.message)  # type: ignore[union-attr]
-    return StartedReview(thread, Turn(id=turn_id, status="inProgress", items_view="notLoaded"))
+        raise invalid("target", first.msg.message)
+    hint = first.msg_as(EnteredReviewModeEvent).user_facing_hint or ""
+    # What was asked, as the reference server answers it; the turn has no root yet.
+    asked = user_message(new_thread_id(), [TextUserInput(text=hint)])
+    turn = Turn(id=turn_id, status="inProgress", items=[asked], items_view="notLoaded")
+    return StartedReview(thread, turn)
 
 
 def thread_review(thread: LoadedThread | None) -> ReviewOutputEvent | None:

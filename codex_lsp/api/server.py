@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from codex_lsp.api import thread_store
 from codex_lsp.api.account import Accounts
-from codex_lsp.api.catalog import list_models
+from codex_lsp.api.catalog import model_list
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.families import API_FAMILIES
@@ -53,7 +53,12 @@ from codex_lsp.protocol import v2
 from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_threads import ThreadForkParams, ThreadSetNameParams
+from codex_lsp.protocol.v2_threads import (
+    ThreadForkParams,
+    ThreadSetNameParams,
+    ThreadStartParams,
+    ThreadStartResponse,
+)
 from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
 from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
@@ -123,6 +128,14 @@ class ApiServer:
         if result is None:
             return {}
         return dump(result)
+
+    async def start_thread(self, params: ThreadStartParams) -> ThreadStartResponse:
+        """`thread/start` for a door holding typed params; the thread is announced as usual."""
+        if self._closed:
+            raise ApiError(INVALID_REQUEST, "the server is shutting down")
+        response = await self.threads.start(params)
+        self._announce(self.threads.get(response.thread.id))
+        return response
 
     def thread_cwd(self, thread_id: str) -> Path | None:
         """The working directory a loaded thread's turns run in, or None if it is not loaded."""
@@ -237,13 +250,19 @@ class ApiServer:
     # -- threads ----------------------------------------------------------------------------
 
     async def _thread_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        response = await self.threads.start(params)
-        self._announce(self.threads.get(response.thread.id))
-        return response
+        return await self.start_thread(params)
 
     async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
         response = await self.threads.resume(params, _path(raw))
-        self._after_response_call(self.threads.get(response.thread.id).replay_startup)
+        thread = self.threads.get(response.thread.id)
+        # As the reference server: the resumed thread's status before the answer, its usage
+        # so far after it.
+        status = {"threadId": thread.thread_id, "status": dump(response.thread.status)}
+        self._client.notify("thread/status/changed", status)
+        usage = thread.usage_report()
+        if usage is not None:
+            self._after_response("thread/tokenUsage/updated", usage)
+        self._after_response_call(thread.replay_startup)
         return response
 
     async def _thread_fork(self, params: Any, raw: dict[str, Any]) -> BaseModel:
@@ -304,7 +323,13 @@ class ApiServer:
         )
 
     async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
-        await interrupt_turn(self.threads.get(params.thread_id), params)
+        thread = self.threads.get(params.thread_id)
+        try:
+            await interrupt_turn(thread, params)
+        finally:
+            # The turn's end was held back for this answer: it follows it.
+            if thread.map is not None:
+                self._after_response_call(thread.map.release_finish)
 
     # -- review and skills ------------------------------------------------------------------
 
@@ -337,7 +362,7 @@ class ApiServer:
     # -- catalogue, config, account ---------------------------------------------------------
 
     async def _model_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return list_models(params, self._services().config.model)
+        return await model_list(params, self._services())
 
     async def _config_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         # Read afresh: the user may have edited config.toml since the server started.

@@ -21,6 +21,7 @@ from codex_lsp.api.port import INTERNAL_ERROR, ApiError
 from codex_lsp.api.replies import ThreadGone
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.skills import SkillsExtension
+from codex_lsp.protocol.events import ListSkillsResponseEvent
 from codex_lsp.protocol.ops import ListSkills
 from codex_lsp.protocol.v2_catalog import SkillsListParams, SkillsListResponse
 from codex_lsp.store.home import new_thread_id
@@ -59,8 +60,9 @@ async def list_skills(
         # It closed under us: the direct scan sees the same files.
         return await anyio.to_thread.run_sync(_scan, cwds or [base], force, services)
     if answer.msg.type == "error":
-        raise ApiError(INTERNAL_ERROR, f"skills/list failed: {answer.msg.message}")  # type: ignore[union-attr]
-    return SkillsListResponse.model_validate({"data": answer.msg.skills})  # type: ignore[union-attr]
+        raise ApiError(INTERNAL_ERROR, f"skills/list failed: {answer.msg.message}")
+    skills = answer.msg_as(ListSkillsResponseEvent).skills
+    return SkillsListResponse.model_validate({"data": skills})
 
 
 def _directory(base: Path, raw: str) -> Path:

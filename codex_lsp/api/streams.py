@@ -9,6 +9,7 @@ from typing import Any
 from codex_lsp.api import items
 from codex_lsp.api.convert import now_ms
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.v2_items import MessagePhase
 
 
 class MessageStream:
@@ -19,7 +20,7 @@ class MessageStream:
         self.engine_id = engine_id
         self.parts: list[str] = []
         self.final: str | None = None
-        self.phase: str | None = None
+        self.phase: MessagePhase | None = None
         self.started_ms = now_ms()
 
     def owns(self, engine_id: str | None) -> bool:

@@ -17,7 +17,7 @@ from codex_lsp.api.turns import TurnOverrides, submit_turn
 from codex_lsp.engine.editor_tasks import attachment_label, request_text
 from codex_lsp.protocol import editor_tasks as core
 from codex_lsp.protocol.inputs import ByteRange, ReviewCodeLocation, ReviewFinding
-from codex_lsp.protocol.v2_items import TextUserInput
+from codex_lsp.protocol.v2_items import TextUserInput, UserInput
 from codex_lsp.protocol.v2_tasks import (
     ApplyCodeTask,
     AskTask,
@@ -43,7 +43,7 @@ async def start_task(thread: LoadedThread, params: TurnStartTaskParams) -> TurnS
     said = said if said is not None else request_text(task, cwd) if task is not None else None
     assert said is not None  # every task without the user's words has a request text
     # What the user sent: their words, and a label (not the content) for each attachment.
-    shown = [TextUserInput(text=said)]
+    shown: list[UserInput] = [TextUserInput(text=said)]
     shown += [TextUserInput(text=attachment_label(item, cwd)) for item in attachments]
     overrides = TurnOverrides(
         cwd=params.cwd,

@@ -7,6 +7,7 @@ not stall the event loop that streams other threads' deltas.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from codex_lsp.store.thread_index import append_thread_name
 from codex_lsp.store.thread_metadata import load_git
 from codex_lsp.store.threads import (
     InvalidCursorError,
+    SortKey,
     ThreadSummary,
     list_threads,
     read_thread_summary,
@@ -53,7 +55,7 @@ _SUBAGENT_KINDS = frozenset(
 )
 
 
-def store_source_filter(kinds: list[str] | None) -> dict[str, Any]:
+def store_source_filter(kinds: Sequence[str] | None) -> dict[str, Any]:
     """`list_threads` filter arguments for v2 `sourceKinds`.
 
     Without `sourceKinds` a listing shows the threads people started: sub-agents' threads are
@@ -147,7 +149,8 @@ def rollout_events(path: Path) -> list[dict[str, Any]]:
 async def list_page(
     home: Path, params: ThreadListParams, statuses: dict[str, Any]
 ) -> ThreadListResponse:
-    sort_key = "updated_at" if params.sort_key in ("updated_at", "recency_at") else "created_at"
+    recency = params.sort_key in ("updated_at", "recency_at")
+    sort_key: SortKey = "updated_at" if recency else "created_at"
     if params.sort_key == "section_position":
         raise invalid("sortKey", "section_position is not supported; use created_at or updated_at")
     if params.sort_direction == "asc":

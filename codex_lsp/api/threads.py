@@ -11,7 +11,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -26,6 +26,7 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent
 from codex_lsp.protocol.ops import ConfigureSession
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, sandbox_policy_to_v2
+from codex_lsp.protocol.v2_thread_ops import CollaborationMode, CollaborationModeSettings
 from codex_lsp.protocol.v2_threads import (
     Thread,
     ThreadForkParams,
@@ -52,7 +53,7 @@ _CONFIG_KEYS = {
     "instructions": "base_instructions",
 }
 
-Response = ThreadStartResponse | ThreadResumeResponse | ThreadForkResponse
+Response = TypeVar("Response", ThreadStartResponse, ThreadResumeResponse, ThreadForkResponse)
 
 
 class ThreadManager:
@@ -148,8 +149,11 @@ class ThreadManager:
         if summary[0] is not None:
             thread.created_at = int(summary[0].created_at.timestamp())
             thread.preview = summary[0].preview
-        turns = self._initial_turns(thread, params.exclude_turns)
-        return self._response(ThreadResumeResponse, thread, turns=turns)
+        turns = self._initial_turns(thread, False)
+        thread.last_turn_id = turns[-1].id if turns else None
+        return self._response(
+            ThreadResumeResponse, thread, turns=[] if params.exclude_turns else turns
+        )
 
     async def fork(self, params: ThreadForkParams, path: str | None) -> ThreadForkResponse:
         summary: list[Any] = []
@@ -182,7 +186,7 @@ class ThreadManager:
     # -- helpers ----------------------------------------------------------------------------
 
     def load_services(self) -> EngineServices:
-        from codex_lsp.store.config import ConfigError
+        from codex_lsp.store.config_errors import ConfigError
 
         try:
             services = self._services_factory()
@@ -226,10 +230,22 @@ class ThreadManager:
         running = thread.map.active_turn_id if thread.map is not None else None
         return replay_turns(events, running_turn=running)
 
-    def _response(self, model: type[Response], thread: LoadedThread, *, turns: list[Any]) -> Any:
+    def _response(
+        self, model: type[Response], thread: LoadedThread, *, turns: list[Any]
+    ) -> Response:
         configured = thread.configured
         assert configured is not None
+        extra: dict[str, Any] = {}
+        if model is ThreadResumeResponse:
+            # The one collaboration mode here: the default one, on the thread's model.
+            extra["collaboration_mode"] = CollaborationMode(
+                mode="default",
+                settings=CollaborationModeSettings(
+                    model=configured.model, reasoning_effort=configured.reasoning_effort
+                )
+            )
         return model(
+            **extra,
             thread=self.thread_object(thread, turns=turns),
             model=configured.model,
             model_provider=configured.model_provider_id,

@@ -3,6 +3,10 @@
 A turn's id is chosen here and used as the engine's submission id, so every event the turn
 causes carries it. `turn/start` sends a `user_turn` op with the thread's current settings and
 the request's overrides; the engine keeps them for later turns, which is what v2 promises.
+
+When the overrides change what the thread runs with, `thread/settings/updated` says so before
+the answer. `turn/interrupt` answers once the turn has stopped (its last usage report is out)
+and before `turn/completed`, as the reference server does; a turn not running is an error.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from codex_lsp.api.convert import (
     approval_to_core,
     effort_to_core,
@@ -20,10 +26,19 @@ from codex_lsp.api.convert import (
     user_input_to_core,
 )
 from codex_lsp.api.loaded import LoadedThread
+from codex_lsp.api.port import INVALID_REQUEST, ApiError
+from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
 from codex_lsp.protocol.inputs import Personality, ReasoningSummary
 from codex_lsp.protocol.ops import Interrupt, UserTurn
+from codex_lsp.protocol.v2_common import approval_policy_to_v2, dump, sandbox_policy_to_v2
 from codex_lsp.protocol.v2_items import UserInput
+from codex_lsp.protocol.v2_thread_ops import (
+    CollaborationMode,
+    CollaborationModeSettings,
+    ThreadSettings,
+    ThreadSettingsUpdatedNotification,
+)
 from codex_lsp.protocol.v2_turns import (
     Turn,
     TurnInterruptParams,
@@ -97,6 +112,12 @@ async def submit_turn(
         attachments=attachments or [],
         task=task,
     )
+    settings = _settings(op, ctx)
+    if settings != _settings_of(ctx):
+        update = ThreadSettingsUpdatedNotification(
+            thread_id=thread.thread_id, thread_settings=settings
+        )
+        thread.client.notify("thread/settings/updated", dump(update))
     # A UUIDv7, like thread ids: unique, and ordered by when the turn began.
     turn_id = new_thread_id()
     thread.map.expect_turn(turn_id, shown)
@@ -105,17 +126,63 @@ async def submit_turn(
     return TurnStartResponse(turn=Turn(id=turn_id, status="inProgress", items_view="notLoaded"))
 
 
+def _settings(op: UserTurn, ctx: TurnContext) -> ThreadSettings:
+    """The thread's settings once `op` applies its overrides to `ctx`."""
+    return ThreadSettings(
+        cwd=op.cwd,
+        approval_policy=approval_policy_to_v2(op.approval_policy),
+        sandbox_policy=sandbox_policy_to_v2(op.sandbox_policy),
+        model=op.model,
+        model_provider=ctx.provider_id,
+        effort=op.effort,
+        summary=op.summary,
+        approvals_reviewer="user",
+        collaboration_mode=CollaborationMode(
+            mode="default",
+            settings=CollaborationModeSettings(
+                model=op.model,
+                reasoning_effort=op.effort,
+                developer_instructions=ctx.developer_instructions,
+            )
+        ),
+        personality=op.personality,
+    )
+
+
+def _settings_of(ctx: TurnContext) -> ThreadSettings:
+    current = UserTurn(
+        items=[],
+        cwd=str(ctx.cwd),
+        approval_policy=ctx.approval_policy,
+        sandbox_policy=ctx.sandbox_policy,
+        model=ctx.model,
+        effort=ctx.effort,
+        summary=ctx.summary,
+        personality=ctx.personality,
+    )
+    return _settings(current, ctx)
+
+
+NO_ACTIVE_TURN = "no active turn to interrupt"
+# How long an interrupt waits for the turn to wind down before answering anyway.
+STOP_WAIT_S = 30.0
+
+
 async def interrupt_turn(thread: LoadedThread, params: TurnInterruptParams) -> None:
-    assert thread.map is not None
-    if thread.map.is_expected(params.turn_id):
+    """Stop the running turn `params.turn_id`; the caller releases the map's held ending
+    (`ThreadEventMap.release_finish`) once the answer is out."""
+    event_map = thread.map
+    assert event_map is not None
+    if event_map.is_expected(params.turn_id):
         # Started but not yet begun: the engine takes ops in order, so this stops it.
         await thread.submit(Interrupt())
         return
-    active = thread.map.active_turn_id
-    if active is None:
-        # The turn may have ended while the request was on its way: nothing left to stop.
-        log.info("turn/interrupt for %s: no turn is running", params.turn_id)
-        return
-    if active != params.turn_id:
-        raise invalid("turnId", f"turn {params.turn_id} is not the running turn ({active})")
+    if event_map.active_turn_id != params.turn_id:
+        raise ApiError(INVALID_REQUEST, NO_ACTIVE_TURN)
+    stopped = anyio.Event()
+    event_map.hold_finish(params.turn_id, stopped)
     await thread.submit(Interrupt())
+    with anyio.move_on_after(STOP_WAIT_S):
+        await stopped.wait()
+    if not stopped.is_set():
+        log.warning("turn %s did not stop within %ss", params.turn_id, STOP_WAIT_S)

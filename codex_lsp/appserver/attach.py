@@ -1,28 +1,35 @@
-"""`codex-lsp app-server --attach`: the app-server on stdio, from a warm per-user server.
+"""The warm start of `codex-lsp serve` and `codex-lsp app-server`: a launcher for a per-user server.
 
 Starting Python and importing the engine takes a few hundred milliseconds; an editor that
-spawns `codex-lsp app-server` pays it on every start. With `--attach` a tiny launcher connects
+spawns `codex-lsp serve` (or `app-server`) pays it on every start. The launcher here connects
 to a long-lived per-user server (`daemon.py`) over a unix socket and hands it its stdin,
 stdout and stderr (SCM_RIGHTS) with its argv, cwd, umask and environment. The server forks a
 child that is already warm, gives it those descriptors and that context, and the child runs
-exactly `codex-lsp app-server ARGS`: one connection is one client session with its own
-handshake state and its own threads, in its own process. Messages never pass through the
-launcher, which only waits to exit with the session's exit status; if the launcher is killed,
-the session ends as if its input had.
+exactly `codex-lsp serve ARGS` (or `app-server ARGS`): one connection is one client session
+with its own handshake state and its own threads, in its own process. Messages never pass
+through the launcher, which only waits to exit with the session's exit status; if the launcher
+is killed, the session ends as if its input had.
+
+    python -I -S <site-packages>/codex_lsp/appserver/attach.py serve [OPTIONS]
+    python -I -S <site-packages>/codex_lsp/appserver/attach.py app-server [OPTIONS]
+
+(`codex-lsp serve --attach` and `codex-lsp app-server --attach` do the same after importing
+the command line; `codex-lsp serve --print-launcher` prints the first form for this install.)
 
 The first launcher finds no server: it starts one in the background and serves its own client
-in-process (exec'ing the ordinary command), so the first start is not slower than without
-`--attach`. The same happens whenever the server cannot be reached or refuses (a different
-Python or package, code changed since it started): the launcher never gives up on its client.
-The server exits after being idle for a while (`CODEX_LSP_ATTACH_IDLE_S`, default 600 s).
+in-process (exec'ing the ordinary command), so the first start is not slower than a cold one.
+The same happens whenever the server cannot be reached or refuses (a different Python or
+package, code changed since it started, a runtime directory that is not private): the launcher
+never gives up on its client. The server exits after being idle for a while
+(`CODEX_LSP_ATTACH_IDLE_S`, default 600 s).
 
 The socket lives in `$XDG_RUNTIME_DIR/codex-lsp/`, or else `$CODEX_HOME/run/`, in a directory
 of mode 0700 that must belong to the user; the socket itself is mode 0600, and the server also
-checks each peer's uid.
+checks each peer's uid. Both commands share this one server and this one place (`socket_path`).
 
 This file must stay importable, and runnable, with nothing but the standard library, so the
-launcher can be as cheap as `python -I -S path/to/attach.py [ARGS]` (a few ms); importing the
-`codex_lsp` package for it is what `codex-lsp app-server --attach` does, for a few ms more.
+launcher can be as cheap as `python -I -S path/to/attach.py serve` (a few ms): nothing heavy is
+imported before the session is forked.
 """
 
 from __future__ import annotations
@@ -30,7 +37,14 @@ from __future__ import annotations
 import os
 import sys
 
-PROTOCOL = b"codex-lsp-attach/1"
+# Not `typing.TYPE_CHECKING`: the launcher imports nothing it does not need, typing included.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the launcher imports `_socket` itself, the leanest way in
+    import _socket
+
+PROTOCOL = b"codex-lsp-attach/2"
+# The commands a session can run; a launcher given only options runs the first.
+COMMANDS = ("app-server", "serve")
 # How long either side waits for the other's next handshake line.
 HANDSHAKE_TIMEOUT_S = 10.0
 _MAX_SUN_PATH = 107
@@ -85,9 +99,22 @@ def private_dir(path: str) -> bool:
 # -- the launcher -----------------------------------------------------------------------------
 
 
+def launcher(args: list[str]) -> list[str]:
+    """The leanest command line that serves `codex-lsp ARGS` (`serve ...` or `app-server ...`)
+    from the per-user server: this interpreter, isolated and without site-packages."""
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), *args]
+
+
+def session_args(argv: list[str]) -> list[str]:
+    """`[COMMAND, *OPTIONS]`: the command the session runs, `app-server` when none is named."""
+    if argv and argv[0] in COMMANDS:
+        return list(argv)
+    return [COMMANDS[0], *argv]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Serve this process's stdio from the per-user server, or in-process if that fails."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = session_args(list(sys.argv[1:] if argv is None else argv))
     path = socket_path(os.environ)
     if len(os.fsencode(path)) <= _MAX_SUN_PATH and private_dir(os.path.dirname(path)):
         try:
@@ -147,13 +174,13 @@ def _attach(path: str, args: list[str]) -> int | None:
 
 
 class _Lines:
-    def __init__(self, sock: object) -> None:
+    def __init__(self, sock: _socket.socket) -> None:
         self._sock = sock
         self._buf = b""
 
     def next(self) -> bytes:
         while b"\n" not in self._buf:
-            data = self._sock.recv(256)  # type: ignore[attr-defined]
+            data = self._sock.recv(256)
             if not data:
                 return b""
             self._buf += data
@@ -185,7 +212,7 @@ def _start_server(path: str) -> None:
     root = os.path.dirname(package_dir())
     code = (
         "import sys; sys.path.insert(0, sys.argv.pop(1)); "
-        "from codex_lsp.appserver.daemon import main; sys.exit(main())"
+        "from codex_lsp.cli.attach_server import main; sys.exit(main())"
     )
     try:
         null = os.open(os.devnull, os.O_RDWR)
@@ -210,10 +237,10 @@ def _start_server(path: str) -> None:
 
 
 def _exec_in_process(args: list[str]) -> None:
-    """Become `python -m codex_lsp app-server ARGS` (the same stdio, nothing read from it)."""
+    """Become `python -m codex_lsp COMMAND ARGS` (the same stdio, nothing read from it)."""
     root = os.path.dirname(package_dir())
     code = "import sys; sys.path.insert(0, sys.argv.pop(1)); from codex_lsp.cli.main import main; "
-    code += "sys.exit(main(['app-server', *sys.argv[1:]]))"
+    code += "sys.exit(main(sys.argv[1:]))"
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable, "-c", code, root, *args])
 

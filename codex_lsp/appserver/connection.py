@@ -17,13 +17,14 @@ import asyncio
 import itertools
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
 from codex_lsp.api.port import INTERNAL_ERROR, ApiError
 from codex_lsp.api.wire_input import clip_error_message
-from codex_lsp.appserver.output import Outbox
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
+from codex_lsp.wire.output import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,9 @@ class Connection:
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         if method not in self.opted_out:
-            self.send({"method": method, "params": params})
+            # The envelope's `emittedAtMs`, as the reference server stamps its notifications.
+            stamp = time.time_ns() // 1_000_000
+            self.send({"method": method, "params": params, "emittedAtMs": stamp})
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.closed:
@@ -106,7 +109,9 @@ class Connection:
 
     def resolve(self, message: dict[str, Any]) -> None:
         """Hand a client response to the request it answers."""
-        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        request_id = message.get("id")
+        # Our requests' ids are ints; any other id answers nothing we asked.
+        future = self._pending.get(request_id) if isinstance(request_id, int) else None
         if future is None:
             log.warning("response to unknown request id %r", message.get("id"))
             return

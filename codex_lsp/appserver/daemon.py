@@ -1,14 +1,15 @@
-"""The per-user server behind `codex-lsp app-server --attach` (see `attach.py`).
+"""The per-user server behind the warm starts of `codex-lsp serve` and `app-server`.
 
-A warm parent: it imports everything a session needs once, then waits on its unix socket. For
-each launcher that connects it checks the peer's uid, receives the launcher's stdio descriptors
-and context, and forks. The child takes on the launcher's stdin, stdout, stderr, environment,
-cwd and umask, and runs `codex-lsp app-server ARGS` as if the client had spawned it; the
-launcher's connection stays open as the session's hang-up line and carries its exit status
-back. Forking, rather than serving every client on one event loop, keeps each client's
-environment and threads to itself and lets a crash end one session only; the fork costs
-milliseconds because the imports are already done (and frozen out of the garbage collector's
-way, so children do not copy the parent's pages just by collecting).
+A warm parent: it imports everything a session of either command needs once, then waits on
+its unix socket. For each launcher that connects it checks the peer's uid, receives the
+launcher's stdio descriptors and context, and forks. The child takes on the launcher's stdin,
+stdout, stderr, environment, cwd and umask, and runs `codex-lsp serve ARGS` (or `app-server
+ARGS`) as if the client had spawned it (see `attach.py`); the launcher's connection stays open
+as the session's hang-up line and carries its exit status back. Forking, rather than serving
+every client on one event loop, keeps each client's environment and threads to itself and lets
+a crash end one session only; the fork costs milliseconds because the imports are already done
+(and frozen out of the garbage collector's way, so children do not copy the parent's pages just
+by collecting), and so is the work libraries do on first use (`REHEARSALS`).
 
 The parent stays single-threaded and never runs an event loop, so forking it is safe. It
 leaves when it has had no session for the idle timeout, when another server has taken its
@@ -31,10 +32,17 @@ import struct
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
-from codex_lsp.appserver.attach import HANDSHAKE_TIMEOUT_S, PROTOCOL, identity, private_dir
+from codex_lsp.appserver.attach import (
+    COMMANDS,
+    HANDSHAKE_TIMEOUT_S,
+    PROTOCOL,
+    identity,
+    private_dir,
+)
 
 log = logging.getLogger("codex_lsp.appserver.daemon")
 
@@ -44,11 +52,17 @@ DEFAULT_IDLE_S = 600.0
 _TICK_S = 2.0
 _MAX_REQUEST = 4 << 20
 
-# Imported before the first fork: what `codex-lsp app-server` loads by the end of a turn,
-# beyond what building the command line parser imports.
+# Imported before the first fork: what `codex-lsp app-server` and `codex-lsp serve` load by the
+# end of a turn, beyond what building the command line parser imports.
 PRELOAD = (
-    "codex_lsp.cli.appserver_cmd",
     "codex_lsp.appserver.server",
+    "codex_lsp.cli.serve_cmd",
+    "codex_lsp.lsp.server",
+    "codex_lsp.lsp.transport",
+    "codex_lsp.lsp.approvals",
+    "codex_lsp.lsp.client_port",
+    "codex_lsp.lsp.editor_workspace",
+    "codex_lsp.lsp.edits",
     "codex_lsp.api.server",
     "codex_lsp.engine.bootstrap",
     "codex_lsp.engine.handlers",
@@ -56,6 +70,12 @@ PRELOAD = (
     "anyio._backends._asyncio",
     "anyio.to_thread",
     "queue",
+)
+
+# Run before the first fork, after PRELOAD: work libraries do on first use, done once here.
+REHEARSALS = (
+    ("codex_lsp.lsp.rehearsal", "rehearse"),
+    ("codex_lsp.sandbox", "sandbox_support"),  # the kernel's support, probed once
 )
 
 
@@ -68,7 +88,21 @@ class Request:
     env: list[tuple[bytes, bytes]]
 
 
-def main(argv: list[str] | None = None) -> int:
+@dataclass(frozen=True)
+class SessionEntry:
+    """The program the server forks sessions of, given by the command line that starts it
+    (this layer knows nothing above it).
+
+    `warm` runs once in the parent and imports what every session needs; `run` is the command
+    line's main, called in each child with `COMMAND ARGS` (`app-server` or `serve`), returning
+    the exit status.
+    """
+
+    warm: Callable[[], object]
+    run: Callable[[list[str]], int]
+
+
+def main(entry: SessionEntry, argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codex-lsp app-server daemon")
     parser.add_argument("--socket", required=True)
     parser.add_argument("--idle-timeout", type=float, default=None)
@@ -93,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             idle = float(os.environ.get(IDLE_ENV, "") or DEFAULT_IDLE_S)
         except ValueError:
             idle = DEFAULT_IDLE_S
-    return AttachServer(args.socket, idle).run()
+    return AttachServer(args.socket, idle, entry).run()
 
 
 def _close_inherited_fds() -> None:
@@ -109,9 +143,10 @@ def _close_inherited_fds() -> None:
 
 
 class AttachServer:
-    def __init__(self, path: str, idle_s: float) -> None:
+    def __init__(self, path: str, idle_s: float, entry: SessionEntry) -> None:
         self.path = path
         self.idle_s = idle_s
+        self.entry = entry
         self.identity = identity(os.environ)
         self._sock: socket.socket | None = None
         self._inode: tuple[int, int] | None = None
@@ -124,7 +159,7 @@ class AttachServer:
         if not private_dir(os.path.dirname(self.path)):
             log.error("%s is not a private directory of this user", os.path.dirname(self.path))
             return 1
-        self._listen()
+        sock = self._listen()
         log.info("serving %s", self.path)
         try:
             self._preload()
@@ -138,7 +173,7 @@ class AttachServer:
                     log.info("idle for %.0f s; leaving", quiet)
                     break
                 wait = _TICK_S if self._children else min(_TICK_S, self.idle_s - quiet)
-                ready, _, _ = select.select([self._sock], [], [], max(wait, 0.0))
+                ready, _, _ = select.select([sock], [], [], max(wait, 0.0))
                 if ready:
                     self._accept()
         finally:
@@ -147,7 +182,7 @@ class AttachServer:
 
     # -- the socket --------------------------------------------------------------------------
 
-    def _listen(self) -> None:
+    def _listen(self) -> socket.socket:
         # Bound under a private name and renamed into place: a launcher never sees a socket
         # that is not listening yet, and of two servers started at once the last one wins
         # (the other notices at its next tick and leaves).
@@ -161,6 +196,7 @@ class AttachServer:
         os.replace(staging, self.path)
         info = os.stat(self.path)
         self._sock, self._inode = sock, (info.st_dev, info.st_ino)
+        return sock
 
     def _own_path(self) -> bool:
         try:
@@ -180,14 +216,17 @@ class AttachServer:
 
     def _preload(self) -> None:
         started = time.monotonic()
-        from codex_lsp.cli.main import build_parser
-
-        build_parser()  # imports every command's module
+        self.entry.warm()
         for name in PRELOAD:
             try:
                 importlib.import_module(name)
             except Exception:  # a child imports what it needs anyway
                 log.exception("preloading %s failed", name)
+        for module, function in REHEARSALS:
+            try:
+                getattr(importlib.import_module(module), function)()
+            except Exception:  # a child does the same work itself
+                log.exception("rehearsing %s.%s failed", module, function)
         self._sources = _source_stamps()
         gc.collect()
         gc.freeze()
@@ -238,6 +277,9 @@ class AttachServer:
                 log.warning("refused a connection from a sandboxed process (%s)", confined)
                 return
             request, fds = _receive(conn)
+            if not request.args or request.args[0] not in COMMANDS:
+                log.warning("refused a launcher asking for %r", request.args[:1])
+                return
             if request.identity != self.identity:
                 log.warning("refused a launcher of another installation")
                 return
@@ -248,7 +290,7 @@ class AttachServer:
                 return
             pid = os.fork()
             if pid == 0:
-                _serve_child(conn, fds, request, self._sock)
+                _serve_child(conn, fds, request, self._sock, self.entry.run)
             self._children.add(pid)
             log.debug("session %d for %s", pid, request.cwd)
         except _Gone:
@@ -324,7 +366,7 @@ def _receive(conn: socket.socket) -> tuple[Request, list[int]]:
             cwd=fields[2],
             umask=int(fields[3]),
             args=args,
-            env=env,  # type: ignore[arg-type]
+            env=env,
         )
     except (ValueError, IndexError) as err:
         for fd in fds:
@@ -334,9 +376,13 @@ def _receive(conn: socket.socket) -> tuple[Request, list[int]]:
 
 
 def _serve_child(
-    conn: socket.socket, fds: list[int], request: Request, listener: socket.socket
+    conn: socket.socket,
+    fds: list[int],
+    request: Request,
+    listener: socket.socket,
+    run: Callable[[list[str]], int],
 ) -> NoReturn:
-    """In the forked child: become the launcher's `codex-lsp app-server ARGS`."""
+    """In the forked child: become the launcher's `codex-lsp COMMAND ARGS`."""
     code = 1
     try:
         listener.close()
@@ -353,12 +399,12 @@ def _serve_child(
         os.chdir(request.cwd)
         os.umask(request.umask)
         _forget_parent_state()
-        sys.argv = ["codex-lsp", "app-server", *request.args]
+        sys.argv = ["codex-lsp", *request.args]
         conn.sendall(b"ready\n")
         if _read_line(conn) != b"go":
             os._exit(0)  # the launcher chose to serve its client itself
         conn.settimeout(None)
-        code = _run_app_server(conn.fileno(), request.args)
+        code = _run_command(run, conn.fileno(), request.args)
         with contextlib.suppress(OSError):
             conn.sendall(b"exit %d\n" % code)
     except BaseException:
@@ -378,11 +424,10 @@ def _forget_parent_state() -> None:
     root.setLevel(logging.WARNING)
 
 
-def _run_app_server(hangup_fd: int, args: list[str]) -> int:
-    from codex_lsp.cli.main import main
-
+def _run_command(run: Callable[[list[str]], int], hangup_fd: int, args: list[str]) -> int:
+    command, *options = args
     try:
-        code = main(["app-server", "--hangup-fd", str(hangup_fd), *args])
+        code = run([command, "--hangup-fd", str(hangup_fd), *options])
     except SystemExit as exit_:
         if exit_.code is None or isinstance(exit_.code, int):
             code = exit_.code or 0
@@ -426,6 +471,3 @@ def _source_stamps() -> dict[str, int]:
 def _ms_since(started: float) -> float:
     return (time.monotonic() - started) * 1000
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,17 +18,16 @@ import asyncio
 import importlib
 import json
 import logging
-import platform
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import anyio
 from pydantic import ValidationError
 
-from codex_lsp import __version__
+from codex_lsp.api.handshake import initialize_response
 from codex_lsp.api.port import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -38,10 +37,10 @@ from codex_lsp.api.port import (
 from codex_lsp.api.validation import validation_message
 from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.appserver.connection import Connection
-from codex_lsp.appserver.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
-from codex_lsp.appserver.stdio import LineReader, OversizedLine
 from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
+from codex_lsp.protocol.v2_initialize import InitializeParams
+from codex_lsp.wire.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
+from codex_lsp.wire.stdio import LineReader, OversizedLine
 
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
@@ -53,24 +52,16 @@ _API_MODULE = "codex_lsp.api.server"
 log = logging.getLogger(__name__)
 
 
+class MessageReader(Protocol):
+    """Where a connection's messages come from, one at a time; `None` once it has ended."""
+
+    async def readline(self) -> bytes | OversizedLine | None: ...
+
+    def close(self) -> None: ...
+
+
 def _is_request_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def initialize_response(params: InitializeParams, codex_home: Path) -> InitializeResponse:
-    client = params.client_info
-    system = platform.system()
-    os_name = {"Darwin": "macos"}.get(system, system.lower())
-    agent = (
-        f"codex_lsp/{__version__} ({system} {platform.release()}; {platform.machine()}) "
-        f"({client.name}; {client.version})"
-    )
-    return InitializeResponse(
-        user_agent=agent,
-        codex_home=str(codex_home.resolve()),
-        platform_family="windows" if system == "Windows" else "unix",
-        platform_os=os_name,
-    )
 
 
 class AppServer:
@@ -93,7 +84,7 @@ class AppServer:
         self._initialized = False
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def serve(self, reader: LineReader) -> None:
+    async def serve(self, reader: MessageReader) -> None:
         try:
             while (line := await reader.readline()) is not None:
                 if isinstance(line, OversizedLine):

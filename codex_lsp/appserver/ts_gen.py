@@ -37,7 +37,7 @@ class TsConverter:
         if not isinstance(schema, dict):
             raise TypeError(f"not a JSON schema node: {schema!r}")
         if "$ref" in schema:
-            name = schema["$ref"].rsplit("/", 1)[-1]
+            name = str(schema["$ref"]).rsplit("/", 1)[-1]
             self.references.add(name)
             return name
         if "const" in schema:

@@ -1,6 +1,9 @@
-"""`codex-lsp app-server`: the v2 API as JSON-RPC over stdio, plus schema and TypeScript export.
+"""`codex-lsp app-server`: the v2 API as JSON-RPC over stdio or WebSocket, plus schema and
+TypeScript export.
 
-    codex-lsp app-server [-c key=value] [-p profile]
+    codex-lsp app-server [-c key=value] [-p profile] [--listen stdio://]
+    codex-lsp app-server --listen ws://127.0.0.1:PORT [--ws-auth capability-token
+                         --ws-token-file PATH | --ws-token-sha256 HEX]
     codex-lsp app-server --attach [-c key=value] [-p profile]
     codex-lsp app-server generate-json-schema --out DIR
     codex-lsp app-server generate-ts --out DIR
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
     from codex_lsp.engine.services import EngineServices
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "app-server",
         help="serve the app-server v2 protocol (JSON-RPC lines) on stdin/stdout",
@@ -37,6 +40,25 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--attach",
         action="store_true",
         help="serve from a warm per-user server, started on first use (faster starts)",
+    )
+    parser.add_argument(
+        "--listen",
+        metavar="URL",
+        default=None,
+        help="stdio:// (the default) or ws://HOST:PORT; a WebSocket listener on a non-loopback "
+        "address needs a token",
+    )
+    parser.add_argument(
+        "--ws-auth",
+        choices=["capability-token"],
+        default=None,
+        help="how WebSocket clients authenticate (Authorization: Bearer <token>)",
+    )
+    parser.add_argument(
+        "--ws-token-file", metavar="PATH", help="absolute path of a file holding the token"
+    )
+    parser.add_argument(
+        "--ws-token-sha256", metavar="HEX", help="the SHA-256 of the token, in hexadecimal"
     )
     # The `--attach` server's session: end when this descriptor (the launcher's line) closes.
     parser.add_argument("--hangup-fd", type=int, default=None, help=argparse.SUPPRESS)
@@ -65,15 +87,33 @@ def run(args: argparse.Namespace) -> int:
         rebuilt = [arg for override in args.overrides or [] for arg in ("-c", override)]
         rebuilt += ["-p", args.profile] if args.profile else []
         rebuilt += ["-m", args.model] if args.model else []
-        return attach(rebuilt)
+        return attach(["app-server", *rebuilt])
     logging.basicConfig(
         stream=sys.stderr,
         level=os.environ.get("CODEX_LSP_LOG", "warning").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    from codex_lsp.store.config import ConfigError
+    from codex_lsp.appserver.listen import ListenError, parse_listen, websocket_auth
+    from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
 
+    try:
+        target = parse_listen(args.listen)
+        if target is None and (args.ws_auth or args.ws_token_file or args.ws_token_sha256):
+            raise ListenError("--ws-* options need --listen ws://HOST:PORT")
+        auth = (
+            websocket_auth(
+                target,
+                mode=args.ws_auth,
+                token_file=args.ws_token_file,
+                token_sha256=args.ws_token_sha256,
+            )
+            if target is not None
+            else None
+        )
+    except ListenError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     home = codex_home()
     overrides = _overrides(args)
 
@@ -91,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if target is not None:
+        from codex_lsp.appserver.websocket import run_websocket
+
+        return run_websocket(services, home, target, auth)
     from codex_lsp.appserver.server import run_stdio
 
     return run_stdio(services, home, hangup=args.hangup_fd)

@@ -6,20 +6,44 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Protocol, TextIO
 
 import anyio
 
 from codex_lsp.cli.exec_text import failure_details, patch_preview, session_header
-from codex_lsp.protocol.events import Event
+from codex_lsp.engine.services import EngineServices
+from codex_lsp.protocol.decisions import ReviewDecision
+from codex_lsp.protocol.events import (
+    AgentMessageDeltaEvent,
+    AgentMessageEvent,
+    ApplyPatchApprovalRequestEvent,
+    ErrorEvent,
+    Event,
+    ExecApprovalRequestEvent,
+    ExecCommandBeginEvent,
+    ExecCommandEndEvent,
+    PatchApplyEndEvent,
+    PlanUpdateEvent,
+    SessionConfiguredEvent,
+    StreamErrorEvent,
+    TaskCompleteEvent,
+    TurnAbortedEvent,
+    WarningEvent,
+)
 from codex_lsp.protocol.inputs import TextInput
 from codex_lsp.protocol.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
 from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy
+from codex_lsp.store.config import Config
 
-ANSWERS = {"y": "approved", "a": "approved_for_session", "n": "denied", "q": "abort"}
+ANSWERS = {
+    "y": ReviewDecision.APPROVED,
+    "a": ReviewDecision.APPROVED_FOR_SESSION,
+    "n": ReviewDecision.DENIED,
+    "q": ReviewDecision.ABORT,
+}
 
 
-def _configure_op(args: argparse.Namespace, config: Any) -> ConfigureSession:
+def _configure_op(args: argparse.Namespace, config: Config) -> ConfigureSession:
     approval = args.ask_for_approval
     sandbox = args.sandbox
     if args.full_auto:
@@ -38,7 +62,7 @@ def _configure_op(args: argparse.Namespace, config: Any) -> ConfigureSession:
     )
 
 
-async def run_task(args: argparse.Namespace, services: Any, prompt: str) -> int:
+async def run_task(args: argparse.Namespace, services: EngineServices, prompt: str) -> int:
     try:
         return await _run_task(args, services, prompt)
     finally:
@@ -46,45 +70,53 @@ async def run_task(args: argparse.Namespace, services: Any, prompt: str) -> int:
             await services.http.aclose()
 
 
-async def _run_task(args: argparse.Namespace, services: Any, prompt: str) -> int:
+async def _run_task(args: argparse.Namespace, services: EngineServices, prompt: str) -> int:
     from codex_lsp.engine.codex import Codex
 
-    renderer = JsonRenderer(sys.stdout) if args.json else TerminalRenderer(sys.stdout, sys.stderr)
+    renderer: Renderer = (
+        JsonRenderer(sys.stdout) if args.json else TerminalRenderer(sys.stdout, sys.stderr)
+    )
     async with Codex(services) as codex:
         await codex.submit(_configure_op(args, services.config))
         # Warnings (an MCP server that did not start, no sandbox) may come first.
         while True:
             first = await codex.next_event()
             renderer.show(first)
-            if first.msg.type == "session_configured":
+            if isinstance(first.msg, SessionConfiguredEvent):
                 break
-            if first.msg.type == "error":
+            if isinstance(first.msg, ErrorEvent):
                 return 1
         turn = await codex.submit(UserInputOp(items=[TextInput(text=prompt)]))
         failed = False
         while True:
             event = await codex.next_event()
             renderer.show(event)
-            kind = event.msg.type
-            if kind == "error":
-                failed = True
-            elif kind == "exec_approval_request":
-                decision = await _ask(renderer, "Run this command?")
-                await codex.submit(ExecApproval(id=event.msg.call_id, decision=decision))
-            elif kind == "apply_patch_approval_request":
-                decision = await _ask(renderer, "Apply this patch?")
-                await codex.submit(PatchApproval(id=event.msg.call_id, decision=decision))
-            elif kind == "turn_aborted" and event.id == turn:
-                return 1
-            elif kind == "task_complete" and event.id == turn:
-                return 1 if failed else 0
+            match event.msg:
+                case ErrorEvent():
+                    failed = True
+                case ExecApprovalRequestEvent(call_id=call_id):
+                    decision = await _ask(renderer, "Run this command?")
+                    await codex.submit(ExecApproval(id=call_id, decision=decision))
+                case ApplyPatchApprovalRequestEvent(call_id=call_id):
+                    decision = await _ask(renderer, "Apply this patch?")
+                    await codex.submit(PatchApproval(id=call_id, decision=decision))
+                case TurnAbortedEvent() if event.id == turn:
+                    return 1
+                case TaskCompleteEvent() if event.id == turn:
+                    return 1 if failed else 0
 
 
-async def _ask(renderer: Any, question: str) -> str:
+async def _ask(renderer: Renderer, question: str) -> ReviewDecision:
     renderer.prompt(f"{question} [y]es / [a]lways this session / [n]o / [q]uit turn: ")
     line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
     # No terminal to ask (stdin closed) means no approval.
-    return ANSWERS.get(line.strip().lower()[:1], "denied")
+    return ANSWERS.get(line.strip().lower()[:1], ReviewDecision.DENIED)
+
+
+class Renderer(Protocol):
+    def show(self, event: Event) -> None: ...
+
+    def prompt(self, text: str) -> None: ...
 
 
 class JsonRenderer:
@@ -113,53 +145,54 @@ class TerminalRenderer:
         self._err.flush()
 
     def show(self, event: Event) -> None:
-        msg = event.msg
-        kind = msg.type
-        if kind == "session_configured":
-            self._sandbox = msg.sandbox_policy
-            self._note(session_header(msg))
-        elif kind == "agent_message_delta":
-            self._out.write(msg.delta)
-            self._out.flush()
-            self._streamed = True
-        elif kind == "agent_message":
-            if not self._streamed:
-                self._out.write(msg.message)
-            self._out.write("\n")
-            self._out.flush()
-            self._streamed = False
-        elif kind == "exec_command_begin":
-            self._note(f"$ {_command_text(msg.command)}   (in {msg.cwd})")
-        elif kind == "exec_command_end":
-            seconds = msg.duration.secs + msg.duration.nanos / 1e9
-            if msg.status == "declined":
-                self._note("  declined: the command did not run")
-            else:
-                self._note(f"  exit {msg.exit_code} in {seconds:.1f}s")
-            if msg.exit_code != 0 and msg.status != "declined":
-                self._note(failure_details(msg, self._sandbox))
-        elif kind == "exec_approval_request":
-            reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-            self._note(
-                f"The agent wants to run: {_command_text(msg.command)}\n  in: {msg.cwd}{reason}"
-            )
-        elif kind == "apply_patch_approval_request":
-            reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-            self._note(f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}")
-        elif kind == "patch_apply_end":
-            if msg.success:
-                self._note(msg.stdout.rstrip())
-            elif msg.status == "declined":
-                self._note("patch declined: no file was changed")
-            else:
-                self._note(f"patch failed: {msg.stderr.strip() or 'no reason given'}")
-        elif kind == "plan_update":
-            steps = "\n".join(f"  [{item.status}] {item.step}" for item in msg.plan)
-            self._note(f"plan:\n{steps}")
-        elif kind in ("error", "stream_error", "warning"):
-            self._note(f"{kind.replace('_', ' ')}: {msg.message}")
-        elif kind == "turn_aborted":
-            self._note(f"turn aborted ({msg.reason})")
+        match event.msg:
+            case SessionConfiguredEvent() as msg:
+                self._sandbox = msg.sandbox_policy
+                self._note(session_header(msg))
+            case AgentMessageDeltaEvent(delta=delta):
+                self._out.write(delta)
+                self._out.flush()
+                self._streamed = True
+            case AgentMessageEvent(message=message):
+                if not self._streamed:
+                    self._out.write(message)
+                self._out.write("\n")
+                self._out.flush()
+                self._streamed = False
+            case ExecCommandBeginEvent(command=command, cwd=cwd):
+                self._note(f"$ {_command_text(command)}   (in {cwd})")
+            case ExecCommandEndEvent() as msg:
+                seconds = msg.duration.secs + msg.duration.nanos / 1e9
+                if msg.status == "declined":
+                    self._note("  declined: the command did not run")
+                else:
+                    self._note(f"  exit {msg.exit_code} in {seconds:.1f}s")
+                if msg.exit_code != 0 and msg.status != "declined":
+                    self._note(failure_details(msg, self._sandbox))
+            case ExecApprovalRequestEvent() as msg:
+                reason = f"\n  reason: {msg.reason}" if msg.reason else ""
+                self._note(
+                    f"The agent wants to run: {_command_text(msg.command)}\n  in: {msg.cwd}{reason}"
+                )
+            case ApplyPatchApprovalRequestEvent() as msg:
+                reason = f"\n  reason: {msg.reason}" if msg.reason else ""
+                self._note(
+                    f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}"
+                )
+            case PatchApplyEndEvent() as msg:
+                if msg.success:
+                    self._note(msg.stdout.rstrip())
+                elif msg.status == "declined":
+                    self._note("patch declined: no file was changed")
+                else:
+                    self._note(f"patch failed: {msg.stderr.strip() or 'no reason given'}")
+            case PlanUpdateEvent(plan=plan):
+                steps = "\n".join(f"  [{item.status}] {item.step}" for item in plan)
+                self._note(f"plan:\n{steps}")
+            case ErrorEvent() | StreamErrorEvent() | WarningEvent() as msg:
+                self._note(f"{msg.type.replace('_', ' ')}: {msg.message}")
+            case TurnAbortedEvent(reason=reason):
+                self._note(f"turn aborted ({reason})")
 
     def _note(self, text: str) -> None:
         self._err.write(text + "\n")

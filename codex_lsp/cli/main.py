@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The launcher must start in a few milliseconds: no parser, no engine.
         from codex_lsp.appserver.attach import main as attach
 
-        return attach([arg for arg in arguments[1:] if arg != "--attach"])
+        return attach([arg for arg in arguments if arg != "--attach"])
     parser = build_parser()
     args = parser.parse_args(arguments)
     if not getattr(args, "run", None):
@@ -87,12 +87,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+# Arguments only the full parser handles: help, the app-server's tools, serve's other modes.
+_NOT_ATTACHED = {
+    "-h",
+    "--help",
+    "generate-json-schema",
+    "generate-ts",
+    "--hangup-fd",
+    "--tcp",
+    "--print-launcher",
+}
+
+
 def _wants_attach(args: list[str]) -> bool:
-    """`app-server --attach [OPTIONS]`, and nothing the full parser must look at first."""
-    if not args or args[0] != "app-server" or "--attach" not in args[1:]:
+    """`serve --attach [OPTIONS]` or `app-server --attach [OPTIONS]`, and nothing the full
+    parser must look at first."""
+    if not args or args[0] not in ("serve", "app-server") or "--attach" not in args[1:]:
         return False
-    special = {"-h", "--help", "generate-json-schema", "generate-ts", "--hangup-fd"}
-    return not special.intersection(args[1:])
+    return not any(arg.partition("=")[0] in _NOT_ATTACHED for arg in args[1:])
 
 
 if __name__ == "__main__":

@@ -1,15 +1,24 @@
 """`codex-lsp serve`: the language server an editor starts, on stdio or `--tcp HOST:PORT`.
 
-Only the argument parser lives at module level: pygls, lsprotocol and the engine are imported
-when the command runs, and the engine only after the editor's `initialize` has been answered.
+Only the argument parser lives at module level. On stdio the editor's `initialize` is answered
+first (`lsp/early_initialize.py`); pygls, lsprotocol and the features are imported after that,
+and the engine only once the editor has said `initialized`.
+
+`--attach` serves the same session from the warm per-user server (`appserver/attach.py`),
+which is how the editor shims start it; `--print-launcher` prints the leanest command line for
+that, which needs neither this module nor site-packages to start.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from codex_lsp.cli.main import add_config_arguments
+
+if TYPE_CHECKING:
+    from codex_lsp.lsp.engine_host import EngineOptions
 
 
 def _host_port(value: str) -> tuple[str, int]:
@@ -23,33 +32,84 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser(
         "serve", help="serve the engine to an editor as a language server (stdio by default)"
     )
-    parser.add_argument(
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument(
         "--tcp",
         type=_host_port,
         metavar="HOST:PORT",
         help="listen on a TCP socket for one editor instead of using stdio (port 0: any)",
     )
+    transport.add_argument(
+        "--attach",
+        action="store_true",
+        help="serve stdio from a warm per-user server, started on first use (faster starts)",
+    )
+    transport.add_argument(
+        "--print-launcher",
+        action="store_true",
+        help="print, as a JSON list, the leanest command line for `serve --attach` and exit",
+    )
+    # The warm server's session: end when this descriptor (the launcher's line) closes.
+    parser.add_argument("--hangup-fd", type=int, default=None, help=argparse.SUPPRESS)
     add_config_arguments(parser)
     parser.set_defaults(run=run)
 
 
+def _config_args(args: argparse.Namespace) -> list[str]:
+    """The config options as given, for a command line of their own."""
+    rebuilt = [arg for override in args.overrides or [] for arg in ("-c", override)]
+    rebuilt += ["-p", args.profile] if args.profile else []
+    rebuilt += ["-m", args.model] if args.model else []
+    return rebuilt
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.print_launcher or args.attach:
+        from codex_lsp.appserver import attach
+
+        command = ["serve", *_config_args(args)]
+        if args.attach:  # only when `cli.main`'s fast path did not see the flag
+            return attach.main(command)
+        import json
+
+        print(json.dumps(attach.launcher(command)))
+        return 0
+
     from codex_lsp.lsp.logs import configure_process_logging
 
     configure_process_logging()
-
-    from codex_lsp.lsp.engine_host import EngineOptions
-    from codex_lsp.lsp.server import build_server
-    from codex_lsp.lsp.transport import run_stdio, run_tcp
-
-    options = EngineOptions(profile=args.profile, overrides=list(args.overrides), model=args.model)
-    server = build_server(options)
     if args.tcp is not None:
-        host, port = args.tcp
-        return run_tcp(server, host, port)
+        return _serve_tcp(args)
     if sys.stdin.isatty():
         _greet_a_person()
-    return run_stdio(server)
+
+    from codex_lsp.lsp.early_initialize import take_initialize
+
+    first = take_initialize()
+
+    from codex_lsp.lsp.server import build_server
+    from codex_lsp.lsp.transport import dispatch, run_stdio
+
+    server = build_server(_options(args))
+    return run_stdio(
+        server,
+        before_reading=lambda: first.replay(server.protocol, dispatch),
+        hangup=args.hangup_fd,
+    )
+
+
+def _options(args: argparse.Namespace) -> EngineOptions:
+    from codex_lsp.lsp.engine_host import EngineOptions
+
+    return EngineOptions(profile=args.profile, overrides=list(args.overrides), model=args.model)
+
+
+def _serve_tcp(args: argparse.Namespace) -> int:
+    from codex_lsp.lsp.server import build_server
+    from codex_lsp.lsp.transport import run_tcp
+
+    host, port = args.tcp
+    return run_tcp(build_server(_options(args)), host, port)
 
 
 def _greet_a_person() -> None:

@@ -7,7 +7,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import anyio
 
-from codex_lsp.protocol.inputs import ReviewDecision
+from codex_lsp.protocol.decisions import ReviewDecision
 
 T = TypeVar("T")
 

@@ -11,6 +11,7 @@ import itertools
 import logging
 import math
 from collections.abc import Awaitable, Callable
+from functools import partial
 from types import TracebackType
 from typing import Any
 
@@ -22,8 +23,9 @@ from pydantic import ValidationError
 from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.session import Session
+from codex_lsp.engine.session_open import SessionHost
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
-from codex_lsp.protocol.events import ErrorEvent, Event, EventMsg
+from codex_lsp.protocol.events import ErrorEvent, Event, EventMsg, TurnAbortReason
 from codex_lsp.protocol.ops import ConfigureSession, Op, Submission, UnknownOpError, parse_op
 
 log = logging.getLogger(__name__)
@@ -213,19 +215,36 @@ class Codex:
 
     async def _handle(self, submission: Submission) -> None:
         from codex_lsp.engine import handlers
+        from codex_lsp.engine.context_factory import initial_turn_context
+        from codex_lsp.engine.session_open import SessionOpenError, open_session, thread_origin
 
         op = submission.op
         if isinstance(op, ConfigureSession):
             await self._shutdown_session(reason="interrupted")
-            assert self._task_group is not None
-            self.session = await handlers.configure_session(
-                self, submission.id, op, self._task_group
-            )
+            settings = partial(initial_turn_context, self.services.config, op)
+            try:
+                self.session = await open_session(
+                    self._host(), submission.id, thread_origin(op), settings
+                )
+            except SessionOpenError as err:
+                self._error(submission.id, str(err))
             return
         if self.session is None:
             self._error(submission.id, NOT_CONFIGURED)
             return
         await handlers.handle_op(self, self.session, submission.id, op)
+
+    def _host(self) -> SessionHost:
+        assert self._task_group is not None
+        return SessionHost(
+            services=self.services,
+            workspace=self.workspace,
+            task_group=self._task_group,
+            emit=self.emit,
+            backlog=self.event_backlog,
+            drained=self.events_drained,
+            editor=self.editor,
+        )
 
     def _error(self, sub_id: str, message: str) -> None:
         self.emit(Event(id=sub_id, msg=ErrorEvent(message=message)))
@@ -233,7 +252,7 @@ class Codex:
     def event(self, sub_id: str, msg: EventMsg) -> None:
         self.emit(Event(id=sub_id, msg=msg))
 
-    async def _shutdown_session(self, reason: str = "interrupted") -> None:
+    async def _shutdown_session(self, reason: TurnAbortReason = "interrupted") -> None:
         session, self.session = self.session, None
         if session is not None:
             await session.abort_task(reason)

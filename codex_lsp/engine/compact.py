@@ -8,16 +8,23 @@ resumed thread continues from the summary.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codex_lsp.engine.history import user_message
 from codex_lsp.engine.instructions import contextual_user_message, developer_message
 from codex_lsp.engine.sampling import run_sampling_request
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import Prompt
-from codex_lsp.protocol.events import ContextCompactedEvent, WarningEvent
+from codex_lsp.protocol.events import (
+    ContextCompactedEvent,
+    ContextCompactionStartedEvent,
+    WarningEvent,
+)
 from codex_lsp.protocol.inputs import TokenUsage
 from codex_lsp.store.history import compacted_history
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.session import RunningTask, Session
 
 SUMMARIZATION_PROMPT = """\
 You are handing this task over to another instance of yourself that will not see the \
@@ -50,13 +57,14 @@ def replacement_history(
     ]
 
 
-async def maybe_compact(session: Any, task: Any, ctx: TurnContext) -> None:
+async def maybe_compact(session: Session, task: RunningTask, ctx: TurnContext) -> None:
     if session.context_tokens() >= ctx.compact_threshold():
         await compact(session, task, ctx)
 
 
-async def compact(session: Any, task: Any, ctx: TurnContext) -> None:
+async def compact(session: Session, task: RunningTask, ctx: TurnContext) -> None:
     sub_id = task.sub_id
+    session.emit(sub_id, ContextCompactionStartedEvent())
     client = session.model_client(ctx)
     prompt = Prompt(
         model=ctx.model,

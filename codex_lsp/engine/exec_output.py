@@ -18,10 +18,11 @@ MODEL_BUDGET_BYTES = 40_000
 
 def count_lines(data: bytes | str) -> int:
     """Lines as an editor counts them: a trailing newline does not open a new line."""
-    newline = b"\n" if isinstance(data, bytes) else "\n"
     if not data:
         return 0
-    return data.count(newline) + (0 if data.endswith(newline) else 1)
+    if isinstance(data, bytes):
+        return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    return data.count("\n") + (0 if data.endswith("\n") else 1)
 
 
 def _utf8_prefix_end(data: bytes, limit: int) -> int:

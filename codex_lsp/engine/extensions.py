@@ -17,9 +17,11 @@ if TYPE_CHECKING:
     from codex_lsp.engine.tools.base import ToolCall, ToolOutput
     from codex_lsp.engine.turn_context import TurnContext
     from codex_lsp.protocol.inputs import UserInput
+    from codex_lsp.protocol.ops import Op
 
 ToolHandler = Callable[["ToolCall"], Awaitable["ToolOutput"]]
-OpHandler = Callable[["Codex", "Session", str, Any], Awaitable[None]]
+# Called with an op whose wire `type` is the handler's key in `op_handlers`.
+OpHandler = Callable[["Codex", "Session", str, "Op"], Awaitable[None]]
 
 
 class Extension:

@@ -28,6 +28,9 @@ MAX_HEADER_CHARS = 12
 
 _QUESTION_KEYS = frozenset({"id", "header", "question", "options"})
 _OPTION_KEYS = ("value", "label", "description")
+# Codex's own tool has no `value`: a model trained on it sends label and description only,
+# and the label then stands for the value.
+_REQUIRED_OPTION_KEYS = ("label", "description")
 
 REQUEST_USER_INPUT_TOOL: dict[str, Any] = {
     "type": "function",
@@ -72,7 +75,8 @@ REQUEST_USER_INPUT_TOOL: dict[str, Any] = {
                                 "properties": {
                                     "value": {
                                         "type": "string",
-                                        "description": "Machine-readable snake_case value.",
+                                        "description": "Machine-readable snake_case value "
+                                        "(the label when left out).",
                                     },
                                     "label": {
                                         "type": "string",
@@ -83,7 +87,7 @@ REQUEST_USER_INPUT_TOOL: dict[str, Any] = {
                                         "description": "One sentence on what choosing it means.",
                                     },
                                 },
-                                "required": list(_OPTION_KEYS),
+                                "required": list(_REQUIRED_OPTION_KEYS),
                                 "additionalProperties": False,
                             },
                         },
@@ -221,12 +225,13 @@ def _options(raw: Any, where: str, problems: list[str]) -> tuple[Option, ...] | 
     for index, entry in enumerate(raw):
         at = f"{where}[{index}]"
         if not isinstance(entry, dict):
-            problems.append(f"{at} must be an object with value, label and description")
+            problems.append(f"{at} must be an object with label and description")
             continue
         problems += [f"{at} has unknown field `{key}`" for key in entry if key not in _OPTION_KEYS]
-        values = [_text(entry, key, at, problems) for key in _OPTION_KEYS]
-        if all(v is not None for v in values):
-            options.append(Option(*values))  # type: ignore[arg-type]
+        label, description = (_text(entry, key, at, problems) for key in _REQUIRED_OPTION_KEYS)
+        value = label if entry.get("value") is None else _text(entry, "value", at, problems)
+        if value is not None and label is not None and description is not None:
+            options.append(Option(value, label, description))
     chosen = [option.value for option in options]
     if len(set(chosen)) != len(chosen):
         problems.append(f"{where} repeats a value; each choice needs its own")

@@ -7,16 +7,15 @@ the whole request up to the provider's `stream_max_retries`, announcing each att
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from codex_lsp.engine.history import message_text
 from codex_lsp.model import (
     Completed,
-    ModelClient,
     ModelError,
     OutputItemDone,
     OutputTextDelta,
@@ -25,8 +24,11 @@ from codex_lsp.model import (
     ReasoningContentDelta,
     ReasoningSummaryDelta,
     ReasoningSummaryPartAdded,
+    ResponseEvent,
     backoff_delay,
 )
+from codex_lsp.model.events import RateLimitSnapshot as HeaderRateLimits
+from codex_lsp.model.events import RateLimitWindow as HeaderRateLimitWindow
 from codex_lsp.protocol.events import (
     AgentMessageDeltaEvent,
     AgentMessageEvent,
@@ -34,13 +36,23 @@ from codex_lsp.protocol.events import (
     AgentReasoningEvent,
     AgentReasoningRawContentDeltaEvent,
     AgentReasoningSectionBreakEvent,
+    EventMsg,
     StreamErrorEvent,
     WebSearchBeginEvent,
     WebSearchEndEvent,
 )
 from codex_lsp.protocol.inputs import RateLimitSnapshot, RateLimitWindow, TokenUsage
 
+if TYPE_CHECKING:
+    from codex_lsp.engine.session import Session
+
 TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+
+
+class SamplingClient(Protocol):
+    """What a sampling request needs of a model client: `ModelClient`, or one wrapping it."""
+
+    def stream(self, prompt: Prompt) -> AsyncIterator[ResponseEvent]: ...
 
 
 @dataclass
@@ -62,9 +74,9 @@ class SamplingResult:
 
 
 async def run_sampling_request(
-    session: Any,
+    session: Session,
     sub_id: str,
-    client: ModelClient,
+    client: SamplingClient,
     prompt: Prompt,
     *,
     show_messages: bool = True,
@@ -93,9 +105,9 @@ async def run_sampling_request(
 
 
 async def _stream_once(
-    session: Any,
+    session: Session,
     sub_id: str,
-    client: ModelClient,
+    client: SamplingClient,
     prompt: Prompt,
     show_messages: bool,
     on_output: Callable[[], None] | None,
@@ -128,7 +140,7 @@ async def _stream_once(
                 _other_event(session, sub_id, emit, event)
     except anyio.get_cancelled_exc_class():
         if show_messages:
-            _keep_partial(session, sub_id, partial)
+            _keep_partial(session, partial)
         raise
     raise ModelError(
         "stream closed before response.completed",
@@ -169,14 +181,16 @@ def _complete(result: SamplingResult, event: Completed) -> None:
         )
 
 
-def _keep_partial(session: Any, sub_id: str, partial: dict[str | None, list[str]]) -> None:
+def _keep_partial(session: Any, partial: dict[str | None, list[str]]) -> None:
     """An interrupted answer keeps the text already shown: in the thread (its `agent_message`
-    is persisted, so a reopened thread shows it) and in the history the model reads next."""
+    is persisted, so a reopened thread shows it) and in the history the model reads next.
+    It is not announced as completed: a live client was sent its deltas and, as from the
+    reference server, no end of an answer that never ended."""
     for item_id, parts in partial.items():
         text = "".join(parts)
         if not text.strip():
             continue
-        session.emit(sub_id, AgentMessageEvent(message=text, item_id=item_id))
+        session.record_event(AgentMessageEvent(message=text, item_id=item_id))
         content = [{"type": "output_text", "text": text}]
         session.record_items([{"type": "message", "role": "assistant", "content": content}])
 
@@ -190,11 +204,11 @@ _VISIBLE_EVENTS = (
 )
 
 
-def _discard(_sub_id: str, _msg: Any) -> None:
+def _discard(_sub_id: str, _msg: EventMsg) -> None:
     pass
 
 
-def _item_done(session: Any, sub_id: str, item: dict[str, Any]) -> None:
+def _item_done(session: Session, sub_id: str, item: dict[str, Any]) -> None:
     kind = item.get("type")
     if kind == "message" and item.get("role") == "assistant":
         session.emit(sub_id, AgentMessageEvent(message=message_text(item), item_id=item.get("id")))
@@ -210,8 +224,8 @@ def _item_done(session: Any, sub_id: str, item: dict[str, Any]) -> None:
         session.emit(sub_id, WebSearchEndEvent(call_id=call_id, query=action.get("query") or ""))
 
 
-def _snapshot(snapshot: Any) -> RateLimitSnapshot:
-    def window(w: Any) -> RateLimitWindow | None:
+def _snapshot(snapshot: HeaderRateLimits) -> RateLimitSnapshot:
+    def window(w: HeaderRateLimitWindow | None) -> RateLimitWindow | None:
         if w is None:
             return None
         return RateLimitWindow(

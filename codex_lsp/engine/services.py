@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -14,13 +14,21 @@ from codex_lsp.engine.tools.router import ToolRouter
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelClient
 from codex_lsp.model.recording import StreamRecorder
+from codex_lsp.store.auth import AuthStore
+from codex_lsp.store.config import Config
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.codex import Codex
+    from codex_lsp.engine.session import Session
+    from codex_lsp.protocol.ops import Op
 
 
 @dataclass
 class EngineServices:
     codex_home: Path
-    config: Any
-    auth: Any = None
+    config: Config
+    # None: API keys come from each provider's `env_key` only.
+    auth: AuthStore | None = None
     http: httpx.AsyncClient | None = None
     router: ToolRouter = field(default_factory=ToolRouter)
     extensions: list[Extension] = field(default_factory=list)
@@ -35,7 +43,7 @@ class EngineServices:
                 self.router.register(name, handler)
             self.router.add_resolver(extension.handles_tool)
 
-    def reload_config(self) -> Any:
+    def reload_config(self) -> Config:
         """Read config.toml again and make it this engine's config; raises `ConfigError`."""
         if self.config_loader is not None:
             self.config = self.config_loader()
@@ -45,10 +53,10 @@ class EngineServices:
             self.config = load_config(self.codex_home)
         return self.config
 
-    def tool_specs(self, session: Any, ctx: TurnContext) -> list[dict[str, Any]]:
+    def tool_specs(self, session: Session, ctx: TurnContext) -> list[dict[str, Any]]:
         return [spec for ext in self.extensions for spec in ext.tool_specs(session, ctx)]
 
-    def instruction_sections(self, session: Any, ctx: TurnContext) -> list[str]:
+    def instruction_sections(self, session: Session, ctx: TurnContext) -> list[str]:
         return [text for ext in self.extensions for text in ext.instructions(session, ctx)]
 
     def model_client(
@@ -66,7 +74,7 @@ class EngineServices:
             provider, api_key=api_key, http=self.http, session_id=thread_id, recorder=recorder
         )
 
-    async def handle_extra_op(self, codex: Any, session: Any, sub_id: str, op: Any) -> None:
+    async def handle_extra_op(self, codex: Codex, session: Session, sub_id: str, op: Op) -> None:
         """Ops served by extensions (review, skills); without one, a clear error."""
         handler = next(
             (ext.op_handlers()[op.type] for ext in self.extensions if op.type in ext.op_handlers()),

@@ -11,7 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from anyio.abc import TaskGroup
@@ -38,9 +38,13 @@ from codex_lsp.protocol.events import (
     TaskCompleteEvent,
     TokenCountEvent,
     TurnAbortedEvent,
+    TurnAbortReason,
     WarningEvent,
 )
 from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.services import EngineServices
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +75,7 @@ class RunningTask:
     kind: str
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     done: anyio.Event = field(default_factory=anyio.Event)
-    abort_reason: str | None = None
+    abort_reason: TurnAbortReason | None = None
     last_response_id: str | None = None
     diff: TurnDiffTracker = field(default_factory=TurnDiffTracker)
     steering: Steering = field(default_factory=Steering)
@@ -89,7 +93,7 @@ class Session:
         emit: Callable[[Event], None],
         task_group: TaskGroup,
         workspace: Workspace,
-        services: Any,
+        services: EngineServices,
         editor: EditorContext | None = None,
         history: ConversationHistory | None = None,
         rollout: RolloutSink | None = None,
@@ -137,6 +141,12 @@ class Session:
     def emit(self, sub_id: str, msg: EventMsg) -> None:
         self._emit(Event(id=sub_id, msg=msg))
         # The cheap type check first: most events (deltas) are never persisted.
+        if self._rollout is not None and self._persist(msg.type):
+            self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
+
+    def record_event(self, msg: EventMsg) -> None:
+        """Keep `msg` in the thread without sending it: what the client already saw in another
+        form (an interrupted answer's deltas) and reads back when it reopens the thread."""
         if self._rollout is not None and self._persist(msg.type):
             self._rollout.record_event(msg.model_dump(mode="json", exclude_none=True))
 
@@ -203,10 +213,20 @@ class Session:
     # Token accounting -------------------------------------------------------------------
 
     def add_usage(self, sub_id: str, usage: TokenUsage | None) -> None:
+        self.record_usage(usage)
+        self.emit(sub_id, self.token_count_event())
+
+    def record_usage(self, usage: TokenUsage | None) -> None:
+        """Count a response's usage; the turn loop reports it once the response's tool calls
+        are done, as Codex does."""
         if usage is not None:
             self.last_usage = usage
             self.total_usage = self.total_usage + usage
-        self.emit(sub_id, self.token_count_event())
+
+    @property
+    def usage_recorded(self) -> bool:
+        """Whether any model call of the thread reported its usage yet."""
+        return self.total_usage != TokenUsage()
 
     def token_count_event(self) -> TokenCountEvent:
         info = TokenUsageInfo(
@@ -240,7 +260,7 @@ class Session:
         self._task = task
         self._task_group.start_soon(self._run_task, task, body)
 
-    async def abort_task(self, reason: str) -> None:
+    async def abort_task(self, reason: TurnAbortReason) -> None:
         """End the running task, if any, and wait until it has cleaned up."""
         task = self._task
         if task is None:
@@ -285,9 +305,13 @@ class Session:
         # A review runs outside the thread's conversation: the model need not hear of it.
         if task.abort_reason == "interrupted" and task.kind != "review":
             self.record_items([user_message(TURN_ABORTED_MARKER)])
+        # The usage of a response whose tool calls were cut short is reported here; without
+        # any usage yet, only the rate limits (`info` stays unset, as in Codex).
+        info = self.token_count_event().info if self.usage_recorded else None
+        self.emit(task.sub_id, TokenCountEvent(info=info, rate_limits=self.rate_limits))
         self.emit(
             task.sub_id,
-            TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason),  # type: ignore[arg-type]
+            TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason or "interrupted"),
         )
 
     @staticmethod

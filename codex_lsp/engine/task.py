@@ -174,12 +174,24 @@ async def run_regular_task(
         ),
     )
     record_turn_context(session, ctx, sub_id)
+    # A history already past the limit is compacted before the new input joins it.
+    failure: ModelError | None = None
+    try:
+        await maybe_compact(session, task, ctx)
+    except ModelError as err:
+        failure = err
     record_user_input(session, sub_id, ctx, items)
     if instructions:
         session.record_items([developer_note(instructions)])
     for extension in session.services.extensions:
         session.record_items(await extension.extra_user_items(session, ctx, sub_id, items))
-    last_message = await run_turns(session, task, ctx)
+    last_message = None
+    if failure is None:
+        last_message = await run_turns(session, task, ctx)
+    else:  # the input is kept; the turn ends with why the history could not be compacted
+        session.emit(
+            sub_id, ErrorEvent(message=failure.message, codex_error_info=failure.codex_error_info)
+        )
     session.emit(
         sub_id,
         TaskCompleteEvent(
@@ -199,11 +211,16 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     last_message: str | None = None
     offered = turn_tools(ctx)
     steering = task.steering
+    first = True
     while True:
         for steered in steering.take():
             record_user_input(session, sub_id, ctx, steered)
         try:
-            await maybe_compact(session, task, ctx)
+            # The turn's start already compacted what needed it; later requests may need it
+            # again once tool output has filled the window.
+            if not first:
+                await maybe_compact(session, task, ctx)
+            first = False
             with steering.request() as request:
                 result = await run_sampling_request(
                     session,
@@ -224,10 +241,11 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
         if result.response_id:
             session.history.mark_response(result.response_id)
             task.last_response_id = session.last_response_id = result.response_id
-        session.add_usage(sub_id, result.usage)
+        session.record_usage(result.usage)
         last_message = result.last_agent_message or last_message
         calls = result.tool_calls
         if not calls:
+            session.emit(sub_id, session.token_count_event())
             if steering.pending:
                 continue  # the model has not seen what the user added yet
             steering.closed = True
@@ -250,3 +268,4 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)
             session.record_items([output_item(item, output)])
+        session.emit(sub_id, session.token_count_event())

@@ -11,7 +11,7 @@ from typing import Any
 
 from codex_lsp.protocol.inputs import Personality, ReasoningEffort, ReasoningSummary
 from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy, has_network_access
-from codex_lsp.store.providers import ModelProviderInfo
+from codex_lsp.protocol.providers import ModelProviderInfo
 
 # Context window assumed for models we know nothing about; matches the current catalogue.
 DEFAULT_CONTEXT_WINDOW = 272_000

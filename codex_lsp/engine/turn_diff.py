@@ -1,4 +1,5 @@
-"""The aggregated diff of every file a turn changed, against how it was before the turn.
+"""The aggregated diff of every file a turn changed, against how it was before the turn, in
+git's format (`diff --git`, repository-relative paths, blob ids: see `git_diff`).
 
 Each file's diff is rendered once per change to that file and kept, so the turn diff sent after
 every patch costs only the files that patch touched. `unified_diff` is safe to run on a worker
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codex_lsp.engine.patch.diff import unified_diff
+from codex_lsp.engine.git_diff import display_path, git_file_diff
 
 
 class TurnDiffTracker:
@@ -27,19 +28,14 @@ class TurnDiffTracker:
     def unified_diff(self) -> str:
         states = [(path, self._baseline[path], self._current.get(path)) for path in self._baseline]
         chunks: list[str] = []
-        for path, before, after in sorted(states, key=lambda state: state[0]):
+        for path, before, after in sorted(states, key=lambda state: display_path(state[0])):
             if before == after:
                 continue
             cached = self._rendered.get(path)
             if cached is not None and cached[0] is before and cached[1] is after:
                 chunks.append(cached[2])
                 continue
-            diff = unified_diff(
-                before or "",
-                after or "",
-                f"a/{path}" if before is not None else "/dev/null",
-                f"b/{path}" if after is not None else "/dev/null",
-            )
+            diff = git_file_diff(path, before, after)
             self._rendered[path] = (before, after, diff)
             chunks.append(diff)
         return "".join(chunks)

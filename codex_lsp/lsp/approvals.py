@@ -5,7 +5,9 @@ what the agent wants (the command, where, why; or the files and a short diff) an
 are Approve / Approve for session / Deny / Abort turn. A dismissed prompt is a Deny. A client
 that renders approvals itself says so in `initialize`
 (`capabilities.experimental.codex.richApprovals`) and gets the v2 request as
-`codex/<method>` with the v2 params, its result going back unchanged.
+`codex/<method>` with the v2 params, its result going back unchanged; once it is settled
+(answered, or dropped with its turn) `codex/serverRequest/resolved` names it, as the app-server
+does for its requests.
 
 An editor that cannot answer `window/showMessageRequest` (its initialize leaves out
 `window.showMessage`) gets the same question as a `window/showMessage` saying how to answer,
@@ -31,6 +33,8 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp.lsp.pending_approvals import Choice, EntryKind, PendingApprovals
+from codex_lsp.protocol.decisions import ReviewDecision, V2Decision
+from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
 
 logger = logging.getLogger(__name__)
 
@@ -43,12 +47,12 @@ APPROVE_FOR_SESSION = "Approve for session"
 DENY = "Deny"
 ABORT_TURN = "Abort turn"
 DECISIONS = {
-    APPROVE: "accept",
-    APPROVE_FOR_SESSION: "acceptForSession",
-    DENY: "decline",
-    ABORT_TURN: "cancel",
+    APPROVE: ReviewDecision.APPROVED,
+    APPROVE_FOR_SESSION: ReviewDecision.APPROVED_FOR_SESSION,
+    DENY: ReviewDecision.DENIED,
+    ABORT_TURN: ReviewDecision.ABORT,
 }
-DISMISSED_DECISION = "decline"
+DISMISSED_DECISION = ReviewDecision.DENIED
 
 # A prompt is a popup; past this it is a wall of text no one reads.
 DIFF_PREVIEW_LINES = 20
@@ -142,11 +146,11 @@ def change_summary(changes: list[dict[str, Any]] | None, cwd: Path | None) -> st
     return f"change {shown}"
 
 
-def decision_for(choice: types.MessageActionItem | None) -> str:
+def decision_for(choice: types.MessageActionItem | None) -> V2Decision:
     """The v2 decision for the action the user picked; a dismissed prompt declines."""
     if choice is None:
-        return DISMISSED_DECISION
-    return DECISIONS.get(choice.title, DISMISSED_DECISION)
+        return DISMISSED_DECISION.v2
+    return DECISIONS.get(choice.title, DISMISSED_DECISION).v2
 
 
 class ApprovalBroker:
@@ -154,7 +158,8 @@ class ApprovalBroker:
 
     `rich` reports whether the client asked for the v2 requests; `thread_cwd` (when known)
     shortens paths in prompts; `file_changes` returns the pending `fileChange` item's changes
-    for an approval whose params do not carry them.
+    for an approval whose params do not carry them; `notify` sends a v2 notification
+    (`serverRequest/resolved`) to the client.
     """
 
     def __init__(
@@ -165,8 +170,10 @@ class ApprovalBroker:
         thread_cwd: Callable[[str], Path | None] = lambda _thread: None,
         file_changes: Callable[[str], list[dict[str, Any]] | None] = lambda _item: None,
         pending: PendingApprovals | None = None,
+        notify: Callable[[str, dict[str, Any]], None] = lambda _method, _params: None,
     ) -> None:
         self._server = server
+        self._notify = notify
         self._rich = rich
         self._thread_cwd = thread_cwd
         self._file_changes = file_changes
@@ -181,7 +188,8 @@ class ApprovalBroker:
             message = command_message(params)
             summary = f"run `{script_of(str(params.get('command') or '(unknown command)'))}`"
         else:
-            changes = params.get("changes")
+            extras = params.get("codexLsp") or {}
+            changes = extras.get("changes")
             if changes is None:
                 changes = self._file_changes(str(params.get("itemId")))
             cwd = self._thread_cwd(str(params.get("threadId")))
@@ -258,16 +266,25 @@ class ApprovalBroker:
             message=message,
             actions=[types.MessageActionItem(title=title) for title in actions],
         )
-        return await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        choice = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        return choice if isinstance(choice, types.MessageActionItem) else None
 
     async def _forward(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        result = await self._request(f"codex/{method}", params)
+        msg_id = f"codex-{uuid.uuid4().hex}"
+        try:
+            result = await self._request(f"codex/{method}", params, msg_id)
+        finally:
+            thread_id = params.get("threadId")
+            if isinstance(thread_id, str):
+                self._notify("serverRequest/resolved", {"threadId": thread_id, "requestId": msg_id})
         if not isinstance(result, dict):
-            raise ClientRequestError(-32603, f"the editor answered codex/{method} with {result!r}")
+            raise ClientRequestError(
+                INTERNAL_ERROR, f"the editor answered codex/{method} with {result!r}"
+            )
         return result
 
-    async def _request(self, method: str, params: Any) -> Any:
-        msg_id = f"codex-{uuid.uuid4().hex}"
+    async def _request(self, method: str, params: Any, msg_id: str | None = None) -> Any:
+        msg_id = msg_id or f"codex-{uuid.uuid4().hex}"
         protocol = self._server.protocol
         try:
             return await protocol.send_request_async(method, params, msg_id=msg_id)

@@ -23,9 +23,9 @@ import os
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from lsprotocol import types
+import cattrs
+from lsprotocol import converters, types
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from codex_lsp.lsp.protocol import plain_handler
@@ -39,15 +39,15 @@ NEW_THREAD = "codex.newThread"
 ASK = "codex.ask"
 EDIT = "codex.edit"
 INTERRUPT = "codex.interrupt"
-COMMANDS = (NEW_THREAD, ASK, EDIT, INTERRUPT)
 
 # Options of `codex.ask` / `codex.edit` passed on to the turn as they are.
 TURN_OVERRIDES = ("model", "effort", "approvalPolicy", "sandboxPolicy")
 
 
 @cache
-def _converter() -> Any:
-    return default_converter()
+def _converter() -> cattrs.Converter:
+    # lsprotocol's own: all a `Range` needs, without pygls's JSON-RPC message hooks.
+    return converters.get_converter()
 
 
 def command_options(command: str, arguments: tuple[object, ...]) -> dict[str, Any]:
@@ -86,8 +86,9 @@ def workspace_cwd(server: CodexLanguageServer, near: str | None = None) -> str:
         ]
         if holding:
             return max(holding, key=len)
-    if workspace.root_path:
-        return workspace.root_path
+    root: str | None = workspace.root_path
+    if root:
+        return root
     if folders and folders[0]:
         return folders[0]
     return os.path.dirname(near) if near else os.getcwd()
@@ -155,8 +156,7 @@ class Commands:
         """Start the task's turn on `threadId`, or on a new thread rooted near `path`."""
         thread_id = string_option(options, "threadId", command, required=False)
         if thread_id is None:
-            started = await self._host.call("thread/start", {"cwd": self._default_cwd(path)})
-            thread_id = started["thread"]["id"]
+            thread_id = await self._host.start_thread(self._default_cwd(path))
         params = {"threadId": thread_id, "task": task, "context": context}
         params.update(turn_overrides(options))
         result = await self._host.call("turn/startTask", params)

@@ -180,9 +180,5 @@ class ContextCommands:
         return to_fs_path(uri) or uri
 
     def _thread_cwd(self, thread_id: str) -> str | None:
-        api = self._host.api
-        try:
-            cwd = api.thread_cwd(thread_id) if api is not None else None
-        except Exception:
-            return None
+        cwd = self._host.thread_cwd(thread_id)
         return str(cwd) if cwd is not None else None

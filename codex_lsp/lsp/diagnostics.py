@@ -173,13 +173,14 @@ class ReviewDiagnostics:
         """The URI of the editor's open document for `path`, else the file URI of `path`."""
         wanted = os.path.normpath(path)
         try:
-            open_uris = list(self._server.workspace.text_documents)
+            open_uris: list[str] = list(self._server.workspace.text_documents)
         except RuntimeError:
             open_uris = []
         for uri in open_uris:
             if _normalized_path(uri) == wanted:
                 return uri
-        return from_fs_path(path) or path
+        file_uri: str | None = from_fs_path(path)
+        return file_uri or path
 
     # -- following edits --------------------------------------------------------------------
 

@@ -152,6 +152,7 @@ class EditorWorkspace:
             changes: dict[str, list[types.TextEdit]] = {}
             for item in built.edit.document_changes or []:
                 assert isinstance(item, types.TextDocumentEdit)
+                # Typed as any kind of edit; an agent patch builds plain `TextEdit`s only.
                 changes.setdefault(item.text_document.uri, []).extend(item.edits)  # type: ignore[arg-type]
             return types.WorkspaceEdit(changes=changes)
         if built.open_paths:

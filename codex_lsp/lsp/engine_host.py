@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from codex_lsp.lsp.pending_approvals import PendingApprovals
+from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, SERVER_NOT_INITIALIZED
 
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
@@ -30,10 +31,6 @@ if TYPE_CHECKING:
     from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
-
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-SERVER_NOT_INITIALIZED = -32002
 
 
 @dataclass
@@ -115,9 +112,10 @@ class EngineHost:
         broker = ApprovalBroker(
             self._server,
             rich=lambda: self._server.rich_approvals,
-            thread_cwd=self._thread_cwd,
+            thread_cwd=self.thread_cwd,
             file_changes=lambda item_id: self._port.file_changes(item_id) if self._port else None,
             pending=self.pending,
+            notify=lambda method, params: self._port.notify(method, params) if self._port else None,
         )
         workspace = EditorWorkspace(self._server)
         editor = LspEditorContext(self._server, workspace)
@@ -131,11 +129,10 @@ class EngineHost:
         )
         return ApiServer(services_factory, self._port)
 
-    def _thread_cwd(self, thread_id: str) -> Path | None:
-        try:
-            return self.api.thread_cwd(thread_id) if self.api is not None else None
-        except Exception:
-            return None
+    def thread_cwd(self, thread_id: str) -> Path | None:
+        """The working directory of a loaded thread; None before the API starts or when the
+        thread is not loaded."""
+        return self.api.thread_cwd(thread_id) if self.api is not None else None
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -156,6 +153,18 @@ class EngineHost:
             self._resumed(result)
         return result
 
+    async def start_thread(self, cwd: str) -> str:
+        """Start a thread in `cwd`, as `codex/thread/start` would; its id."""
+        from codex_lsp.api.port import ApiError
+        from codex_lsp.protocol.v2_threads import ThreadStartParams
+
+        api = self._ready()
+        try:
+            started = await api.start_thread(ThreadStartParams(cwd=cwd))
+        except ApiError as err:
+            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
+        return started.thread.id
+
     def _resumed(self, result: dict[str, Any]) -> None:
         thread = result.get("thread")
         thread_id = thread.get("id") if isinstance(thread, dict) else None
@@ -175,8 +184,8 @@ class EngineHost:
         """
         from pydantic import ValidationError
 
+        from codex_lsp.api.handshake import initialize_response
         from codex_lsp.api.validation import validation_message
-        from codex_lsp.appserver.server import initialize_response
         from codex_lsp.protocol.v2_common import dump
         from codex_lsp.protocol.v2_initialize import InitializeParams
         from codex_lsp.store.home import codex_home

@@ -14,8 +14,6 @@ import sys
 import threading
 from collections.abc import Callable
 
-from pygls.exceptions import JsonRpcException
-
 _SECRET_PATTERNS = (
     # "apiKey": "..." / api_key=... / Authorization: Bearer ... in JSON, reprs, headers
     re.compile(
@@ -54,6 +52,9 @@ class _ExpectedErrors(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not record.name.startswith("pygls"):
             return True
+        # Imported here: the process's logging is set up before pygls is loaded.
+        from pygls.exceptions import JsonRpcException
+
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, JsonRpcException):
             return False  # raised on purpose, with a message meant for the client

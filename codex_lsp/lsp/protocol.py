@@ -14,18 +14,25 @@ would send it from the task's done-callback, one loop turn later, after the noti
 API queued to follow the response (`codex/thread/started`, a review's `codex/turn/started`).
 The app-server door writes its answers the same way, so both doors keep the order of the
 real transcripts.
+
+pygls has no public hooks for these, so the overrides below use six of its private names;
+each says why next to it, pyproject pins the pygls release they were written against, and
+`tests/test_pygls_contract.py` fails on an upgrade that changes any of them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
+import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import cattrs
+import orjson
 from lsprotocol import converters, types
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.protocol import (
@@ -36,14 +43,14 @@ from pygls.protocol import (
 )
 
 from codex_lsp.api.wire_input import clip_error_message
+from codex_lsp.protocol.jsonrpc import INVALID_REQUEST
 
 if TYPE_CHECKING:
-    from codex_lsp.appserver.output import Outbox
+    from codex_lsp.wire.output import Outbox
 
 logger = logging.getLogger(__name__)
 
 CODEX_PREFIX = "codex/"
-INVALID_REQUEST = -32600
 
 # A handler for `codex/<method>`: receives the v2 method name (without the prefix) and params.
 CodexHandler = Callable[[str, Any], Any]
@@ -52,11 +59,14 @@ CodexHandler = Callable[[str, Any], Any]
 _ANSWERED = object()
 
 
+@functools.cache
 def json_converter() -> cattrs.Converter:
     """lsprotocol's converter, leaving the params and results of untyped methods plain JSON.
 
     pygls's default turns such dicts into namedtuples; the v2 API and the clients' answers to
-    `codex/*` requests are dicts and must stay dicts.
+    `codex/*` requests are dicts and must stay dicts. One per process: building it resolves
+    the types of every LSP class, and cattrs builds a hook per type on first use, which a
+    session forked from the warm server then inherits instead of building again.
     """
     converter = converters.get_converter()
     for message_type in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
@@ -80,8 +90,11 @@ class CodexProtocol(LanguageServerProtocol):
     def set_outbox(self, outbox: Outbox) -> None:
         """Write every message through `outbox`, whose backlog paces the engine."""
         self.outbox = outbox
+        # pygls types its writer as its own protocol class; an Outbox has the same two methods.
         self.set_writer(outbox)  # type: ignore[arg-type]
 
+    # Private: the one place pygls resolves a method name to a handler; public registration
+    # (`feature`) wants every name up front, and the API's method list is its own business.
     def _get_handler(self, feature_name: str) -> Any:
         try:
             return super()._get_handler(feature_name)
@@ -95,17 +108,20 @@ class CodexProtocol(LanguageServerProtocol):
 
             async def forward(params: Any) -> Any:
                 # Set by pygls before it created this task; the task runs in a copy of it.
-                msg_id = self._ctx_msg_id.get()
+                msg_id = self.msg_id
+                assert msg_id is not None  # a request's handler always runs with its id
                 try:
                     result = await handler(method, params)
                 except JsonRpcException as err:
                     self._send_response(msg_id, error=err.to_response_error())
                     return _ANSWERED
-                self._send_response(msg_id, result=result)
+                self._send_result(msg_id, result)
                 return _ANSWERED
 
             return forward
 
+    # Private: pygls answers from this done-callback; a forwarded request has answered
+    # itself already (see the module's docstring) and must not be answered twice.
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         if not future.cancelled() and future.exception() is None and future.result() is _ANSWERED:
             self._request_futures.pop(msg_id, None)
@@ -123,6 +139,7 @@ class CodexProtocol(LanguageServerProtocol):
             return
         # After `shutdown` pygls ignores everything but `exit`; the LSP spec wants requests
         # answered with InvalidRequest so a client never waits on a reply that will not come.
+        # Private `_shutdown`: pygls exposes no other sign that it has shut down.
         if self._shutdown or self._shutdown_id is not None:
             self.send_error(msg_id, INVALID_REQUEST, "the server is shutting down")
             return
@@ -138,6 +155,8 @@ class CodexProtocol(LanguageServerProtocol):
             self._shutdown_id = msg_id
         super().handle_message(message)
 
+    # Private: every response pygls writes passes here, its own and ours, so this is where an
+    # id leaves the in-flight set and an error message is clipped.
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         self._in_flight.discard(msg_id)
         if error is not None and isinstance(getattr(error, "message", None), str):
@@ -148,6 +167,7 @@ class CodexProtocol(LanguageServerProtocol):
         """Wait for the `shutdown` request in progress, if any, to be answered."""
         if self._shutdown_id is None:
             return
+        # Private `_request_futures`: pygls keeps its handlers' futures nowhere else.
         future = self._request_futures.get(self._shutdown_id)
         if future is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
@@ -161,6 +181,7 @@ class CodexProtocol(LanguageServerProtocol):
     def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
         """Answer a request (or, with `msg_id=None`, an unidentifiable message) with an error."""
         error = {"code": code, "message": clip_error_message(message)}
+        # Private `_send_data`: pygls's only way to write a message it did not build itself.
         self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": error})
 
     def fail_request(self, msg_id: int | str, error: Exception) -> None:
@@ -175,9 +196,42 @@ class CodexProtocol(LanguageServerProtocol):
     def send_notification(self, method: str, params: Any) -> None:
         """Send a notification whose params are already plain JSON values.
 
-        Streaming deltas go through here: a dict needs no cattrs round trip, only json.dumps.
+        Streaming deltas go through here, so it is the shortest way to the writer (see
+        `_write_plain`).
         """
-        self._send_data({"jsonrpc": self.VERSION, "method": method, "params": params})
+        message = {"jsonrpc": self.VERSION, "method": method, "params": params}
+        if not self._write_plain(message):
+            self._send_data(message)
+
+    def _send_result(self, msg_id: int | str, result: Any) -> None:
+        """Answer a `codex/*` request with the API's result, plain JSON values as a rule.
+
+        A resumed thread's answer can hold tens of thousands of items: cattrs would walk every
+        one of them to find nothing to convert. Anything else goes through pygls.
+        """
+        self._in_flight.discard(msg_id)
+        self._result_types.pop(msg_id, None)
+        if not self._write_plain({"jsonrpc": self.VERSION, "id": msg_id, "result": result}):
+            self._send_response(msg_id, result=result)
+
+    def _write_plain(self, message: dict[str, Any]) -> bool:
+        """Write `message` as one frame if it is plain JSON; False when it is not.
+
+        No cattrs round trip and no debug log of the body; orjson encodes it, `json` what only
+        `json` can (a lone surrogate, an integer past 64 bits).
+        """
+        writer = self.writer
+        if writer is None:
+            return True
+        try:
+            body = orjson.dumps(message)
+        except TypeError:
+            try:
+                body = json.dumps(message).encode("ascii")
+            except (TypeError, ValueError):
+                return False
+        writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        return True
 
 
 def plain_handler(method: Callable[..., Any]) -> Callable[..., Any]:

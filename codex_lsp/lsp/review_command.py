@@ -42,7 +42,6 @@ REVIEW = "codex.review"
 FIX_FINDING = "codex.fixFinding"
 EXPLAIN_FINDING = "codex.explainFinding"
 DISMISS_FINDING = "codex.dismissFinding"
-REVIEW_COMMANDS = (REVIEW, FIX_FINDING, EXPLAIN_FINDING, DISMISS_FINDING)
 
 TARGET_TYPES = ("uncommittedChanges", "baseBranch", "commit", "custom")
 
@@ -88,10 +87,7 @@ class ReviewCommands:
         thread_id = string_option(options, "threadId", REVIEW, required=False)
         if thread_id is None:
             cwd = string_option(options, "cwd", REVIEW, required=False)
-            started = await self._host.call(
-                "thread/start", {"cwd": cwd or workspace_cwd(self._server)}
-            )
-            thread_id = started["thread"]["id"]
+            thread_id = await self._host.start_thread(cwd or workspace_cwd(self._server))
         # The API checks the target's fields and whether there is anything to review.
         result = await self._host.call("review/start", {"threadId": thread_id, "target": target})
         return {"threadId": thread_id, **result}

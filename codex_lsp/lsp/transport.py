@@ -31,25 +31,22 @@ from cattrs import transform_error
 from pygls.exceptions import JsonRpcException
 
 from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
-from codex_lsp.appserver.output import (
+from codex_lsp.lsp.framing import FrameError, FrameReader
+from codex_lsp.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+from codex_lsp.wire.output import (
     HIGH_WATER_BYTES,
     INPUT_PAUSE_BYTES,
     LOW_WATER_BYTES,
     Outbox,
     OutputWriter,
 )
-from codex_lsp.appserver.stdio import ChunkReader
-from codex_lsp.lsp.framing import FrameError, FrameReader
+from codex_lsp.wire.stdio import ChunkReader
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.protocol import CodexProtocol
     from codex_lsp.lsp.server import CodexLanguageServer
 
 logger = logging.getLogger(__name__)
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-INVALID_PARAMS = -32602
 
 _READ_CHUNK = 64 * 1024
 
@@ -170,11 +167,19 @@ def _claim_stdio() -> tuple[int, int]:
     return in_fd, out_fd
 
 
-async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out_fd: int) -> int:
-    reader = ChunkReader(in_fd, asyncio.get_running_loop())
+async def _serve_stdio(
+    server: CodexLanguageServer,
+    in_fd: int,
+    out_fd: int,
+    before_reading: Callable[[], None] | None,
+    hangup: int | None,
+) -> int:
+    reader = ChunkReader(in_fd, asyncio.get_running_loop(), hangup=hangup)
     writer = OutputWriter(out_fd)
     server.protocol.set_outbox(writer)
     try:
+        if before_reading is not None:
+            before_reading()
         return await serve_stream(server, reader.read, writer)
     finally:
         reader.close()
@@ -183,10 +188,20 @@ async def _serve_stdio(server: CodexLanguageServer, in_fd: int, out_fd: int) -> 
         await asyncio.to_thread(writer.close)
 
 
-def run_stdio(server: CodexLanguageServer) -> int:
-    """Serve the client on stdin/stdout; return the process exit status."""
+def run_stdio(
+    server: CodexLanguageServer,
+    *,
+    before_reading: Callable[[], None] | None = None,
+    hangup: int | None = None,
+) -> int:
+    """Serve the client on stdin/stdout; return the process exit status.
+
+    `before_reading` runs in the event loop once output is set up, before the first read (the
+    early `initialize` is replayed there); when `hangup`, a descriptor, closes, the input
+    counts as ended.
+    """
     in_fd, out_fd = _claim_stdio()
-    return _run(_serve_stdio(server, in_fd, out_fd))
+    return _run(_serve_stdio(server, in_fd, out_fd, before_reading, hangup))
 
 
 # -- tcp -------------------------------------------------------------------------------------

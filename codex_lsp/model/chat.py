@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -159,7 +159,7 @@ class _ChatState:
 
 async def iter_chat_events(
     response: httpx.Response, *, secrets: Iterable[str | None] = ()
-) -> AsyncIterator[ResponseEvent]:
+) -> AsyncGenerator[ResponseEvent]:
     """Events from an open 2xx Chat Completions stream, ending with `Completed`."""
     secrets = tuple(secrets)
     for event in header_events(response.headers):
@@ -188,7 +188,7 @@ async def iter_chat_events(
         yield event
 
 
-def _on_chunk(state: _ChatState, data: str, secrets: tuple) -> list[ResponseEvent]:
+def _on_chunk(state: _ChatState, data: str, secrets: tuple[str | None, ...]) -> list[ResponseEvent]:
     payload = load_event_json(data)
     if "error" in payload:
         message, code, kind = server_error_fields(payload)

@@ -26,14 +26,19 @@ Two levels of retry exist (§2.5 of the engine notes), and this class does only 
   should discard partial output of the failed attempt before retrying.
 
 A non-retryable `ModelError` is final: show `str(err)` to the user and end the turn.
+
+`list_models` reads the provider's model catalog (`GET {base_url}/models`, Codex's
+`{"models": [...]}` shape) once, without retries: a provider without one simply has none.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import aclosing
+from typing import Any
 
 import anyio
 import httpx
@@ -48,7 +53,7 @@ from codex_lsp.model.recording import StreamRecorder
 from codex_lsp.model.responses import CLOSED_EARLY_MESSAGE, iter_response_events
 from codex_lsp.model.retry import backoff_delay, parse_retry_after, parse_try_again
 from codex_lsp.model.transport import http_client
-from codex_lsp.store.providers import ModelProviderInfo
+from codex_lsp.protocol.providers import ModelProviderInfo
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 ORIGINATOR = "codex_lsp"
@@ -56,6 +61,10 @@ ORIGINATOR = "codex_lsp"
 # A server asking us to wait longer than this is not going to recover within a turn; failing
 # fast with the requested wait lets the user decide instead of staring at a silent editor.
 MAX_RETRY_WAIT_S = 60.0
+# A catalog is a convenience: a provider slow to give one does not hold up the model picker.
+CATALOG_TIMEOUT_S = 5.0
+
+log = logging.getLogger(__name__)
 
 _CONNECT_TIMEOUT_S = 30.0
 
@@ -140,6 +149,30 @@ class ModelClient:
 
     def _base_path(self) -> str:
         return httpx.URL(self.base_url).path.rstrip("/")
+    async def list_models(self, client_version: str) -> list[dict[str, Any]] | None:
+        """The provider's catalog entries, or None when it has no catalog in Codex's shape (no
+        route, an error, another format, unreachable)."""
+        headers = self._headers(self._resolve_key(), {"accept": "application/json"})
+        headers.pop("content-type", None)
+        params = {**(self.provider.query_params or {}), "client_version": client_version}
+        try:
+            response = await self._client().get(
+                f"{self.base_url}/models", headers=headers, params=params, timeout=CATALOG_TIMEOUT_S
+            )
+        except httpx.HTTPError as exc:
+            log.info("no model catalog from %s: %s", self.base_url, type(exc).__name__)
+            return None
+        if response.status_code != 200:
+            log.info("no model catalog from %s: HTTP %s", self.base_url, response.status_code)
+            return None
+        try:
+            body = response.json()
+        except ValueError:
+            return None
+        models = body.get("models") if isinstance(body, dict) else None
+        if not isinstance(models, list):
+            return None
+        return [entry for entry in models if isinstance(entry, dict)]
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:

@@ -43,6 +43,7 @@ class Connection(asyncio.Protocol):
     # -- asyncio.Protocol --------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # asyncio hands every stream protocol a BaseTransport; a TCP connection's is writable.
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:

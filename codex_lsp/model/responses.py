@@ -8,7 +8,7 @@ server reports in the stream, malformed data, a stall, or a connection that drop
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from contextlib import aclosing
 from typing import Any
 
@@ -85,7 +85,7 @@ def header_events(headers: Mapping[str, str]) -> list[ResponseEvent]:
 
 async def iter_response_events(
     response: httpx.Response, *, secrets: Iterable[str | None] = ()
-) -> AsyncIterator[ResponseEvent]:
+) -> AsyncGenerator[ResponseEvent]:
     """Events from an open 2xx Responses-API stream, ending with `Completed`.
 
     Raises `ModelError` for anything else: retryable for disconnects, stalls and transient
@@ -102,11 +102,11 @@ async def iter_response_events(
                 handler = _HANDLERS.get(payload.get("type") or message.event)
                 if handler is None:
                     continue  # events we do not need (e.g. *.done duplicates of deltas)
-                event = handler(payload, ctx)
-                if event is None:
+                parsed = handler(payload, ctx)
+                if parsed is None:
                     continue
-                yield event
-                if type(event) is Completed:
+                yield parsed
+                if type(parsed) is Completed:
                     # Done: no need to wait for the server to close the connection.
                     return
     except httpx.ReadTimeout:

@@ -21,7 +21,7 @@ def backoff_delay(attempt: int) -> float:
     The jitter keeps many clients that failed together from retrying in lockstep.
     """
     exponent = max(attempt, 1) - 1
-    return BASE_DELAY_S * (2**exponent) * random.uniform(0.9, 1.1)
+    return BASE_DELAY_S * (2.0**exponent) * random.uniform(0.9, 1.1)
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:

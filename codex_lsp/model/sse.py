@@ -10,7 +10,7 @@ and bare `\\r` line ends (also when a `\\r\\n` pair is split across two chunks),
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable
 from typing import NamedTuple
 
 _CR = 0x0D
@@ -106,7 +106,7 @@ class SseParser:
         return out
 
 
-async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SseMessage]:
+async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncGenerator[SseMessage]:
     """Messages from an async byte stream, such as `httpx.Response.aiter_bytes()`."""
     parser = SseParser()
     async for chunk in chunks:

@@ -47,9 +47,9 @@ class StreamingTransport(httpx.AsyncBaseTransport):
             raise httpx.UnsupportedProtocol(
                 f"Request URL has an unsupported protocol '{url.scheme}://'.", request=request
             )
-        if not _on_asyncio():
+        loop = _running_asyncio_loop()
+        if loop is None:
             return await self._fallback_transport().handle_async_request(request)
-        loop = asyncio.get_running_loop()
         timeouts = request.extensions.get("timeout") or {}
         key = (scheme, url.raw_host, url.port or _DEFAULT_PORTS[scheme])
         head = request_head(request)
@@ -145,10 +145,10 @@ class StreamingTransport(httpx.AsyncBaseTransport):
         return self._fallback
 
 
-def _on_asyncio() -> bool:
+def _running_asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    """The asyncio loop this request runs on; None under another event loop (trio), which
+    httpx's own transport serves instead."""
     try:
-        import sniffio
-
-        return sniffio.current_async_library() == "asyncio"
-    except Exception:
-        return True
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -6,10 +6,11 @@ Turn start and end serialise as `task_started` / `task_complete` for v1 wire com
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, TypeAdapter
 
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events_history import (
     ItemsInjectedEvent,
     SteerAcceptedEvent,
@@ -82,10 +83,13 @@ class TaskCompleteEvent(WireModel):
     duration_ms: int | None = None
 
 
+TurnAbortReason = Literal["interrupted", "replaced", "review_ended", "budget_limited"]
+
+
 class TurnAbortedEvent(WireModel):
     type: Literal["turn_aborted"] = "turn_aborted"
     turn_id: str
-    reason: Literal["interrupted", "replaced", "review_ended", "budget_limited"]
+    reason: TurnAbortReason
 
 
 class UserMessageEvent(WireModel):
@@ -208,7 +212,7 @@ class ExecApprovalRequestEvent(WireModel):
     cwd: str
     reason: str | None = None
     parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    available_decisions: list[str] | None = None
+    available_decisions: list[ReviewDecision] | None = None
 
 
 class ApplyPatchApprovalRequestEvent(WireModel):
@@ -289,6 +293,12 @@ class WebSearchEndEvent(WireModel):
     query: str
 
 
+class ContextCompactionStartedEvent(WireModel):
+    """The history is being summarised; `context_compacted` follows when it is done."""
+
+    type: Literal["context_compaction_started"] = "context_compaction_started"
+
+
 class ContextCompactedEvent(WireModel):
     type: Literal["context_compacted"] = "context_compacted"
 
@@ -334,11 +344,14 @@ class SubagentSummary(WireModel):
     rollout_path: str | None = None
 
 
+SubagentChange = Literal["spawned", "forked", "status", "reasoning", "canceled", "pruned"]
+
+
 class SubagentLifecycleEvent(WireModel):
     """A child was attached (`spawned`/`forked`), changed, or detached (`canceled`/`pruned`)."""
 
     type: Literal["subagent_lifecycle"] = "subagent_lifecycle"
-    change: Literal["spawned", "forked", "status", "reasoning", "canceled", "pruned"]
+    change: SubagentChange
     agent_id: int
     # The child that changed, and every child still attached after the change.
     agent: SubagentSummary
@@ -389,6 +402,7 @@ EventMsg = Annotated[
     | McpToolCallEndEvent
     | WebSearchBeginEvent
     | WebSearchEndEvent
+    | ContextCompactionStartedEvent
     | ContextCompactedEvent
     | EnteredReviewModeEvent
     | ExitedReviewModeEvent
@@ -417,6 +431,9 @@ def parse_event_msg(data: Any) -> EventMsg:
     return _event_msg_adapter.validate_python(data)
 
 
+M = TypeVar("M", bound=WireModel)
+
+
 class Event(WireModel):
     """One entry of the Event Queue; `id` is the `sub_id` of the op that caused it."""
 
@@ -425,6 +442,13 @@ class Event(WireModel):
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "msg": self.msg.model_dump(mode="json", exclude_none=True)}
+
+    def msg_as(self, kind: type[M]) -> M:
+        """`msg`, known to be a `kind`: for a handler a dispatch table chose by `msg.type`."""
+        msg = self.msg
+        if not isinstance(msg, kind):
+            raise TypeError(f"a {msg.type} event reached the {kind.__name__} handler")
+        return msg
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Event:

@@ -68,9 +68,6 @@ class ReviewDecisionAmendment(WireModel):
     proposed_execpolicy_amendment: list[str]
 
 
-ReviewDecision = Literal["approved", "approved_for_session", "denied", "timed_out", "abort"]
-
-
 class PlanItem(WireModel):
     step: str
     status: Literal["pending", "in_progress", "completed"]

@@ -6,12 +6,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, model_validator
 
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
 from codex_lsp.protocol.inputs import (
     Personality,
     ReasoningEffort,
     ReasoningSummary,
-    ReviewDecision,
     ReviewRequest,
     UserInput,
     WireModel,

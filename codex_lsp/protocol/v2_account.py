@@ -6,7 +6,7 @@ The tagged unions that are a whole params or result object (`LoginAccountParams`
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 from typing_extensions import TypeAliasType
@@ -37,11 +37,13 @@ class ChatgptAccount(V2Model):
     # Required but nullable: a ChatGPT login may carry no email claim.
     email: str | None = None
     plan_type: PlanType = "unknown"
-    workspace_name: Opt[str] = None
+    workspace_name: str | None = None
 
 
 class AmazonBedrockAccount(V2Model):
     type: Literal["amazonBedrock"] = "amazonBedrock"
+    # Credentials here always come from the user's own AWS setup.
+    uses_codex_managed_credentials: bool = False
 
 
 Account = TypeAliasType(
@@ -55,7 +57,8 @@ class GetAccountParams(V2Model):
 
 
 class GetAccountResponse(V2Model):
-    account: Opt[Account] = None
+    account: Account | None = None
+    user_id: str | None = None
     requires_openai_auth: bool
 
 
@@ -79,14 +82,17 @@ class ChatgptAuthTokensLoginAccountParams(V2Model):
     chatgpt_plan_type: Opt[str] = None
 
 
-class LoginAccountParams(RootModel):
-    root: Annotated[
-        ApiKeyLoginAccountParams
-        | ChatgptLoginAccountParams
-        | ChatgptDeviceCodeLoginAccountParams
-        | ChatgptAuthTokensLoginAccountParams,
-        Field(discriminator="type"),
-    ]
+_LoginAccountParamsUnion = Annotated[
+    ApiKeyLoginAccountParams
+    | ChatgptLoginAccountParams
+    | ChatgptDeviceCodeLoginAccountParams
+    | ChatgptAuthTokensLoginAccountParams,
+    Field(discriminator="type"),
+]
+
+
+class LoginAccountParams(RootModel[_LoginAccountParamsUnion]):
+    root: _LoginAccountParamsUnion
 
 
 class ApiKeyLoginAccountResponse(V2Model):
@@ -112,14 +118,17 @@ class ChatgptAuthTokensLoginAccountResponse(V2Model):
     type: Literal["chatgptAuthTokens"] = "chatgptAuthTokens"
 
 
-class LoginAccountResponse(RootModel):
-    root: Annotated[
-        ApiKeyLoginAccountResponse
-        | ChatgptLoginAccountResponse
-        | ChatgptDeviceCodeLoginAccountResponse
-        | ChatgptAuthTokensLoginAccountResponse,
-        Field(discriminator="type"),
-    ]
+_LoginAccountResponseUnion = Annotated[
+    ApiKeyLoginAccountResponse
+    | ChatgptLoginAccountResponse
+    | ChatgptDeviceCodeLoginAccountResponse
+    | ChatgptAuthTokensLoginAccountResponse,
+    Field(discriminator="type"),
+]
+
+
+class LoginAccountResponse(RootModel[_LoginAccountResponseUnion]):
+    root: _LoginAccountResponseUnion
 
 
 class CancelLoginAccountParams(V2Model):
@@ -140,23 +149,28 @@ class LogoutAccountResponse(V2Model):
 
 class RateLimitWindow(V2Model):
     used_percent: int
-    window_duration_mins: Opt[int] = None
-    resets_at: Opt[int] = None
+    window_duration_mins: int | None = None
+    resets_at: int | None = None
 
 
 class CreditsSnapshot(V2Model):
     has_credits: bool
     unlimited: bool
-    balance: Opt[str] = None
+    balance: str | None = None
 
 
 class RateLimitSnapshot(V2Model):
-    limit_id: Opt[str] = None
-    limit_name: Opt[str] = None
-    primary: Opt[RateLimitWindow] = None
-    secondary: Opt[RateLimitWindow] = None
-    credits: Opt[CreditsSnapshot] = None
-    plan_type: Opt[PlanType] = None
+    limit_id: str | None = None
+    limit_name: str | None = None
+    normal_model_slug: str | None = None
+    primary: RateLimitWindow | None = None
+    secondary: RateLimitWindow | None = None
+    credits: CreditsSnapshot | None = None
+    # Spending controls of ChatGPT workspaces: never reported by an API provider.
+    individual_limit: Any = None
+    spend_control_reached: bool | None = None
+    plan_type: PlanType | None = None
+    rate_limit_reached_type: str | None = None
 
 
 class GetAccountRateLimitsParams(V2Model):
@@ -167,4 +181,9 @@ class GetAccountRateLimitsParams(V2Model):
 
 class GetAccountRateLimitsResponse(V2Model):
     rate_limits: RateLimitSnapshot
-    rate_limits_by_limit_id: Opt[dict[str, RateLimitSnapshot]] = None
+    rate_limits_by_limit_id: dict[str, RateLimitSnapshot] | None = None
+    # ChatGPT plan details the reference server reads from its backend; unknown here.
+    ordinary_usage_allowed: bool | None = None
+    rate_limit_reset_credits: Any = None
+    account_id: str | None = None
+    rate_limit_upsell: Any = None

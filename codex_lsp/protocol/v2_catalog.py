@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 from typing_extensions import TypeAliasType
@@ -18,22 +18,52 @@ class ReasoningEffortOption(V2Model):
     description: str
 
 
+def _text_and_image() -> list[InputModality]:
+    return ["text", "image"]
+
+
+class ModelUpgradeInfo(V2Model):
+    """The model to move to from this one, and how to tell the user."""
+
+    model: str
+    upgrade_copy: str | None = None
+    model_link: str | None = None
+    migration_markdown: str | None = None
+    retirement_at: int | None = None
+
+
+class ModelAvailabilityNux(V2Model):
+    message: str
+
+
+class ModelServiceTier(V2Model):
+    id: str
+    name: str
+    description: str
+
+
 class Model(V2Model):
     """A model the user can pick: `id` is what `thread/start` and `turn/start` take as `model`."""
 
     id: str
     model: str
+    upgrade: str | None = None
+    upgrade_info: ModelUpgradeInfo | None = None
+    availability_nux: ModelAvailabilityNux | None = None
     display_name: str
     description: str
+    model_specialty: str | None = None
     hidden: bool
     supported_reasoning_efforts: list[ReasoningEffortOption]
     default_reasoning_effort: ReasoningEffort
-    is_default: bool
-    input_modalities: list[InputModality] = Field(default_factory=lambda: ["text", "image"])
+    input_modalities: list[InputModality] = Field(default_factory=_text_and_image)
     supports_personality: bool = False
+    multi_agent_version: str | None = None
     additional_speed_tiers: list[str] = Field(default_factory=list)
-    default_service_tier: Opt[str] = None
-    upgrade: Opt[str] = None
+    service_tiers: list[ModelServiceTier] = Field(default_factory=list)
+    default_service_tier: str | None = None
+    available_access_programs: Any = None
+    is_default: bool
 
 
 class ModelListParams(V2Model):
@@ -45,7 +75,7 @@ class ModelListParams(V2Model):
 
 class ModelListResponse(V2Model):
     data: list[Model]
-    next_cursor: Opt[str] = None
+    next_cursor: str | None = None
 
 
 class SkillsListParams(V2Model):
@@ -61,7 +91,7 @@ class SkillMetadata(V2Model):
     scope: SkillScope
     enabled: bool
     short_description: Opt[str] = None
-    plugin_id: Opt[str] = None
+    plugin_id: str | None = None
 
 
 class SkillErrorInfo(V2Model):

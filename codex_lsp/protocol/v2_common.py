@@ -142,6 +142,13 @@ AskForApproval = TypeAliasType(
 """The v2 approval policy. The deprecated core value `on-failure` is not part of the v2 schema."""
 
 
+_V2_APPROVAL_POLICIES: tuple[Literal["untrusted", "on-request", "never"], ...] = (
+    "untrusted",
+    "on-request",
+    "never",
+)
+
+
 def approval_policy_to_v2(value: str) -> Literal["untrusted", "on-request", "never"]:
     """The v2 spelling of a core approval policy.
 
@@ -151,8 +158,9 @@ def approval_policy_to_v2(value: str) -> Literal["untrusted", "on-request", "nev
     text = str(value)
     if text == "on-failure":
         return "on-request"
-    if text in ("untrusted", "on-request", "never"):
-        return text  # type: ignore[return-value]
+    for known in _V2_APPROVAL_POLICIES:
+        if text == known:
+            return known
     raise ValueError(f"unknown approval policy {text!r}")
 
 
@@ -234,9 +242,9 @@ def sandbox_policy_from_v2(
 
 
 class GitInfo(V2Model):
-    sha: Opt[str] = None
-    branch: Opt[str] = None
-    origin_url: Opt[str] = None
+    sha: str | None = None
+    branch: str | None = None
+    origin_url: str | None = None
 
 
 class TokenUsageBreakdown(V2Model):
@@ -253,4 +261,4 @@ class ThreadTokenUsage(V2Model):
 
     total: TokenUsageBreakdown
     last: TokenUsageBreakdown
-    model_context_window: Opt[int] = None
+    model_context_window: int | None = None

@@ -31,28 +31,37 @@ class SandboxWorkspaceWrite(SnakeModel):
 
 
 class Config(SnakeModel):
-    """The merged config. Keys we do not model (providers, profiles, ...) are kept as they are."""
+    """The whole effective config. The keys the protocol names are always written (`null` when
+    unset); every other key of ours (providers, profiles, features, ...) follows as it is."""
 
     model_config = ConfigDict(extra="allow")
 
-    model: Opt[str] = None
-    model_provider: Opt[str] = None
-    model_context_window: Opt[int] = None
-    model_auto_compact_token_limit: Opt[int] = None
-    model_reasoning_effort: Opt[ReasoningEffort] = None
-    model_reasoning_summary: Opt[ReasoningSummary] = None
-    model_verbosity: Opt[Literal["low", "medium", "high"]] = None
-    review_model: Opt[str] = None
-    service_tier: Opt[str] = None
-    approval_policy: Opt[AskForApproval] = None
-    approvals_reviewer: Opt[ApprovalsReviewer] = None
-    sandbox_mode: Opt[SandboxMode] = None
-    sandbox_workspace_write: Opt[SandboxWorkspaceWrite] = None
-    instructions: Opt[str] = None
-    developer_instructions: Opt[str] = None
-    compact_prompt: Opt[str] = None
-    web_search: Opt[Literal["disabled", "cached", "indexed", "live"]] = None
-    forced_login_method: Opt[Literal["chatgpt", "api"]] = None
+    model: str | None = None
+    review_model: str | None = None
+    model_context_window: int | None = None
+    model_auto_compact_token_limit: int | None = None
+    model_auto_compact_token_limit_scope: str | None = None
+    model_provider: str | None = None
+    approval_policy: AskForApproval | None = None
+    approvals_reviewer: ApprovalsReviewer | None = None
+    sandbox_mode: SandboxMode | None = None
+    sandbox_workspace_write: SandboxWorkspaceWrite | None = None
+    forced_chatgpt_workspace_id: Any = None
+    forced_login_method: Literal["chatgpt", "api"] | None = None
+    web_search: Literal["disabled", "cached", "indexed", "live"] | None = None
+    client_search_provider: Any = None
+    tools: Any = None
+    instructions: str | None = None
+    developer_instructions: str | None = None
+    compact_prompt: str | None = None
+    model_reasoning_effort: ReasoningEffort | None = None
+    model_reasoning_summary: ReasoningSummary | None = None
+    model_verbosity: Literal["low", "medium", "high"] | None = None
+    service_tier: str | None = None
+    analytics: Any = None
+    browser_use: Any = None
+    computer_use: Any = None
+    desktop: dict[str, Any] | None = None
 
 
 class UserConfigLayerSource(V2Model):
@@ -60,7 +69,7 @@ class UserConfigLayerSource(V2Model):
 
     type: Literal["user"] = "user"
     file: str
-    profile: Opt[str] = None
+    profile: str | None = None
 
 
 class ProjectConfigLayerSource(V2Model):
@@ -100,7 +109,7 @@ class ConfigLayer(V2Model):
     name: ConfigLayerSource
     version: str
     config: Any
-    disabled_reason: Opt[str] = None
+    disabled_reason: str | None = None
 
 
 class ConfigReadParams(V2Model):
@@ -112,4 +121,5 @@ class ConfigReadResponse(V2Model):
     config: Config
     # Dotted key path (`model`, `sandbox_workspace_write.network_access`) -> layer that set it.
     origins: dict[str, ConfigLayerMetadata] = Field(default_factory=dict)
-    layers: Opt[list[ConfigLayer]] = None
+    # Lowest first; null unless `includeLayers` asked for them.
+    layers: list[ConfigLayer] | None = None

@@ -64,7 +64,7 @@ class ConfigRequirementsReadResponse(V2Model):
     """`requirements` is null: no managed requirements (requirements.toml, MDM) apply here."""
 
     requirements: dict[str, Any] | None = None
-    supports_independent_speed_modes: Opt[bool] = None
+    supports_independent_speed_modes: bool | None = None
 
 
 class McpServerRefreshParams(V2Model):

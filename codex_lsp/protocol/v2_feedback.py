@@ -21,7 +21,7 @@ class FeedbackSaveParams(V2Model):
 class FeedbackSaveResponse(V2Model):
     saved_path: str
     thread_id: str
-    prompt_hash: Opt[str] = None
+    prompt_hash: str | None = None
 
 
 REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {

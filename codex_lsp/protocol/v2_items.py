@@ -25,7 +25,7 @@ class TextElement(V2Model):
     """A span of the text (a pasted image placeholder, a mention) the UI rendered specially."""
 
     byte_range: ByteRange
-    placeholder: Opt[str] = None
+    placeholder: str | None = None
 
 
 class TextUserInput(V2Model):
@@ -86,14 +86,14 @@ class ReadCommandAction(V2Model):
 class ListFilesCommandAction(V2Model):
     type: Literal["listFiles"] = "listFiles"
     command: str
-    path: Opt[str] = None
+    path: str | None = None
 
 
 class SearchCommandAction(V2Model):
     type: Literal["search"] = "search"
     command: str
-    query: Opt[str] = None
-    path: Opt[str] = None
+    query: str | None = None
+    path: str | None = None
 
 
 class UnknownCommandAction(V2Model):
@@ -139,7 +139,7 @@ class DeletePatchChangeKind(V2Model):
 
 class UpdatePatchChangeKind(V2Model):
     type: Literal["update"] = "update"
-    move_path: Opt[str] = Field(default=None, alias="move_path")
+    move_path: str | None = Field(default=None, alias="move_path")
 
 
 PatchChangeKind = TypeAliasType(
@@ -161,8 +161,8 @@ class FileUpdateChange(V2Model):
 
 class McpToolCallResult(V2Model):
     content: list[Any]
-    structured_content: Opt[Any] = None
-    meta: Opt[Any] = Field(default=None, alias="_meta")
+    structured_content: Any = None
+    meta: Any = Field(default=None, alias="_meta")
 
 
 class McpToolCallError(V2Model):
@@ -171,19 +171,19 @@ class McpToolCallError(V2Model):
 
 class SearchWebSearchAction(V2Model):
     type: Literal["search"] = "search"
-    query: Opt[str] = None
-    queries: Opt[list[str]] = None
+    query: str | None = None
+    queries: list[str] | None = None
 
 
 class OpenPageWebSearchAction(V2Model):
     type: Literal["openPage"] = "openPage"
-    url: Opt[str] = None
+    url: str | None = None
 
 
 class FindInPageWebSearchAction(V2Model):
     type: Literal["findInPage"] = "findInPage"
-    url: Opt[str] = None
-    pattern: Opt[str] = None
+    url: str | None = None
+    pattern: str | None = None
 
 
 class OtherWebSearchAction(V2Model):
@@ -203,21 +203,28 @@ WebSearchAction = TypeAliasType(
 
 
 class _ThreadItemBase(V2Model):
+    # The bindings make the times optional, but the reference server writes both on every
+    # item (`completedAtMs: null` while it runs), and clients read them that way.
     id: str
-    started_at_ms: Opt[int] = None
-    completed_at_ms: Opt[int] = None
+    started_at_ms: int | None = None
+    completed_at_ms: int | None = None
 
 
 class UserMessageThreadItem(_ThreadItemBase):
     type: Literal["userMessage"] = "userMessage"
     content: list[UserInput]
-    client_id: Opt[str] = None
+    client_id: str | None = None
 
 
 class AgentMessageThreadItem(_ThreadItemBase):
     type: Literal["agentMessage"] = "agentMessage"
     text: str
-    phase: Opt[MessagePhase] = None
+    phase: MessagePhase | None = None
+    # Features of the reference server this one does not have: always unset.
+    moderation: Any = None
+    memory_citation: Any = None
+    delivery: Any = None
+    questions: list[Any] | None = None
 
 
 class PlanThreadItem(_ThreadItemBase):
@@ -240,10 +247,13 @@ class CommandExecutionThreadItem(_ThreadItemBase):
     status: CommandExecutionStatus
     command_actions: list[CommandAction] = Field(default_factory=list)
     source: CommandExecutionSource = "agent"
-    process_id: Opt[str] = None
-    aggregated_output: Opt[str] = None
-    exit_code: Opt[int] = None
-    duration_ms: Opt[int] = None
+    process_id: str | None = None
+    aggregated_output: str | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    # Set by the reference server for commands a plugin's script runs; never here.
+    plugin_id: str | None = None
+    script_path: str | None = None
 
 
 class FileChangeThreadItem(_ThreadItemBase):
@@ -259,10 +269,15 @@ class McpToolCallThreadItem(_ThreadItemBase):
     status: McpToolCallStatus
     # Required on the wire but free-form: whatever JSON the model passed, `null` included.
     arguments: Any
-    result: Opt[McpToolCallResult] = None
-    error: Opt[McpToolCallError] = None
-    duration_ms: Opt[int] = None
+    result: McpToolCallResult | None = None
+    error: McpToolCallError | None = None
+    duration_ms: int | None = None
     mcp_app_resource_uri: Opt[str] = None
+    # App and plugin metadata of the reference server's connectors: unset here.
+    app_context: Any = None
+    mcp_app_ui: Any = None
+    plugin_id: str | None = None
+    read_only_hint: bool | None = None
 
 
 class WebSearchThreadItem(_ThreadItemBase):

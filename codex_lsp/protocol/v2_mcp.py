@@ -52,10 +52,10 @@ class ListMcpServerStatusParams(V2Model):
 class McpServerInfo(V2Model):
     name: str
     version: str
-    title: Opt[str] = None
-    description: Opt[str] = None
-    icons: Opt[list[Any]] = None
-    website_url: Opt[str] = None
+    title: str | None = None
+    description: str | None = None
+    icons: list[Any] | None = None
+    website_url: str | None = None
 
 
 class McpServerStatus(V2Model):
@@ -64,18 +64,18 @@ class McpServerStatus(V2Model):
     tools: dict[str, dict[str, Any]]
     resources: list[dict[str, Any]]
     resource_templates: list[dict[str, Any]]
-    runtime_status: Opt[McpServerConnectionStatus] = None
-    http_origin: Opt[str] = None
-    plugin_id: Opt[str] = None
-    server_info: Opt[McpServerInfo] = None
-    server_capabilities: Opt[dict[str, Any]] = None
-    tool_list_meta: Opt[dict[str, Any]] = None
-    tools_error: Opt[str] = None
+    runtime_status: McpServerConnectionStatus | None = None
+    http_origin: str | None = None
+    plugin_id: str | None = None
+    server_info: McpServerInfo | None = None
+    server_capabilities: dict[str, Any] | None = None
+    tool_list_meta: dict[str, Any] | None = None
+    tools_error: str | None = None
 
 
 class ListMcpServerStatusResponse(V2Model):
     data: list[McpServerStatus]
-    next_cursor: Opt[str] = None
+    next_cursor: str | None = None
 
 
 class McpServerToolCallParams(V2Model):
@@ -103,7 +103,7 @@ class McpResourceReadParams(V2Model):
 class McpResourceReadResponse(V2Model):
     contents: list[dict[str, Any]]
     """Each `{uri, mimeType?, text}` or `{uri, mimeType?, blob}` (base64)."""
-    origin_call_id: Opt[str] = None
+    origin_call_id: str | None = None
 
 
 class McpServerStatusUpdatedNotification(V2Model):
@@ -111,7 +111,7 @@ class McpServerStatusUpdatedNotification(V2Model):
     status: McpServerStartupState
     thread_id: str | None = None
     error: str | None = None
-    failure_reason: Opt[McpServerStartupFailureReason] = None
+    failure_reason: McpServerStartupFailureReason | None = None
 
 
 REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {

@@ -8,7 +8,13 @@ from pydantic import BaseModel
 from typing_extensions import TypeAliasType
 
 from codex_lsp.protocol.v2_account import AuthMode, RateLimitSnapshot
-from codex_lsp.protocol.v2_common import Opt, PlanType, RequestId, ThreadTokenUsage, V2Model
+from codex_lsp.protocol.v2_common import (
+    Opt,
+    PlanType,
+    RequestId,
+    ThreadTokenUsage,
+    V2Model,
+)
 from codex_lsp.protocol.v2_items import ThreadItem
 from codex_lsp.protocol.v2_threads import Thread, ThreadStatus
 from codex_lsp.protocol.v2_turns import Turn, TurnError
@@ -76,8 +82,8 @@ class TurnPlanStep(V2Model):
 class TurnPlanUpdatedNotification(V2Model):
     thread_id: str
     turn_id: str
+    explanation: str | None = None
     plan: list[TurnPlanStep]
-    explanation: Opt[str] = None
 
 
 class ItemStartedNotification(V2Model):
@@ -91,6 +97,8 @@ class ItemCompletedNotification(V2Model):
     item: ThreadItem
     thread_id: str
     turn_id: str
+    # How many tokens the item's content takes; the reference server writes null too.
+    content_token_count: int | None = None
     completed_at_ms: int
 
 
@@ -137,8 +145,8 @@ class ServerRequestResolvedNotification(V2Model):
 
 
 class AccountUpdatedNotification(V2Model):
-    auth_mode: Opt[AuthMode] = None
-    plan_type: Opt[PlanType] = None
+    auth_mode: AuthMode | None = None
+    plan_type: PlanType | None = None
 
 
 class AccountRateLimitsUpdatedNotification(V2Model):
@@ -146,9 +154,10 @@ class AccountRateLimitsUpdatedNotification(V2Model):
 
 
 class AccountLoginCompletedNotification(V2Model):
+    login_id: str | None = None
     success: bool
-    login_id: Opt[str] = None
-    error: Opt[str] = None
+    error: str | None = None
+    onboarding_entrypoint: str | None = None
 
 
 class ErrorNotification(V2Model):
@@ -161,8 +170,8 @@ class ErrorNotification(V2Model):
 
 
 class WarningNotification(V2Model):
+    thread_id: str | None = None
     message: str
-    thread_id: Opt[str] = None
 
 
 SERVER_NOTIFICATIONS: dict[str, type[BaseModel]] = {

@@ -48,15 +48,15 @@ class CustomGatewayProviderSettings(V2Model):
 
 class BedrockProviderSettings(V2Model):
     type: Literal["bedrock"] = "bedrock"
-    profile: Opt[str] = None
-    region: Opt[str] = None
+    profile: str | None = None
+    region: str | None = None
 
 
 class GcpProviderSettings(V2Model):
     type: Literal["gcp"] = "gcp"
-    credential_file: Opt[str] = None
-    location: Opt[str] = None
-    project_id: Opt[str] = None
+    credential_file: str | None = None
+    location: str | None = None
+    project_id: str | None = None
 
 
 ProviderSettings = TypeAliasType(
@@ -77,7 +77,7 @@ class ModelProviderSummary(V2Model):
     can_edit: bool
     """Whether the user's config.toml holds this provider's table, so it can be edited."""
     settings: ProviderSettings
-    base_url: Opt[str] = None
+    base_url: str | None = None
     """Null when the endpoint is absent or carries secrets (credentials, a query string)."""
 
 

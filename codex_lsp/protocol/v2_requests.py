@@ -31,23 +31,6 @@ class NetworkPolicyAmendment(SnakeModel):
     action: Literal["allow", "deny"]
 
 
-class CommandExecutionRequestApprovalParams(V2Model):
-    thread_id: str
-    turn_id: str
-    # The call id, equal to the `id` of the pending `commandExecution` item.
-    item_id: str
-    started_at_ms: int
-    approval_id: Opt[str] = None
-    reason: Opt[str] = None
-    command: Opt[str] = None
-    cwd: Opt[str] = None
-    command_actions: Opt[list[CommandAction]] = None
-    network_approval_context: Opt[NetworkApprovalContext] = None
-    # argv prefix the user may allow from now on (`acceptWithExecpolicyAmendment`).
-    proposed_execpolicy_amendment: Opt[list[str]] = None
-    proposed_network_policy_amendments: Opt[list[NetworkPolicyAmendment]] = None
-
-
 class ExecpolicyAmendment(SnakeModel):
     execpolicy_amendment: list[str]
 
@@ -72,22 +55,62 @@ CommandExecutionApprovalDecision = TypeAliasType(
 )
 """`decline` lets the turn go on without the command; `cancel` interrupts the turn."""
 
+CommandExecutionApprovalKind = TypeAliasType(
+    "CommandExecutionApprovalKind", Literal["command", "humanCommand", "writeStdin"]
+)
+"""What is asked about: a command the model runs, one the user typed, or input to a running
+process."""
+
+LOCAL_ENVIRONMENT = "local"
+"""The id of the one environment commands run in here: this machine."""
+
+
+class CommandExecutionRequestApprovalParams(V2Model):
+    kind: CommandExecutionApprovalKind = "command"
+    thread_id: str
+    turn_id: str
+    # The call id, equal to the `id` of the pending `commandExecution` item.
+    item_id: str
+    started_at_ms: int
+    environment_id: str | None = LOCAL_ENVIRONMENT
+    approval_id: Opt[str] = None
+    reason: Opt[str] = None
+    network_approval_context: Opt[NetworkApprovalContext] = None
+    command: Opt[str] = None
+    cwd: Opt[str] = None
+    command_actions: Opt[list[CommandAction]] = None
+    # argv prefix the user may allow from now on (`acceptWithExecpolicyAmendment`).
+    proposed_execpolicy_amendment: Opt[list[str]] = None
+    proposed_network_policy_amendments: Opt[list[NetworkPolicyAmendment]] = None
+    # The answers the client may give, in the order to offer them.
+    available_decisions: Opt[list[CommandExecutionApprovalDecision]] = None
+
 
 class CommandExecutionRequestApprovalResponse(V2Model):
     decision: CommandExecutionApprovalDecision
 
 
+class CodexLspApprovalExtras(V2Model):
+    """What codex-lsp adds to an approval request, beyond the protocol."""
+
+    # The patch itself, one unified diff per file (as in the pending `fileChange` item), so a
+    # client can preview the change from the request alone.
+    changes: Opt[list[FileUpdateChange]] = None
+
+
 class FileChangeRequestApprovalParams(V2Model):
+    """Asks to apply the patch of the pending `fileChange` item, whose `changes` hold it."""
+
     thread_id: str
     turn_id: str
     item_id: str
     started_at_ms: int
-    reason: Opt[str] = None
+    # Optional in the bindings, yet the reference server always writes both, `null` when unset.
+    reason: str | None = None
     # A root the patch wants write access to for the rest of the session.
-    grant_root: Opt[str] = None
-    # Beyond the reference schema, which allows extra keys: the patch itself, one unified diff per
-    # file, so a client can preview the change from the request alone.
-    changes: Opt[list[FileUpdateChange]] = None
+    grant_root: str | None = None
+    # Our own additions, under one key of ours that no protocol field will take.
+    codex_lsp: Opt[CodexLspApprovalExtras] = None
 
 
 FileChangeApprovalDecision = TypeAliasType(
@@ -111,7 +134,7 @@ class ToolRequestUserInputQuestion(V2Model):
     question: str
     is_other: bool = False
     is_secret: bool = False
-    options: Opt[list[ToolRequestUserInputOption]] = None
+    options: list[ToolRequestUserInputOption] | None = None
 
 
 class ToolRequestUserInputParams(V2Model):
@@ -120,7 +143,7 @@ class ToolRequestUserInputParams(V2Model):
     item_id: str
     questions: list[ToolRequestUserInputQuestion]
     is_blocking: bool = True
-    auto_resolution_ms: Opt[int] = None
+    auto_resolution_ms: int | None = None
 
 
 class ToolRequestUserInputAnswer(V2Model):

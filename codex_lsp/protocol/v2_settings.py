@@ -83,14 +83,14 @@ class ExperimentalFeature(V2Model):
     stage: ExperimentalFeatureStage
     enabled: bool
     default_enabled: bool
-    display_name: Opt[str] = None
-    description: Opt[str] = None
-    announcement: Opt[str] = None
+    display_name: str | None = None
+    description: str | None = None
+    announcement: str | None = None
 
 
 class ExperimentalFeatureListResponse(V2Model):
     data: list[ExperimentalFeature]
-    next_cursor: Opt[str] = None
+    next_cursor: str | None = None
 
 
 class ExperimentalFeatureEnablementSetParams(V2Model):
@@ -114,12 +114,12 @@ class PermissionProfileListParams(V2Model):
 class PermissionProfileSummary(V2Model):
     id: str
     allowed: bool
-    description: Opt[str] = None
+    description: str | None = None
 
 
 class PermissionProfileListResponse(V2Model):
     data: list[PermissionProfileSummary]
-    next_cursor: Opt[str] = None
+    next_cursor: str | None = None
 
 
 REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {

@@ -75,8 +75,8 @@ class ThreadItemsListParams(V2Model):
 class ThreadItemEntry(V2Model):
     turn_id: str
     item: ThreadItem
-    started_at_ms: Opt[int] = None
-    completed_at_ms: Opt[int] = None
+    started_at_ms: int | None = None
+    completed_at_ms: int | None = None
 
 
 class ThreadItemsListResponse(V2Model):

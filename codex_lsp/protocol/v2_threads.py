@@ -24,6 +24,10 @@ from codex_lsp.protocol.v2_common import (
 )
 from codex_lsp.protocol.v2_turns import Turn
 
+ThreadHistoryMode = TypeAliasType("ThreadHistoryMode", Literal["legacy", "paginated"])
+"""How a thread's history is kept: `legacy` rollouts are read whole (ours), `paginated` ones
+by pages of turns."""
+
 ThreadActiveFlag = TypeAliasType(
     "ThreadActiveFlag",
     Literal["waitingOnApproval", "waitingOnUserInput"],
@@ -84,30 +88,33 @@ class Thread(V2Model):
 
     id: str
     session_id: str
-    # Required by the schema even when there is no project, so it is written as `null`.
-    project_id: str | None = None
+    forked_from_id: str | None = None
+    parent_thread_id: str | None = None
     preview: str
     ephemeral: bool
+    # Sections and projects are the reference app's way of filing threads; unset here.
+    section: Any = None
+    section_entered_at: int | None = None
+    project_id: str | None = None
+    history_mode: ThreadHistoryMode = "legacy"
     model_provider: str
+    model: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
     created_at: int
     updated_at: int
+    recency_at: int | None = None
     status: ThreadStatus
+    path: str | None = None
     cwd: str
     cli_version: str
+    originator: str | None = None
     source: SessionSource
+    thread_source: str | None = None
+    agent_nickname: str | None = None
+    agent_role: str | None = None
+    git_info: GitInfo | None = None
+    name: str | None = None
     turns: list[Turn] = Field(default_factory=list)
-    forked_from_id: Opt[str] = None
-    parent_thread_id: Opt[str] = None
-    path: Opt[str] = None
-    model: Opt[str] = None
-    reasoning_effort: Opt[ReasoningEffort] = None
-    originator: Opt[str] = None
-    agent_nickname: Opt[str] = None
-    agent_role: Opt[str] = None
-    git_info: Opt[GitInfo] = None
-    name: Opt[str] = None
-    recency_at: Opt[int] = None
-    thread_source: Opt[str] = None
 
 
 class _SessionOverrides(V2Model):
@@ -157,9 +164,11 @@ class _SessionResponse(V2Model):
     approval_policy: AskForApproval
     approvals_reviewer: ApprovalsReviewer
     sandbox: SandboxPolicy
-    service_tier: Opt[str] = None
-    reasoning_effort: Opt[ReasoningEffort] = None
+    service_tier: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
     instruction_sources: list[str] = Field(default_factory=list)
+    # Plugins are off here: none is ever disabled.
+    disabled_plugin_ids: list[str] = Field(default_factory=list)
 
 
 class ThreadStartResponse(_SessionResponse):
@@ -167,7 +176,11 @@ class ThreadStartResponse(_SessionResponse):
 
 
 class ThreadResumeResponse(_SessionResponse):
-    pass
+    # The thread's collaboration mode (a `v2_thread_ops.CollaborationMode`); paged history
+    # is not served here, so its cursors stay unset.
+    collaboration_mode: Any = None
+    turns_backwards_cursor: str | None = None
+    items_backwards_cursor: str | None = None
 
 
 class ThreadForkResponse(_SessionResponse):
@@ -189,8 +202,8 @@ class ThreadListParams(V2Model):
 
 class ThreadListResponse(V2Model):
     data: list[Thread]
-    next_cursor: Opt[str] = None
-    backwards_cursor: Opt[str] = None
+    next_cursor: str | None = None
+    backwards_cursor: str | None = None
 
 
 class ThreadReadParams(V2Model):

@@ -70,21 +70,24 @@ def http_error_info(kind: HttpErrorKind, http_status_code: int | None) -> dict[s
 
 class TurnError(V2Model):
     message: str
-    codex_error_info: Opt[CodexErrorInfo] = None
-    additional_details: Opt[str] = None
+    codex_error_info: CodexErrorInfo | None = None
+    additional_details: str | None = None
+    misalignment: Any = None
 
 
 class Turn(V2Model):
-    """A turn: `items` is empty in most notifications and filled when a thread is read back."""
+    """A turn: `items` is empty in most notifications and filled when a thread is read back;
+    `items_view` says which (`notLoaded`, `summary` for the final items, `full`)."""
 
     id: str
+    root_turn_id: str | None = None
     items: list[ThreadItem] = Field(default_factory=list)
+    items_view: TurnItemsView = "notLoaded"
     status: TurnStatus
-    error: Opt[TurnError] = None
-    started_at: Opt[int] = None
-    completed_at: Opt[int] = None
-    duration_ms: Opt[int] = None
-    items_view: Opt[TurnItemsView] = None
+    error: TurnError | None = None
+    started_at: int | None = None
+    completed_at: int | None = None
+    duration_ms: int | None = None
 
 
 class TurnStartParams(V2Model):
@@ -130,7 +133,7 @@ class BaseBranchReviewTarget(V2Model):
 class CommitReviewTarget(V2Model):
     type: Literal["commit"] = "commit"
     sha: str
-    title: Opt[str] = None
+    title: str | None = None
 
 
 class CustomReviewTarget(V2Model):

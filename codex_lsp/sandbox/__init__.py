@@ -26,7 +26,6 @@ from importlib import import_module
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._api import (
-        STOP_NOW_SIGNAL,
         SandboxSupport,
         SandboxUnavailable,
         block_stop_now,
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
         session_sandbox_warning,
         wrap_command,
     )
+    from ._supervise import STOP_NOW as STOP_NOW_SIGNAL
     from .beneath import open_beneath
     from .options import ResourceLimits, SandboxOptions, default_hidden_dirs
     from .policy import (

@@ -12,6 +12,7 @@ rest are still coming.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 from collections.abc import Iterator
@@ -32,11 +33,14 @@ def _git_lines(root: Path, *args: str) -> Iterator[list[str]]:
         )
     except OSError:
         return
-    assert process.stdout is not None
+    # A buffered pipe (Popen's default), whose read1 returns what is there without waiting to
+    # fill the whole size.
+    stdout = process.stdout
+    assert isinstance(stdout, io.BufferedReader)
     tail = b""
     try:
         size = 1 << 15  # a small first read: the first paths can be ranked sooner
-        while chunk := process.stdout.read1(size):
+        while chunk := stdout.read1(size):
             size = 1 << 20
             parts = (tail + chunk).split(b"\0")
             tail = parts.pop()
@@ -44,7 +48,7 @@ def _git_lines(root: Path, *args: str) -> Iterator[list[str]]:
         if tail:
             yield [tail.decode("utf-8", "surrogateescape")]
     finally:
-        process.stdout.close()
+        stdout.close()
         process.wait()
 
 

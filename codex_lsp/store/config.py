@@ -25,11 +25,12 @@ from codex_lsp.protocol.policy import (
     WorkspaceWrite,
     sandbox_policy_for_mode,
 )
+from codex_lsp.protocol.providers import ModelProviderInfo
 from codex_lsp.store.config_errors import ConfigError, describe_problem, format_key, locate_key
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
 from codex_lsp.store.config_skills import SkillsConfig
 from codex_lsp.store.home import codex_home as default_codex_home
-from codex_lsp.store.providers import OPENAI_PROVIDER_ID, ModelProviderInfo, built_in_providers
+from codex_lsp.store.providers import OPENAI_PROVIDER_ID, built_in_providers
 
 CONFIG_FILENAME = "config.toml"
 Origin = Literal["user", "override", "default"]

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import ErrorDetails
+
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 
@@ -155,7 +157,7 @@ _EXPECTATIONS = {
 }
 
 
-def describe_problem(error: dict[str, Any]) -> str:
+def describe_problem(error: ErrorDetails) -> str:
     """One pydantic error as `expected ..., got ...`."""
     kind = error.get("type", "")
     value = error.get("input")

@@ -3,13 +3,12 @@
 `start()` opens the callback server on an ephemeral port and returns the URL to open in the
 browser. The issuer redirects the browser to `/auth/callback?code=..&state=..`; the code is
 exchanged at `{issuer}/oauth/token` with the PKCE verifier and the tokens are stored in
-`auth.json`. Completion is reported once, as `(success, error)`, through `on_complete`, `wait()`
-or `wait_async()`. Request logging is off: the callback URL carries the authorization code.
+`auth.json`. Completion is reported once, as `(success, error)`, through `on_complete` or
+`wait()`. Request logging is off: the callback URL carries the authorization code.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import logging
@@ -131,9 +130,6 @@ class BrowserLogin:
 
     def wait(self, timeout: float | None = None) -> LoginResult:
         return self._future.result(timeout)
-
-    async def wait_async(self) -> LoginResult:
-        return await asyncio.wrap_future(self._future)
 
     # -- the callback ----------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -225,7 +225,8 @@ def source_kind(source: Any) -> str | None:
     if isinstance(source, str):
         return source
     if isinstance(source, dict) and len(source) == 1:
-        return next(iter(source))
+        tag = next(iter(source))
+        return tag if isinstance(tag, str) else None
     return None
 
 
@@ -287,6 +288,7 @@ def list_threads(
     )
     warnings: list[str] = []
     names = load_thread_names(codex_home)
+    ordered: Iterator[tuple[RolloutFile, tuple[str, str], float | None]]
     if sort_key == "created_at":
         ordered = (
             (f, f.key, None)

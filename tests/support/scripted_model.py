@@ -20,9 +20,18 @@ Builders for common scripts are in `tests.support.scripted_builders`. In-process
 enqueue a responder, `enqueue_responder(fn)`: `fn(body)` builds the script from the request's
 parsed body when the request arrives (to answer with ids the server under test chose).
 
+A script may wait for a request that contains some text (`when`), or for one that offers the
+model a tool of some name (`when_tool`; `enqueue_by_tool` gives one answer with a script per
+tool, so the same scenario calls whichever shell tool a server offers).
+
+`GET .../models` answers with the catalog set by `set_models` (the shape `{"models": [...]}`
+Codex reads from a provider), or 404 like a provider without one. Every HTTP request, model
+call or not, is kept in `http_log` (method, path with its query, headers).
+
 CLI, for editor tests: `python -m tests.support.scripted_model --port 0 --script-file F.json`
-prints `READY <base_url>`; `POST /_control/enqueue` `{"when"?, "script"}` adds a script,
-`GET /_control/requests` returns the recorded requests, `POST /_control/reset` clears both.
+prints `READY <base_url>`; `POST /_control/enqueue` `{"when"?, "when_tool"?, "script"}` adds a
+script, `GET /_control/requests` returns the recorded requests, `POST /_control/models` sets the
+catalog, `POST /_control/reset` clears scripts and records.
 """
 
 from __future__ import annotations
@@ -55,6 +64,52 @@ class RecordedRequest:
     scripted: bool = True  # False when no script was left to answer it
 
 
+@dataclass(frozen=True)
+class HttpRecord:
+    """Any request the server saw: model calls, `/models`, unknown routes (not `/_control`)."""
+
+    method: str
+    path: str  # with its query string
+    headers: dict[str, str]  # lowercased names
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A script waiting for its request: any request, one containing `when`, or one offering
+    a tool `by_tool` names (the script of the first such tool answers it)."""
+
+    when: str | None
+    by_tool: tuple[tuple[str, Script], ...]
+    script: Script | Responder
+
+    @property
+    def conditional(self) -> bool:
+        return self.when is not None or bool(self.by_tool)
+
+    def choose(self, raw_body: str, tools: frozenset[str]) -> Script | Responder | None:
+        """The script to play for this request, or None if it is not this entry's."""
+        if self.when is not None and self.when not in raw_body:
+            return None
+        if not self.by_tool:
+            return self.script
+        return next((script for tool, script in self.by_tool if tool in tools), None)
+
+
+def offered_tools(body: Any) -> frozenset[str]:
+    """The names of the tools a Responses or Chat request offers the model."""
+    if not isinstance(body, dict) or not isinstance(body.get("tools"), list):
+        return frozenset()
+    names: set[str] = set()
+    for tool in body["tools"]:
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function")  # Chat Completions nests the name
+        name = function.get("name") if isinstance(function, dict) else tool.get("name")
+        if isinstance(name, str):
+            names.add(name)
+    return frozenset(names)
+
+
 class ScriptedModelServer:
     """The server; use as a context manager or call `start()` / `stop()`."""
 
@@ -62,8 +117,10 @@ class ScriptedModelServer:
         self._host = host
         self._port = port
         self._cond = threading.Condition()
-        self._scripts: list[tuple[str | None, Script | Responder]] = []
+        self._scripts: list[_Pending] = []
         self._requests: list[RecordedRequest] = []
+        self._http_log: list[HttpRecord] = []
+        self._models: Any = None
         self._httpd: _HttpServer | None = None
         self._thread: threading.Thread | None = None
         # Body steps written to clients so far: a test can see a stream stop advancing when
@@ -114,17 +171,54 @@ class ScriptedModelServer:
 
     # -- scripts and records -----------------------------------------------------------------
 
-    def enqueue(self, script: Script, *, when: str | None = None) -> None:
-        """Add a script. With `when`, it answers only a request whose body contains that text."""
+    def enqueue(
+        self, script: Script, *, when: str | None = None, when_tool: str | None = None
+    ) -> None:
+        """Add a script. With `when`, it answers only a request whose body contains that text;
+        with `when_tool`, only a request that offers the model a tool of that name."""
+        if when_tool is not None:
+            self.enqueue_by_tool({when_tool: script}, when=when)
+            return
         if not isinstance(script, list):
             raise TypeError("a script is a list of steps (dicts)")
         with self._cond:
-            self._scripts.append((when, list(script)))
+            self._scripts.append(_Pending(when, (), list(script)))
+
+    def enqueue_by_tool(self, scripts: dict[str, Script], *, when: str | None = None) -> None:
+        """Add one answer for the next request offering any of these tools: the script of the
+        first one (in this order) that the request offers. The same scenario can so call
+        whichever shell tool each server gives the model."""
+        if not scripts or not all(isinstance(s, list) for s in scripts.values()):
+            raise TypeError("by-tool scripts are a non-empty {tool name: script} mapping")
+        choices = tuple((tool, list(script)) for tool, script in scripts.items())
+        with self._cond:
+            self._scripts.append(_Pending(when, choices, []))
+
+    def set_models(self, catalog: Any) -> None:
+        """Serve `catalog` (JSON) at `GET .../models`; `None` makes that route a 404 again."""
+        with self._cond:
+            self._models = catalog
+
+    @property
+    def models(self) -> Any:
+        with self._cond:
+            return self._models
+
+    @property
+    def http_log(self) -> list[HttpRecord]:
+        """Every request seen so far, in order, control requests aside."""
+        with self._cond:
+            return list(self._http_log)
+
+    def _log_http(self, record: HttpRecord) -> None:
+        with self._cond:
+            self._http_log.append(record)
+            self._cond.notify_all()
 
     def enqueue_responder(self, responder: Responder, *, when: str | None = None) -> None:
         """Add a script built when its request arrives: `responder(parsed_body)`."""
         with self._cond:
-            self._scripts.append((when, responder))
+            self._scripts.append(_Pending(when, (), responder))
 
     @property
     def pending_scripts(self) -> int:
@@ -149,17 +243,24 @@ class ScriptedModelServer:
         with self._cond:
             self._scripts.clear()
             self._requests.clear()
+            self._http_log.clear()
 
     def _take(self, record: RecordedRequest, raw_body: str) -> Script | Responder | None:
+        tools = offered_tools(record.body)
         with self._cond:
-            chosen = None
-            for i, (when, _) in enumerate(self._scripts):
-                if when is not None and when in raw_body:
-                    chosen = i
+            chosen: tuple[int, Script | Responder] | None = None
+            for i, pending in enumerate(self._scripts):
+                if pending.conditional and (script := pending.choose(raw_body, tools)) is not None:
+                    chosen = (i, script)
                     break
             if chosen is None:
-                chosen = next((i for i, (w, _) in enumerate(self._scripts) if w is None), None)
-            script = self._scripts.pop(chosen)[1] if chosen is not None else None
+                chosen = next(
+                    ((i, p.script) for i, p in enumerate(self._scripts) if not p.conditional), None
+                )
+            script = None
+            if chosen is not None:
+                del self._scripts[chosen[0]]
+                script = chosen[1]
             record.scripted = script is not None
             self._requests.append(record)
             self._cond.notify_all()
@@ -199,6 +300,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Each SSE chunk goes out as it is written, as a streaming API server sends it; with
+        # Nagle's algorithm a chunk could wait for the client's delayed ACK (up to 40 ms).
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.track(self.connection, True)
 
     def finish(self) -> None:
@@ -209,12 +314,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.headers.items()}
+
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
+        owner = self.server.owner
         if path == "/_control/requests":
-            self._send_json(200, [asdict(r) for r in self.server.owner.requests])
-        elif path == "/_control/health":
-            self._send_json(200, {"ok": True, "pending": self.server.owner.pending_scripts})
+            self._send_json(200, [asdict(r) for r in owner.requests])
+            return
+        if path == "/_control/health":
+            self._send_json(200, {"ok": True, "pending": owner.pending_scripts})
+            return
+        owner._log_http(HttpRecord("GET", self.path, self._headers()))
+        catalog = owner.models
+        if path.endswith("/models") and catalog is not None:
+            self._send_json(200, catalog)
         else:
             self._send_json(404, {"error": {"message": f"no route GET {path}"}})
 
@@ -227,16 +342,27 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/_control/enqueue":
             try:
                 spec = json.loads(raw)
-                owner.enqueue(spec["script"], when=spec.get("when"))
+                owner.enqueue(
+                    spec["script"], when=spec.get("when"), when_tool=spec.get("when_tool")
+                )
             except (ValueError, KeyError, TypeError) as exc:
                 self._send_json(400, {"error": {"message": f"bad enqueue body: {exc}"}})
                 return
             self._send_json(200, {"ok": True, "pending": owner.pending_scripts})
             return
+        if path == "/_control/models":
+            try:
+                owner.set_models(json.loads(raw))
+            except ValueError as exc:
+                self._send_json(400, {"error": {"message": f"bad models body: {exc}"}})
+                return
+            self._send_json(200, {"ok": True})
+            return
         if path == "/_control/reset":
             owner.reset()
             self._send_json(200, {"ok": True})
             return
+        owner._log_http(HttpRecord("POST", self.path, self._headers()))
         if not path.endswith(_MODEL_PATHS):
             self._send_json(404, {"error": {"message": f"no route POST {path}"}})
             return
@@ -244,8 +370,7 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw)
         except ValueError:
             body = raw
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        record = RecordedRequest("POST", path, headers, body)
+        record = RecordedRequest("POST", path, self._headers(), body)
         script = owner._take(record, raw)
         if callable(script):
             script = script(body)
@@ -358,7 +483,9 @@ def load_script_file(server: ScriptedModelServer, path: str) -> None:
         entries = json.load(f)
     for entry in entries:
         if isinstance(entry, dict):
-            server.enqueue(entry["script"], when=entry.get("when"))
+            server.enqueue(
+                entry["script"], when=entry.get("when"), when_tool=entry.get("when_tool")
+            )
         else:
             server.enqueue(entry)
 

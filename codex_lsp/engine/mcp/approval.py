@@ -24,11 +24,17 @@ from mcp.types import Tool
 
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.tools.base import ToolCall
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events import ExecApprovalRequestEvent
 from codex_lsp.protocol.policy import AskForApproval
 from codex_lsp.store.config import McpServerConfig
 
-DECISIONS = ["approved", "approved_for_session", "denied", "abort"]
+DECISIONS = [
+    ReviewDecision.APPROVED,
+    ReviewDecision.APPROVED_FOR_SESSION,
+    ReviewDecision.DENIED,
+    ReviewDecision.ABORT,
+]
 REJECTED_BY_USER = "MCP tool call rejected by user"
 NOBODY_TO_ASK = (
     "MCP tool call not run: this tool needs the user's approval, and the approval policy "
@@ -82,8 +88,8 @@ async def ask_approval(call: ToolCall, server: str, tool: str, arguments: dict[s
         ),
     )
     decision = await session.approvals.ask(call.call_id)
-    if decision == "abort":
+    if decision is ReviewDecision.ABORT:
         raise TurnAbortRequested
-    if decision == "approved_for_session":
+    if decision is ReviewDecision.APPROVED_FOR_SESSION:
         session.approval_cache.approve_command(key, f"the MCP tool {tool} of {server}")
-    return decision in ("approved", "approved_for_session")
+    return decision.approves

@@ -19,6 +19,7 @@ from codex_lsp.engine.mcp.connection import McpServerConnection
 from codex_lsp.engine.mcp.names import function_spec, qualified_name
 from codex_lsp.store.config import McpServerConfig
 
+# Start a long-lived task, named.
 Spawn = Callable[[Callable[[], Awaitable[None]], str], None]
 Report = Callable[[McpServerConnection], None]
 

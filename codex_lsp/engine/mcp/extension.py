@@ -27,7 +27,7 @@ from codex_lsp.store.config import McpServerConfig
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.mcp.connection import McpServerConnection
-    from codex_lsp.engine.mcp.connections import McpConnections
+    from codex_lsp.engine.mcp.connections import McpConnections, Spawn
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.turn_context import TurnContext
 
@@ -156,7 +156,7 @@ def _when_idle(session: Session, action: Callable[[], Awaitable[None]]) -> None:
     _spawner(session)(run, "mcp servers restart")
 
 
-def _spawner(session: Session) -> Callable[[Callable[[], Awaitable[None]], str], None]:
+def _spawner(session: Session) -> Spawn:
     """Start long-lived tasks in the session's task group, which outlives every turn.
 
     Each server's task must enter and exit its client's context managers itself, so it

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -24,10 +24,13 @@ from codex_lsp.engine.review.prompts import review_prompt, user_facing_hint
 from codex_lsp.engine.review.task import ReviewJob, review_context, run_review_task
 from codex_lsp.protocol.events import ErrorEvent
 from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewRequest
+from codex_lsp.protocol.ops import Review
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import RunningTask, Session
+    from codex_lsp.protocol.ops import Op
+    from codex_lsp.store.config import Config
 
 # The latest finished review of each live session; it goes away with the session.
 _LAST_REVIEW: weakref.WeakKeyDictionary[Session, ReviewOutputEvent] = weakref.WeakKeyDictionary()
@@ -60,13 +63,14 @@ class ReviewExtension(Extension):
         self.max_diff_chars = max_diff_chars
 
     @classmethod
-    def from_config(cls, config: Any) -> ReviewExtension:
-        return cls(review_model=getattr(config, "review_model", None))
+    def from_config(cls, config: Config) -> ReviewExtension:
+        return cls(review_model=config.review_model)
 
     def op_handlers(self) -> dict[str, OpHandler]:
         return {"review": self._handle_review}
 
-    async def _handle_review(self, codex: Codex, session: Session, sub_id: str, op: Any) -> None:
+    async def _handle_review(self, codex: Codex, session: Session, sub_id: str, op: Op) -> None:
+        assert isinstance(op, Review)
         await self.start_review(session, sub_id, op.review_request)
 
     async def start_review(self, session: Session, sub_id: str, request: ReviewRequest) -> bool:

@@ -186,6 +186,7 @@ class _Repo:
             truncated=fitted.truncated,
             partial_file=fitted.partial_file,
             omitted_files=fitted.omitted_files,
+            # The optional target fields (commit_sha, base_branch...), named by each caller.
             **fields,  # type: ignore[arg-type]
         )
 

@@ -30,13 +30,14 @@ from codex_lsp.engine.tools.router import output_item
 from codex_lsp.engine.tools.shell import handle_shell_command
 from codex_lsp.engine.tools.specs import SHELL_COMMAND
 from codex_lsp.engine.turn_context import TurnContext
-from codex_lsp.model import ModelError, Prompt
+from codex_lsp.model import ModelClient, ModelError, Prompt, ResponseEvent
 from codex_lsp.protocol.events import (
     EnteredReviewModeEvent,
     ErrorEvent,
     ExitedReviewModeEvent,
     TaskCompleteEvent,
     TaskStartedEvent,
+    UserMessageEvent,
     WarningEvent,
 )
 from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewTarget
@@ -87,13 +88,16 @@ async def run_review_task(
     """The task body; `on_result(session, output)` receives every review that finished."""
     sub_id = task.sub_id
     started = time.monotonic()
+    # As Codex orders them: review mode is entered before the turn starts, and the turn opens
+    # with what was asked (the request's first paragraph; the diff under it stays unshown).
+    session.emit(sub_id, EnteredReviewModeEvent(target=job.target, user_facing_hint=job.hint))
     session.emit(
         sub_id,
         TaskStartedEvent(
             turn_id=sub_id, started_at=session.now(), model_context_window=job.ctx.context_window
         ),
     )
-    session.emit(sub_id, EnteredReviewModeEvent(target=job.target, user_facing_hint=job.hint))
+    session.emit(sub_id, UserMessageEvent(message=job.prompt.split("\n\n", 1)[0]))
     try:
         answer = await _ask_reviewer(session, task, job)
     except ModelError as err:
@@ -228,11 +232,11 @@ def _complete(session: Session, task: RunningTask, started: float, text: str | N
 class _ReviewClient:
     """A model client whose requests say they come from the review sub-agent."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: ModelClient) -> None:
         self._inner = inner
 
     def stream(
         self, prompt: Prompt, *, extra_headers: Mapping[str, str] | None = None
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncIterator[ResponseEvent]:
         headers = {"x-openai-subagent": "review", **(extra_headers or {})}
         return self._inner.stream(prompt, extra_headers=headers)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.turn_context import TurnContext
     from codex_lsp.protocol.inputs import UserInput
+    from codex_lsp.protocol.ops import Op
 
 FEATURE = "skills"
 
@@ -89,7 +90,7 @@ class SkillsExtension(Extension):
     def op_handlers(self) -> dict[str, OpHandler]:
         return {"list_skills": self._list_skills}
 
-    async def _list_skills(self, codex: Codex, session: Session, sub_id: str, op: Any) -> None:
+    async def _list_skills(self, codex: Codex, session: Session, sub_id: str, op: Op) -> None:
         assert isinstance(op, ListSkills)
         entries: list[dict[str, Any]] = []
         for raw in op.cwds or [str(session.cwd)]:

@@ -114,7 +114,6 @@ TOOL_SPECS: list[dict[str, Any]] = [
     ),
 ]
 
-TOOL_NAMES = frozenset(spec["name"] for spec in TOOL_SPECS)
 
 
 def root_section(max_active: int) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 from codex_lsp.engine.subagents import specs
 from codex_lsp.engine.subagents.sessions import dormant_activity
@@ -29,6 +29,10 @@ def _args(call: ToolCall) -> dict[str, Any]:
     return raw
 
 
+@overload
+def _int(call: ToolCall, args: dict[str, Any], key: str, *, required: Literal[True]) -> int: ...
+@overload
+def _int(call: ToolCall, args: dict[str, Any], key: str, *, required: bool) -> int | None: ...
 def _int(call: ToolCall, args: dict[str, Any], key: str, *, required: bool) -> int | None:
     value = args.get(key)
     if value is None:
@@ -41,6 +45,10 @@ def _int(call: ToolCall, args: dict[str, Any], key: str, *, required: bool) -> i
     return int(value)
 
 
+@overload
+def _text(call: ToolCall, args: dict[str, Any], key: str, *, required: Literal[True]) -> str: ...
+@overload
+def _text(call: ToolCall, args: dict[str, Any], key: str, *, required: bool) -> str | None: ...
 def _text(call: ToolCall, args: dict[str, Any], key: str, *, required: bool) -> str | None:
     value = args.get(key)
     if value is None or (isinstance(value, str) and not value.strip() and not required):

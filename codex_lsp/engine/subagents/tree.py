@@ -23,8 +23,7 @@ from codex_lsp.engine.subagents.activity import activity_line, reasoning_header
 from codex_lsp.engine.subagents.agent import ROOT_AGENT_ID, Subagent
 from codex_lsp.engine.subagents.sessions import (
     close_child_session,
-    create_child_session,
-    start_extensions,
+    open_child_session,
     wake_child_session,
 )
 from codex_lsp.engine.subagents.specs import child_role
@@ -35,6 +34,7 @@ from codex_lsp.protocol.events import (
     AgentReasoningEvent,
     ErrorEvent,
     Event,
+    SubagentChange,
     SubagentLifecycleEvent,
     SubagentStatus,
     TaskCompleteEvent,
@@ -45,6 +45,7 @@ from codex_lsp.store.home import new_thread_id
 if TYPE_CHECKING:
     from codex_lsp.engine.session import RunningTask, Session
     from codex_lsp.engine.turn_context import TurnContext
+    from codex_lsp.store.history import ResumedState
 
 log = logging.getLogger(__name__)
 
@@ -122,9 +123,9 @@ class AgentTree:
 
     # Events -------------------------------------------------------------------------------
 
-    def _lifecycle(self, agent: Subagent, change: str) -> None:
+    def _lifecycle(self, agent: Subagent, change: SubagentChange) -> None:
         event = SubagentLifecycleEvent(
-            change=change,  # type: ignore[arg-type]
+            change=change,
             agent_id=agent.agent_id,
             agent=agent.summary(),
             agents=[self.agents[key].summary() for key in sorted(self.agents)],
@@ -196,22 +197,24 @@ class AgentTree:
             depth=parent.depth + 1 if parent is not None else 1,
         )
         role = child_role(agent.agent_id, caller_id)
-        session = create_child_session(
-            self.root, caller, agent, ctx, self._observer(agent), fork=fork, role_note=role
-        )
-        await self.attach(agent, session, "forked" if fork else "spawned", [message])
-        return agent
 
-    async def attach(
-        self, agent: Subagent, session: Session, change: str, texts: list[str]
-    ) -> None:
-        """Register a new child and start its first task."""
-        agent.session = session
-        self.agents[agent.agent_id] = agent
-        self._register(agent, session)
-        await start_extensions(session, agent.origin_sub_id)
-        await self._start_task(agent, texts)
-        self._lifecycle(agent, change)
+        def attach(session: Session, _restored: ResumedState | None) -> None:
+            self.agents[agent.agent_id] = agent
+            self._register(agent, session)
+
+        await open_child_session(
+            self.root,
+            caller,
+            agent,
+            ctx,
+            self._observer(agent),
+            fork=fork,
+            role_note=role,
+            prepare=attach,
+        )
+        await self._start_task(agent, [message])
+        self._lifecycle(agent, "forked" if fork else "spawned")
+        return agent
 
     def attach_dormant(self, agent: Subagent) -> None:
         """Register a child rebuilt from a rollout; it wakes when it is sent a message."""
@@ -220,7 +223,7 @@ class AgentTree:
             # Its task did not survive the process that ran it.
             self._set_status(agent, "interrupted")
 
-    async def _detach(self, agent: Subagent, change: str) -> None:
+    async def _detach(self, agent: Subagent, change: SubagentChange) -> None:
         await self._close(agent)
         self.agents.pop(agent.agent_id, None)
         self._lifecycle(agent, change)
@@ -241,15 +244,19 @@ class AgentTree:
             parent = self.agents.get(agent.parent_agent_id)
             # A dormant parent still knows its thread id; the root's is the session's own.
             parent_id = parent.session_id if parent is not None else self.root.thread_id
-            session = await wake_child_session(
-                self.root, parent_id, agent, ctx, self._observer(agent)
+            return await wake_child_session(
+                self.root,
+                parent_id,
+                agent,
+                ctx,
+                self._observer(agent),
+                prepare=lambda session, _restored: self._register(agent, session),
             )
-            agent.session = session
-            self._register(agent, session)
-            await start_extensions(session, agent.origin_sub_id)
         return agent.session
 
     def _register(self, agent: Subagent, session: Session) -> None:
+        """Make `session` the child's, before the extensions hear of it."""
+        agent.session = session
         session.agent_id = agent.agent_id
         self._owners[session] = (self, agent.agent_id)
 

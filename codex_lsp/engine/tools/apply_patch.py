@@ -7,7 +7,7 @@ import json
 import time
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -23,6 +23,7 @@ from codex_lsp.engine.patch.hunks import ChangeHunk, plan_hunks, without_hunks
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.workspace import WorkspaceEditError
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events import (
     ApplyPatchApprovalRequestEvent,
     PatchApplyBeginEvent,
@@ -42,9 +43,10 @@ def patch_text_from_call(call: ToolCall) -> str:
         args = json.loads(call.payload or "{}")
     except json.JSONDecodeError as err:
         raise ToolError(f"failed to parse function arguments: {err}") from err
-    if not isinstance(args, dict) or not isinstance(args.get("input"), str):
+    text = args.get("input") if isinstance(args, dict) else None
+    if not isinstance(text, str):
         raise ToolError("failed to parse function arguments: `input` must be a string")
-    return args["input"]
+    return text
 
 
 async def handle_apply_patch(call: ToolCall) -> ToolOutput:
@@ -129,12 +131,12 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
         )
         decision = await session.approvals.ask(call.call_id)
         refused = session.declined_hunks.pop(call.call_id, [])
-        if decision == "abort":
+        if decision is ReviewDecision.ABORT:
             raise TurnAbortRequested
-        if decision not in ("approved", "approved_for_session"):
+        if not decision.approves:
             session.emit(call.sub_id, _end(call, changes, success=False, status="declined"))
             return ToolOutput(REJECTED_BY_USER, success=False)
-        if decision == "approved_for_session":
+        if decision is ReviewDecision.APPROVED_FOR_SESSION:
             session.approval_cache.approve_paths(paths)
         if refused:
             plan, declined = await anyio.to_thread.run_sync(_leave_out, plan, refused)
@@ -225,7 +227,7 @@ def _end(
     changes: dict[str, dict[str, Any]],
     *,
     success: bool,
-    status: str,
+    status: Literal["completed", "failed", "declined"],
     stdout: str = "",
     stderr: str = "",
 ) -> PatchApplyEndEvent:
@@ -236,5 +238,5 @@ def _end(
         stderr=stderr,
         success=success,
         changes=changes,
-        status=status,  # type: ignore[arg-type]
+        status=status,
     )

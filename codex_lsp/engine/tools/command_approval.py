@@ -23,6 +23,7 @@ from codex_lsp.engine.safety import (
 )
 from codex_lsp.engine.shell import shell_script_of
 from codex_lsp.engine.tools.base import ToolCall, ToolOutput
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events import Duration, ExecApprovalRequestEvent, ExecCommandEndEvent
 from codex_lsp.protocol.policy import DangerFullAccess
 
@@ -109,12 +110,12 @@ async def ask_exec_approval(
         ),
     )
     decision = await session.approvals.ask(call.call_id)
-    if decision == "abort":
+    if decision is ReviewDecision.ABORT:
         raise TurnAbortRequested
-    if decision == "approved_for_session" and cache_key is not None:
+    if decision is ReviewDecision.APPROVED_FOR_SESSION and cache_key is not None:
         shown = shell_script_of(argv) or shlex.join(argv)
         session.approval_cache.approve_command(cache_key, f"{shown} (in {cwd})")
-    return decision in ("approved", "approved_for_session")
+    return decision.approves
 
 
 def declined(call: ToolCall, argv: list[str], cwd: Path) -> ToolOutput:

@@ -152,6 +152,7 @@ async def _run(
             call.sub_id,
             ExecCommandOutputDeltaEvent(
                 call_id=call.call_id,
+                # run_exec names its streams "stdout" and "stderr", as the event's type says.
                 stream=stream,  # type: ignore[arg-type]
                 chunk=base64.b64encode(chunk).decode("ascii"),
             ),

@@ -15,8 +15,17 @@ local function log(text)
 end
 H.log = log
 
---- Load the plugin and call setup() with the server command the wrapper chose.
-function H.setup(opts)
+--- The server command the wrapper chose.
+function H.server_cmd()
+  local raw = os.getenv("CODEX_NVIM_SERVER_CMD")
+  assert(raw, "CODEX_NVIM_SERVER_CMD is not set")
+  return vim.json.decode(raw)
+end
+
+--- Load the plugin and call setup() with the server command the wrapper chose. Suites start
+--- it cold (each its own process, nothing left running) unless they pass `warm = true`, or
+--- `plugin_defaults` to leave every option but `cmd` at the plugin's default.
+function H.setup(opts, plugin_defaults)
   if os.getenv("CODEX_NVIM_DEBUG") then
     vim.lsp.set_log_level("debug")
   end
@@ -32,10 +41,9 @@ function H.setup(opts)
     end,
   })
   vim.cmd("runtime plugin/codex.lua")
-  local raw = os.getenv("CODEX_NVIM_SERVER_CMD")
-  assert(raw, "CODEX_NVIM_SERVER_CMD is not set")
-  local cmd = vim.json.decode(raw)
-  require("codex").setup(vim.tbl_deep_extend("force", { cmd = cmd }, opts or {}))
+  local cmd = H.server_cmd()
+  local base = plugin_defaults and { cmd = cmd } or { cmd = cmd, warm = false }
+  require("codex").setup(vim.tbl_deep_extend("force", base, opts or {}))
 end
 
 --- Wait until `cond()` is true; fail the suite with `what` if it never is, or at once when

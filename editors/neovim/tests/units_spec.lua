@@ -62,7 +62,7 @@ end
 local function test_file_prompt()
   local approvals = require("codex.approvals")
   local threads = require("codex.threads")
-  local params = { threadId = "t1", changes = { { path = "a.py" } }, reason = "fix it" }
+  local params = { threadId = "t1", codexLsp = { changes = { { path = "a.py" } } }, reason = "fix it" }
   threads.current = "t1"
   H.eq(approvals.file_prompt(params), "Codex wants to change a.py — fix it (the diff is in :Codex)", "chat thread")
   -- An inline edit's thread is not the one :Codex draws: no pointer there.
@@ -175,11 +175,11 @@ local function test_preview_marks()
   local decision = nil
   local shown = preview.show({
     threadId = "t",
-    changes = { {
+    codexLsp = { changes = { {
       path = path,
       kind = { type = "update" },
       diff = "@@ -0,0 +1,1 @@\n+zero\n@@ -2,2 +3,1 @@\n two\n-three\n",
-    } },
+    } } },
   }, { cwd = "/" }, function(d)
     decision = d
   end)
@@ -204,7 +204,11 @@ local function test_preview_marks()
   H.eq(vim.g.users_gr, 1, "the user's own buffer mapping is back")
 
   -- A change to a file no window shows is not previewed (the caller asks with a select).
-  local hidden = preview.show({ changes = { { path = "/nonexistent/x", kind = { type = "update" }, diff = "" } } }, {}, function() end)
+  local hidden = preview.show(
+    { codexLsp = { changes = { { path = "/nonexistent/x", kind = { type = "update" }, diff = "" } } } },
+    {},
+    function() end
+  )
   H.eq(hidden, false, "nothing shown for files not on screen")
   vim.cmd("bwipeout!")
 end

@@ -81,9 +81,13 @@ function M.command(params, ctx)
   return { decision = decision }
 end
 
---- The changes an approval is about: its own `changes`, else those of the `fileChange` item
---- announced before it (the v2 request names the item only).
+--- The changes an approval is about: codex-lsp's own copy (`codexLsp.changes`), else those
+--- of the `fileChange` item announced before it (the v2 request names the item only).
 function M.changes_of(params)
+  local extras = params.codexLsp
+  if type(extras) == "table" and type(extras.changes) == "table" then
+    return extras.changes
+  end
   if type(params.changes) == "table" then
     return params.changes
   end

@@ -1,8 +1,11 @@
 -- codex.client: starts `codex-lsp serve` through vim.lsp (one server per project root),
--- attaches file buffers to it, and sends requests to it. On Neovim 0.11 the server is an
--- lsp-config named "codex" (vim.lsp.config / vim.lsp.enable), so `vim.lsp.config("codex", ...)`
--- adjusts it like any other server; older versions start it with vim.lsp.start directly.
+-- attaches file buffers to it, and sends requests to it. By default the server is started warm
+-- (`codex.launcher`): a session forked from the per-user server, cold when that cannot start.
+-- On Neovim 0.11 the server is an lsp-config named "codex" (vim.lsp.config / vim.lsp.enable), so
+-- `vim.lsp.config("codex", ...)` adjusts it like any other server; older versions start it with
+-- vim.lsp.start directly.
 local config = require("codex.config")
+local launcher = require("codex.launcher")
 
 local M = {}
 
@@ -15,6 +18,8 @@ local function has_lsp_config()
 end
 local ready_queue = {} -- client id -> functions waiting for `initialize` to finish
 local ours = {} -- id -> the command line of each client this plugin started
+local warm = {} -- ids of the clients started warm
+local replaced = {} -- id of a warm client that failed to start -> id of the cold one after it
 local warned_missing = {} -- executables we already said are missing
 local last_client_id = nil
 
@@ -82,11 +87,20 @@ end
 
 local function on_exit(code, signal, client_id)
   local queued = ready_queue[client_id]
-  local cmd = ours[client_id] or table.concat(config.options.cmd, " ")
   local client = vim.lsp.get_client_by_id(client_id)
   local root = client and client.root_dir
+  local started_cmd = client and client.config.cmd
+  local cmd = ours[client_id]
+    or (type(started_cmd) == "table" and table.concat(started_cmd, " "))
+    or table.concat(config.options.cmd, " ")
+  -- Neovim itself starts the lsp-config's clients (0.11), with the warm launcher as their cmd.
+  local was_warm = warm[client_id] or (type(started_cmd) == "table" and launcher.is_warm(started_cmd))
+  if queued == nil and client and not client.initialized then
+    queued = {} -- it never answered `initialize`, though nothing waited for it
+  end
   ready_queue[client_id] = nil
   ours[client_id] = nil
+  warm[client_id] = nil
   if last_client_id == client_id then
     last_client_id = nil
   end
@@ -95,6 +109,30 @@ local function on_exit(code, signal, client_id)
     require("codex.events").client_exited(client_id, died)
     if not died then
       return -- stopped on purpose (:lsp stop, quitting), not a failure
+    end
+    if queued ~= nil and was_warm and root then
+      -- The warm start failed before the server answered: start it cold, with what waited.
+      launcher.forget()
+      if uses_lsp_config then
+        -- The clients Neovim starts from now on start cold too.
+        vim.lsp.config(M.name, { cmd = config.options.cmd })
+      end
+      notify(
+        ("the warm start failed (%s); starting `%s` directly."):format(
+          how_it_ended(code, signal),
+          table.concat(config.options.cmd, " ")
+        ),
+        vim.log.levels.WARN
+      )
+      local cold = M.start(nil, root, false, client_id)
+      if cold then
+        -- Requests already made of the failed client, and any made of it later, go to this one.
+        replaced[client_id] = cold.id
+        for _, fn in ipairs(queued) do
+          M.when_ready(cold, fn)
+        end
+      end
+      return
     end
     if queued ~= nil then
       -- It never finished `initialize`: most often a broken install.
@@ -146,11 +184,11 @@ local function same_root(client, cfg)
   return client.name == M.name and not stopped(client) and client.root_dir == cfg.root_dir
 end
 
--- What every codex client shares, whatever its root.
-local function base_config()
+-- What every codex client shares, whatever its root; `cmd` is the command line to run.
+local function base_config(cmd)
   return {
     name = M.name,
-    cmd = config.options.cmd,
+    cmd = cmd,
     cmd_env = config.options.cmd_env,
     capabilities = capabilities(),
     handlers = require("codex.handlers").table(),
@@ -171,7 +209,7 @@ function M.register_config()
   if not uses_lsp_config then
     return false
   end
-  local cfg = base_config()
+  local cfg = base_config((launcher.server_cmd()))
   cfg.reuse_client = same_root
   cfg.root_dir = function(bufnr, on_dir)
     if is_file_buffer(bufnr) and M.check_cmd(true) then
@@ -221,18 +259,21 @@ function M.autostart(on)
   M.attach_loaded()
 end
 
--- The config to start a client for `root` with: the lsp-config as the user left it (0.11),
--- else the plugin's own.
+-- The config to start a client for `root` with, and whether it is the warm start: the
+-- lsp-config as the user left it (0.11), else the plugin's own.
 local function client_config(root)
-  local cfg
-  if uses_lsp_config then
-    cfg = vim.deepcopy(vim.lsp.config[M.name] or base_config())
+  local cfg, is_warm
+  if uses_lsp_config and vim.lsp.config[M.name] then
+    cfg = vim.deepcopy(vim.lsp.config[M.name])
+    is_warm = type(cfg.cmd) == "table" and launcher.is_warm(cfg.cmd)
   else
-    cfg = base_config()
+    local cmd
+    cmd, is_warm = launcher.server_cmd()
+    cfg = base_config(cmd)
   end
   cfg.root_dir = root
   cfg.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
-  return cfg
+  return cfg, is_warm
 end
 
 --- Can the configured server command run at all? Returns false and says why when it cannot:
@@ -256,25 +297,33 @@ end
 
 --- Start (or reuse) the server for `bufnr`'s project (or `root`) and attach the buffer when it
 --- is a file of that project. Returns the client, or nil when the server cannot be started (the
---- user has been told). `automatic` marks the start on opening a file.
-function M.start(bufnr, root, automatic)
+--- user has been told). `automatic` marks the start on opening a file; `gone` is the id of a
+--- client that exited and must not be reused.
+function M.start(bufnr, root, automatic, gone)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if not M.check_cmd(automatic) then
     return nil
   end
   root = root or M.root_for(bufnr)
   local attach = is_file_buffer(bufnr) and M.root_for(bufnr) == root
-  local id = vim.lsp.start(client_config(root), {
+  local cfg, is_warm = client_config(root)
+  local cmd = cfg.cmd
+  local id = vim.lsp.start(cfg, {
     bufnr = bufnr,
     attach = attach,
-    reuse_client = same_root,
+    reuse_client = function(client, cfg)
+      return client.id ~= gone and same_root(client, cfg)
+    end,
   })
   if not id then
     notify("could not start the language server for " .. root, vim.log.levels.ERROR)
     return nil
   end
-  ours[id] = table.concat(config.options.cmd, " ")
   local client = vim.lsp.get_client_by_id(id)
+  if not ours[id] then -- a new client, not one reused for this root
+    ours[id] = type(cmd) == "table" and table.concat(cmd, " ") or tostring(cmd)
+    warm[id] = is_warm or nil
+  end
   if client and not client.initialized and ready_queue[id] == nil then
     ready_queue[id] = {}
   end
@@ -332,8 +381,16 @@ function M.for_root(root)
   return M.start(nil, root)
 end
 
---- Run `fn(client)` once the client has answered `initialize`.
+--- Run `fn(client)` once the client has answered `initialize` (`fn` gets the client that did:
+--- another one when a warm start failed and a cold one took its place).
 function M.when_ready(client, fn)
+  while replaced[client.id] do
+    local successor = vim.lsp.get_client_by_id(replaced[client.id])
+    if not successor then
+      break
+    end
+    client = successor
+  end
   if client.initialized then
     fn(client)
     return
@@ -346,8 +403,9 @@ end
 --- handles it (it gets the error object).
 function M.request(client, method, params, cb, opts)
   opts = opts or {}
-  M.when_ready(client, function()
-    local ok = invoke(client, "request", method, params, function(err, result)
+  -- `ready` is `client`, or the one started in its place when a warm start fell back.
+  M.when_ready(client, function(ready)
+    local ok = invoke(ready, "request", method, params, function(err, result)
       if err then
         if opts.on_error then
           opts.on_error(err)

@@ -4,6 +4,9 @@ local M = {}
 M.defaults = {
   -- How to start the language server; it must speak LSP on stdio.
   cmd = { "codex-lsp", "serve" },
+  -- Start it warm: a session forked from the per-user server that `cmd --print-launcher`
+  -- names, ready in milliseconds; `cmd` itself runs when that is not possible.
+  warm = true,
   -- Extra environment for the server process (e.g. { CODEX_HOME = "/path" }).
   cmd_env = nil,
   -- Files or folders that mark a project root; the server runs once per root.
@@ -84,6 +87,9 @@ function M.apply(user)
   end
   if type(merged.cmd) ~= "table" or type(merged.cmd[1]) ~= "string" then
     return nil, "`cmd` must be a list of strings, e.g. { 'codex-lsp', 'serve' }"
+  end
+  if type(merged.warm) ~= "boolean" then
+    return nil, "`warm` must be true or false"
   end
   if not layouts[merged.chat.layout] then
     return nil, ("`chat.layout` must be split, hsplit or float, not %q"):format(tostring(merged.chat.layout))

@@ -73,6 +73,16 @@ local function check_server(options)
     return
   end
   health.ok(("server command: %s (%s)"):format(table.concat(cmd, " "), vim.fn.exepath(exe)))
+  if options.warm then
+    local argv = require("codex.launcher").for_cmd(cmd, options.cmd_env)
+    if argv then
+      health.ok("warm start: " .. table.concat(argv, " "))
+    else
+      health.info(("warm start: not available (`%s --print-launcher` named no launcher); the server starts cold"):format(table.concat(cmd, " ")))
+    end
+  else
+    health.info("warm start: off (`warm = false`); the server starts cold")
+  end
   local vcmd = version_cmd(cmd)
   local ok, result = pcall(function()
     return vim.system(vcmd, { text = true, env = options.cmd_env }):wait(20000)

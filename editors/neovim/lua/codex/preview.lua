@@ -307,7 +307,7 @@ function M.show(params, opts, resolve)
   local cwd = opts.cwd
   define_highlights()
   local targets, others = {}, {}
-  for _, change in ipairs(params.changes or {}) do
+  for _, change in ipairs(require("codex.approvals").changes_of(params)) do
     local buf = kind_of(change) == "update" and M.find_buffer(change.path, cwd)
     local moved = type(change.kind) == "table" and change.kind.movePath
     if buf and not active[buf] and (moved == nil or moved == vim.NIL) then

@@ -24,7 +24,14 @@ import {
   State,
   type StaticFeature,
 } from 'vscode-languageclient/node';
-import { describeCommand, type ServerCommand, serverCommand } from '../shared/serverCommand';
+import {
+  describeCommand,
+  LAUNCHER_PROBE,
+  parseLauncher,
+  type ServerCommand,
+  serverCommand,
+  warmServerCommand,
+} from '../shared/serverCommand';
 import {
   FOLLOWED_NOTIFICATIONS,
   INLINE_REQUESTS,
@@ -151,6 +158,8 @@ export class ServerConnection implements vscode.Disposable {
   /** Fires each time the server has (re)started and answered `initialize`. */
   readonly onReady = this.ready.event;
   inlineRequestHandler: InlineRequestHandler | undefined;
+  /** How the running server was started: from the warm per-user server, or cold. */
+  startedWarm = false;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -161,16 +170,25 @@ export class ServerConnection implements vscode.Disposable {
     return this.client?.state === State.Running;
   }
 
-  async start(): Promise<boolean> {
+  /**
+   * Start the server: by default from the warm per-user server (the launcher the start-up
+   * check found), and cold (`python -m codex_lsp serve`) when that fails or `cold` is set.
+   */
+  async start(cold = false): Promise<boolean> {
     await this.stop();
     this.startedOnce = false;
     const config = vscode.workspace.getConfiguration(CLIENT_ID);
-    const cmd = serverCommand({
-      pythonPath: config.get('pythonPath'),
-      serverCommand: config.get('serverCommand'),
-      serverArgs: config.get('serverArgs'),
-      serverEnv: config.get('serverEnv'),
-    });
+    const settings = {
+      pythonPath: config.get<string>('pythonPath'),
+      serverCommand: config.get<string[]>('serverCommand'),
+      serverArgs: config.get<string[]>('serverArgs'),
+      serverEnv: config.get<Record<string, string>>('serverEnv'),
+    };
+    let cmd = serverCommand(settings);
+    const check = await preflight(cmd, { ...process.env, ...cmd.env }, !settings.serverCommand?.length);
+    const warm = !cold && check.launcher !== undefined;
+    if (warm && check.launcher) cmd = warmServerCommand(settings, check.launcher);
+    this.startedWarm = warm;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const described = describeCommand(cmd);
     this.output.info(`Starting the Codex server: ${described}${folder ? ` (in ${folder})` : ''}`);
@@ -195,9 +213,8 @@ export class ServerConnection implements vscode.Disposable {
         closed: () => this.onClosed(),
       },
     };
-    const problem = await preflight(cmd, env, !config.get<string[]>('serverCommand')?.length);
-    if (problem) {
-      this.failed(`The Codex server cannot start (${described}): ${problem}`);
+    if (check.problem) {
+      this.failed(`The Codex server cannot start (${described}): ${check.problem}`);
       return false;
     }
     const client = new LanguageClient(CLIENT_ID, 'Codex', serverOptions, clientOptions);
@@ -235,6 +252,12 @@ export class ServerConnection implements vscode.Disposable {
     }
     // A failed start may reject, or end with the client stopped: either way, say why.
     if (client.state === State.Running) return true;
+    if (warm) {
+      // The warm server is an optimisation: say why it failed, then start the server cold.
+      const why = startError ? errorText(startError) : (watch?.output || 'no answer to initialize');
+      this.output.warn(`The warm start failed (${why}); starting the server cold.`);
+      return this.start(true);
+    }
     await this.failedStart(described, watch, startError);
     void this.stop();
     return false;
@@ -338,23 +361,34 @@ function resolveExecutable(command: string, env: NodeJS.ProcessEnv): string | un
   return undefined;
 }
 
+/** What the start-up check found: a reason the server cannot start, or the warm launcher. */
+export interface Preflight {
+  problem?: string;
+  launcher?: string[];
+}
+
 /**
  * Catch the usual start-up mistakes before the language client reports them less clearly:
- * a command that does not exist, or a Python without codex-lsp installed.
+ * a command that does not exist, or a Python without codex-lsp installed. The same run of that
+ * Python finds the warm launcher.
  */
-export async function preflight(cmd: ServerCommand, env: NodeJS.ProcessEnv, isPython: boolean): Promise<string | undefined> {
+export async function preflight(cmd: ServerCommand, env: NodeJS.ProcessEnv, isPython: boolean): Promise<Preflight> {
   const executable = resolveExecutable(cmd.command, env);
   if (!executable) {
-    return isPython
-      ? `no Python interpreter "${cmd.command}" was found. Set "codexChat.pythonPath" to a Python that has codex-lsp installed.`
-      : `the command "${cmd.command}" was not found. Check "codexChat.serverCommand".`;
+    return {
+      problem: isPython
+        ? `no Python interpreter "${cmd.command}" was found. Set "codexChat.pythonPath" to a Python that has codex-lsp installed.`
+        : `the command "${cmd.command}" was not found. Check "codexChat.serverCommand".`,
+    };
   }
-  if (!isPython) return undefined;
+  if (!isPython) return {};
   return new Promise((resolve) => {
-    execFile(executable, ['-c', 'import codex_lsp'], { env, timeout: 30000 }, (error, _stdout, stderr) => {
-      if (!error) return resolve(undefined);
+    execFile(executable, ['-c', LAUNCHER_PROBE], { env, timeout: 30000 }, (error, stdout, stderr) => {
+      if (!error) return resolve({ launcher: parseLauncher(String(stdout)) });
       const last = String(stderr).trim().split('\n').pop() || error.message;
-      resolve(`${cmd.command} cannot import codex_lsp (${last}). Install codex-lsp into that Python or set "codexChat.pythonPath" to one that has it.`);
+      resolve({
+        problem: `${cmd.command} cannot import codex_lsp (${last}). Install codex-lsp into that Python or set "codexChat.pythonPath" to one that has it.`,
+      });
     });
   });
 }

@@ -181,8 +181,10 @@ export interface ApprovalParams {
   cwd?: string | null;
   // fileChange
   grantRoot?: string | null;
-  /** Older codex-lsp servers sent the diffs with the request; newer ones leave them on the
-   * `fileChange` item announced by `item/started`, as the protocol intends. */
+  /** codex-lsp's own addition, namespaced so the protocol's shape stays exact: the patch's diffs.
+   * The `fileChange` item announced by `item/started` carries them too, as the protocol intends. */
+  codexLsp?: { changes?: FileUpdateChange[] | null } | null;
+  /** Older codex-lsp servers sent the diffs at the top level. */
   changes?: FileUpdateChange[] | null;
 }
 

@@ -40,10 +40,10 @@ function decisionButtons(key: string, decisions: Decision[]): string {
   return `<div class="actions">${buttons.join('')}</div>`;
 }
 
-/** A file-change approval's diffs: on the request (older servers) or on its item. */
+/** A file-change approval's diffs: on the request (codex-lsp servers) or on its item. */
 export function requestChanges(state: ChatState, request: PendingRequest): FileUpdateChange[] {
   const params = request.params as ApprovalParams;
-  return params.changes ?? findItem(state, request.itemId)?.changes ?? [];
+  return params.codexLsp?.changes ?? params.changes ?? findItem(state, request.itemId)?.changes ?? [];
 }
 
 export function renderRequest(state: ChatState, request: PendingRequest): string {

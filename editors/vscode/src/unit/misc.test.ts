@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeCommand, serverCommand } from '../shared/serverCommand';
+import { describeCommand, LAUNCHER_PROBE, parseLauncher, serverCommand, warmServerCommand } from '../shared/serverCommand';
 import { type Action, type ChatState, initialState, reduce } from '../shared/state';
 import { statusText } from '../shared/status';
 
@@ -19,6 +19,31 @@ describe('serverCommand', () => {
     assert.equal(cmd.command, 'codex-lsp');
     assert.deepEqual(cmd.args, ['serve', '-c', 'model="x y"']);
     assert.equal(describeCommand(cmd), 'codex-lsp serve -c "model=\\"x y\\""');
+  });
+});
+
+describe('the warm start', () => {
+  const launcher = ['/venv/bin/python', '-I', '-S', '/site/codex_lsp/appserver/attach.py', 'serve'];
+
+  it('spawns the lean launcher with the extra arguments and environment', () => {
+    const cmd = warmServerCommand({ pythonPath: '/venv/bin/python', serverArgs: ['--profile', 'work'], serverEnv: { CODEX_HOME: '/h' } }, launcher);
+    assert.deepEqual(cmd, {
+      command: '/venv/bin/python',
+      args: ['-I', '-S', '/site/codex_lsp/appserver/attach.py', 'serve', '--profile', 'work'],
+      env: { CODEX_HOME: '/h' },
+    });
+  });
+
+  it('reads the launcher the start-up check printed', () => {
+    assert.deepEqual(parseLauncher(`${JSON.stringify(launcher)}\n`), launcher);
+    assert.equal(parseLauncher('null\n'), undefined); // a codex-lsp without the warm server
+    assert.equal(parseLauncher('Traceback ...'), undefined);
+    assert.equal(parseLauncher('[1, 2]'), undefined);
+  });
+
+  it('asks Python for the launcher and fails when codex_lsp cannot be imported', () => {
+    assert.match(LAUNCHER_PROBE, /^import json, codex_lsp\n/);
+    assert.match(LAUNCHER_PROBE, /launcher\(\["serve"\]\)/);
   });
 });
 

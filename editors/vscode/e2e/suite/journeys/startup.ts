@@ -1,5 +1,8 @@
 /** Starting the server: where its settings are read from, and what a failed start shows. */
 
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { assert, type Journey, ui, waitFor } from '../support';
 
@@ -14,9 +17,42 @@ export const startupJourneys: Journey[] = [
       assert(python?.globalValue === ctx.python, `pythonPath read from the User settings, got ${JSON.stringify(python)}`);
       assert(config.get<string>('pythonPath') === ctx.python, 'the User value is the one in effect');
       assert(api.store.state.server.state === 'ready', `the server is up, got ${api.store.state.server.state}`);
+      assert(api.server.startedWarm, 'the server was started from the warm per-user server');
       await vscode.commands.executeCommand('codexChat.chatView.focus');
       await ui('chat.waitFor', { selector: '#send' });
       await ui('screenshot', { name: 'settings-user-level' });
+    },
+  },
+  {
+    name: 'start-up: a warm launcher that fails falls back to a cold start, and the chat works',
+    screenshot: 'start-warm-fallback',
+    async run(api, ctx) {
+      // A Python whose start-up check names a launcher that exits at once; run otherwise, it
+      // is the real one (so the cold start works).
+      const dir = mkdtempSync(path.join(tmpdir(), 'codex-fallback-'));
+      const python = path.join(dir, 'python');
+      writeFileSync(
+        python,
+        `#!/bin/sh\nif [ "$1" = -c ]; then echo '["/bin/sh", "-c", "exit 3"]'; exit 0; fi\nexec '${ctx.python}' "$@"\n`,
+      );
+      chmodSync(python, 0o755);
+      const config = vscode.workspace.getConfiguration('codexChat');
+      await config.update('pythonPath', python, vscode.ConfigurationTarget.Workspace);
+      try {
+        await vscode.commands.executeCommand('codexChat.restartServer');
+        await waitFor('the server to be up', () => api.store.state.server.state === 'ready', 60000);
+        assert(!api.server.startedWarm, 'the server that answered was started cold');
+        const threads = await api.server.request<{ data: unknown[] }>('thread/list', {});
+        assert(Array.isArray(threads.data), `the cold server answers, got ${JSON.stringify(threads)}`);
+        await vscode.commands.executeCommand('codexChat.chatView.focus');
+        await ui('chat.waitFor', { absent: '.notice.error' });
+        await ui('screenshot', { name: 'start-warm-fallback' });
+      } finally {
+        await config.update('pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+        await vscode.commands.executeCommand('codexChat.restartServer');
+        await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
+      }
+      assert(api.server.startedWarm, 'with the real Python the server starts warm again');
     },
   },
   {

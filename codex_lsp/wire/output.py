@@ -190,6 +190,7 @@ class OutputWriter:
 
     def _write_all(self, data: bytes) -> None:
         if self._fd is None:
+            # Without a descriptor the stream is a file object (an int is a descriptor).
             self._stream.write(data)  # type: ignore[union-attr]
             self._stream.flush()  # type: ignore[union-attr]
             return

@@ -64,6 +64,8 @@ class ChunkReader:
         self._paused = False
         self._room = threading.Event()  # for the thread: set while it may read on
         self._room.set()
+        # The descriptor the loop watches (only one that exists is watched).
+        self._watched_fd = -1 if self._fd is None else self._fd
         if self._fd is not None:
             try:
                 loop.add_reader(self._fd, self._readable)
@@ -91,7 +93,7 @@ class ChunkReader:
         """Stop watching the descriptors (the serve loop is done with them)."""
         if self._watching:
             if not self._paused:
-                self._loop.remove_reader(self._fd)  # type: ignore[arg-type]
+                self._loop.remove_reader(self._watched_fd)
             self._watching = False
         if self._hangup is not None:
             self._loop.remove_reader(self._hangup)
@@ -113,7 +115,7 @@ class ChunkReader:
 
     def _pause(self) -> None:
         if self._watching and not self._paused:
-            self._loop.remove_reader(self._fd)  # type: ignore[arg-type]
+            self._loop.remove_reader(self._watched_fd)
         self._paused = True
         self._room.clear()
 
@@ -121,7 +123,7 @@ class ChunkReader:
         if self._paused:
             self._paused = False
             if self._watching:
-                self._loop.add_reader(self._fd, self._readable)  # type: ignore[arg-type]
+                self._loop.add_reader(self._watched_fd, self._readable)
             self._room.set()
 
     def _end(self) -> None:
@@ -133,7 +135,7 @@ class ChunkReader:
 
     def _readable(self) -> None:
         try:
-            data = os.read(self._fd, _READ_SIZE)  # type: ignore[arg-type]
+            data = os.read(self._watched_fd, _READ_SIZE)
         except (BlockingIOError, InterruptedError):
             return
         except OSError as err:
@@ -143,6 +145,7 @@ class ChunkReader:
 
     def _hung_up(self) -> None:
         try:
+            # Only called while the hang-up descriptor is watched, so it is set.
             data = os.read(self._hangup, 256)  # type: ignore[arg-type]
         except (BlockingIOError, InterruptedError):
             return

@@ -1,0 +1,205 @@
+"""The app-server over WebSocket (`--listen ws://HOST:PORT`): one JSON-RPC message a frame.
+
+Each connection is served by its own `AppServer` (the same message core as stdio) and so has
+its own `initialize` and its own threads; they end when it closes. Before the handshake the
+listener answers plain HTTP probes, as the reference server does: `GET /readyz` and
+`GET /healthz` say 200, and any request carrying an `Origin` header is refused with 403, so a
+web page cannot drive the agent from a browser. With a token configured, a handshake without
+`Authorization: Bearer <token>` is refused with 401.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from http import HTTPStatus
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from codex_lsp.appserver.listen import TokenAuth, WebSocketTarget
+from codex_lsp.appserver.server import AppServer
+from codex_lsp.wire.output import HIGH_WATER_BYTES, LOW_WATER_BYTES
+from codex_lsp.wire.stdio import OversizedLine
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.services import EngineServices
+
+log = logging.getLogger(__name__)
+
+# Big enough for a long transcript or patch in one message; larger ones close the connection.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+_PROBES = frozenset({"/readyz", "/healthz"})
+
+
+class FrameWriter:
+    """The connection's `Outbox`: messages sent as text frames, in order, by one task. A slow
+    client makes `drained()` wait, as the stdio door's output does, so producers pace
+    themselves instead of queueing without bound."""
+
+    def __init__(self, websocket: ServerConnection) -> None:
+        self._websocket = websocket
+        self._loop = asyncio.get_running_loop()
+        self._frames: collections.deque[str] = collections.deque()
+        self._bytes = 0
+        self._ready = asyncio.Event()
+        self._low = asyncio.Event()
+        self._low.set()
+        self._closing = False
+        self._task = self._loop.create_task(self._send_all())
+
+    def write(self, data: bytes) -> None:
+        frame = data.decode("utf-8").rstrip("\n")
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            self._push(frame)
+        else:  # from a worker thread
+            self._loop.call_soon_threadsafe(self._push, frame)
+
+    def backlog(self) -> int:
+        """Messages not yet handed to the socket: how far behind the client reads."""
+        return len(self._frames)
+
+    def pending_bytes(self) -> int:
+        return self._bytes
+
+    async def drained(self) -> None:
+        if self._bytes > HIGH_WATER_BYTES:
+            self._low.clear()
+        await self._low.wait()
+
+    async def flush_and_close(self) -> None:
+        """Send what was written (unless the connection is gone), then stop."""
+        self._closing = True
+        self._ready.set()
+        with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
+            await self._task
+
+    def _push(self, frame: str) -> None:
+        self._frames.append(frame)
+        self._bytes += len(frame)
+        self._ready.set()
+
+    async def _send_all(self) -> None:
+        try:
+            while True:
+                while self._frames:
+                    frame = self._frames.popleft()
+                    await self._websocket.send(frame)
+                    self._bytes -= len(frame)
+                    if self._bytes <= LOW_WATER_BYTES:
+                        self._low.set()
+                if self._closing:
+                    return
+                self._ready.clear()
+                await self._ready.wait()
+        finally:
+            self._low.set()  # nobody waits on a connection that is gone
+
+
+class FrameReader:
+    """The client's frames as the message core reads lines; `None` once the connection ends."""
+
+    def __init__(self, websocket: ServerConnection) -> None:
+        self._websocket = websocket
+
+    async def readline(self) -> bytes | OversizedLine | None:
+        try:
+            message = await self._websocket.recv()
+        except ConnectionClosed:
+            return None
+        return message.encode("utf-8") if isinstance(message, str) else message
+
+    def close(self) -> None:
+        pass
+
+
+def _probe_or_refusal(auth: TokenAuth | None, request: Request) -> Response | None:
+    """An HTTP answer that ends the request before any WebSocket handshake, or None."""
+    path = request.path.split("?", 1)[0]
+    if request.headers.get("Origin") is not None:
+        return _plain(HTTPStatus.FORBIDDEN, "requests from web pages are not accepted\n")
+    if path in _PROBES and request.headers.get("Upgrade") is None:
+        return _plain(HTTPStatus.OK, "OK\n")
+    if auth is not None and not auth.accepts(request.headers.get("Authorization")):
+        return _plain(HTTPStatus.UNAUTHORIZED, "a valid Authorization: Bearer token is required\n")
+    return None
+
+
+def _plain(status: HTTPStatus, body: str) -> Response:
+    headers = Headers([("Content-Type", "text/plain; charset=utf-8")])
+    return Response(status.value, status.phrase, headers, body.encode("utf-8"))
+
+
+async def serve_websocket(
+    services_factory: Callable[[], EngineServices],
+    codex_home: Path,
+    target: WebSocketTarget,
+    auth: TokenAuth | None,
+    *,
+    stop: anyio.Event,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve WebSocket clients on `target` until `stop` is set."""
+
+    async def connection(websocket: ServerConnection) -> None:
+        writer = FrameWriter(websocket)
+        app = AppServer(services_factory, codex_home, writer)
+        try:
+            await app.serve(FrameReader(websocket))
+        finally:
+            await writer.flush_and_close()
+
+    async with serve(
+        connection,
+        target.host,
+        target.port,
+        process_request=lambda _conn, request: _probe_or_refusal(auth, request),
+        max_size=MAX_MESSAGE_BYTES,
+        compression=None,
+        server_header=None,
+    ) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        if on_ready is not None:
+            on_ready(target.url(port))
+        await stop.wait()
+
+
+def run_websocket(
+    services_factory: Callable[[], EngineServices],
+    codex_home: Path,
+    target: WebSocketTarget,
+    auth: TokenAuth | None,
+) -> int:
+    """Serve until SIGINT or SIGTERM; says where it listens on stderr once it does."""
+
+    def ready(url: str) -> None:
+        guarded = " (token required)" if auth is not None else ""
+        print(f"codex-lsp app-server: listening on {url}{guarded}", file=sys.stderr, flush=True)
+
+    async def main() -> None:
+        stop = anyio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve_websocket(services_factory, codex_home, target, auth, stop=stop, on_ready=ready)
+
+    try:
+        anyio.run(main)
+    except OSError as err:
+        print(f"error: cannot listen on {target.url()}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    return 0

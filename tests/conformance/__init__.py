@@ -1,0 +1,1 @@
+"""Side-by-side conformance tests against the real `codex app-server`."""
