@@ -126,7 +126,7 @@ async def test_a_client_answering_approvals_itself_names_the_hunks_it_declined(
     _enqueue_patch(scripted_model)
 
     def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
-        [change] = params["changes"]
+        [change] = params["codexLsp"]["changes"]
         assert change["diff"].count("\n@@ ") + change["diff"].startswith("@@ ") == 2
         return {"decision": "accept", "declinedHunks": [{"path": change["path"], "index": 1}]}
 

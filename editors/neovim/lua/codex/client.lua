@@ -124,7 +124,7 @@ local function on_exit(code, signal, client_id)
         ),
         vim.log.levels.WARN
       )
-      local cold = M.start(nil, root, false, client_id)
+      local cold = M.start(nil, root, false, client_id, config.options.cmd)
       if cold then
         -- Requests already made of the failed client, and any made of it later, go to this one.
         replaced[client_id] = cold.id
@@ -261,9 +261,11 @@ end
 
 -- The config to start a client for `root` with, and whether it is the warm start: the
 -- lsp-config as the user left it (0.11), else the plugin's own.
-local function client_config(root)
+local function client_config(root, cmd_override)
   local cfg, is_warm
-  if uses_lsp_config and vim.lsp.config[M.name] then
+  if cmd_override then
+    cfg, is_warm = base_config(cmd_override), false
+  elseif uses_lsp_config and vim.lsp.config[M.name] then
     cfg = vim.deepcopy(vim.lsp.config[M.name])
     is_warm = type(cfg.cmd) == "table" and launcher.is_warm(cfg.cmd)
   else
@@ -298,16 +300,16 @@ end
 --- Start (or reuse) the server for `bufnr`'s project (or `root`) and attach the buffer when it
 --- is a file of that project. Returns the client, or nil when the server cannot be started (the
 --- user has been told). `automatic` marks the start on opening a file; `gone` is the id of a
---- client that exited and must not be reused.
-function M.start(bufnr, root, automatic, gone)
+--- client that exited and must not be reused; `cmd` starts it with that command line instead.
+function M.start(bufnr, root, automatic, gone, cmd)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if not M.check_cmd(automatic) then
     return nil
   end
   root = root or M.root_for(bufnr)
   local attach = is_file_buffer(bufnr) and M.root_for(bufnr) == root
-  local cfg, is_warm = client_config(root)
-  local cmd = cfg.cmd
+  local cfg, is_warm = client_config(root, cmd)
+  cmd = cfg.cmd
   local id = vim.lsp.start(cfg, {
     bufnr = bufnr,
     attach = attach,
