@@ -8,10 +8,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.support.engine import write_config
-from tests.support.lsp_client import Editor, EditorSession, uri
-from tests.support.scripted_builders import custom_tool_call_response, text_response
-from tests.test_lsp_review import (
+from tests.lsp.test_lsp_review import (
     APP_V2,
     changed_repo,
     developer_text,
@@ -25,6 +22,9 @@ from tests.test_lsp_review import (
     shown_user_messages,
     user_text,
 )
+from tests.support.engine import write_config
+from tests.support.lsp_client import Editor, EditorSession, uri
+from tests.support.scripted_builders import custom_tool_call_response, text_response
 
 P = types.DiagnosticSeverity
 

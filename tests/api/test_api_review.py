@@ -10,10 +10,10 @@ import pytest
 
 from codex_lsp.api.server import ApiServer
 from codex_lsp.engine.bootstrap import load_services
+from tests.api.test_api_server import FakeClient
+from tests.engine.test_review_git import git, repo_with_history
 from tests.support.appserver import make_home
 from tests.support.scripted_builders import text_response
-from tests.test_api_server import FakeClient
-from tests.test_review_git import git, repo_with_history
 
 SKILL = "---\nname: {name}\ndescription: {description}\n---\nBody of {name}.\n"
 

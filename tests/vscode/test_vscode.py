@@ -24,7 +24,7 @@ from tests.support.scripted_model import ScriptedModelServer
 from tests.support.vscode_scripts import journey_scripts, journey_workspace
 from tests.support.warm import warm_runtime
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXT = ROOT / "editors" / "vscode"
 ARTIFACTS = ROOT / "test-artifacts" / "vscode"
 CACHE = Path(

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from tests.lsp.test_lsp_review import developer_text, shown_user_messages
 from tests.support.engine import make_git_repo, write_config
 from tests.support.lsp_client import EditorSession, uri
 from tests.support.scripted_builders import function_call_response, text_response
-from tests.test_lsp_review import developer_text, shown_user_messages
 
 
 @pytest.fixture

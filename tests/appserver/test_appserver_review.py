@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.engine.test_review_git import git, repo_with_history
 from tests.support.appserver import AppServerClient, app_server, items_of, make_home
 from tests.support.schema_check import SchemaChecker, TranscriptChecker
 from tests.support.scripted_builders import created, text_response
-from tests.test_review_git import git, repo_with_history
 
 INVALID_PARAMS = -32602
 

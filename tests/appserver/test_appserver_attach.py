@@ -36,7 +36,7 @@ def _env(runtime: Path, **extra: str) -> dict[str, str]:
 
 def _socket_for(runtime: Path, home: Path) -> Path:
     environ = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), CODEX_HOME=str(home))
-    environ["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    environ["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     return Path(attach.socket_path(environ))
 
 

@@ -15,10 +15,10 @@ from codex_lsp.protocol import v2_items as it
 from codex_lsp.protocol import v2_tasks as ta
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
-from tests import v2_family_samples as family_samples
 from tests.exec.v2_samples import COMMAND_CLIENT_SAMPLES
+from tests.protocol import v2_family_samples as family_samples
+from tests.protocol.test_v2_items import item_variants, limits, session, thread, turn
 from tests.support.schema_check import SchemaChecker, default_checker
-from tests.test_v2_items import item_variants, limits, session, thread, turn
 
 
 @pytest.fixture(scope="module")

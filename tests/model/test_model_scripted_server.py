@@ -16,7 +16,7 @@ from codex_lsp.protocol.providers import ModelProviderInfo
 from tests.support import scripted_builders as sb
 from tests.support.scripted_model import ScriptedModelServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "tests.support.scripted_model"]
 
 

@@ -24,7 +24,7 @@ from codex_lsp.lsp.server import build_server
 from codex_lsp.lsp.transport import dispatch
 from tests.support.lsp_process import LspProcess
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 NEOVIM = json.loads((DATA / "nvim_0.11_client_capabilities.json").read_text())
 # What pygls reads from a client's capabilities, all switched on.
 EVERYTHING = {

@@ -15,7 +15,7 @@ from codex_lsp.api.port import INTERNAL_ERROR, INVALID_PARAMS
 from tests.support.appserver import app_server, items_of, make_home
 from tests.support.scripted_builders import function_call_response, text_response
 
-MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
+MCP_SERVER = Path(__file__).parents[1] / "support" / "mcp_server.py"
 TESTS_TABLE = (
     f"[mcp_servers.tests]\ncommand = {json.dumps(sys.executable)}\n"
     f"args = [{json.dumps(str(MCP_SERVER))}]\n"

@@ -169,7 +169,7 @@ def test_kill_9_mid_write_loses_at_most_the_line_being_written(tmp_path: Path) -
         [sys.executable, "-c", WRITER, str(tmp_path), thread_id],
         stdout=subprocess.PIPE,
         text=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
     )
     try:
         path = Path(proc.stdout.readline().strip())

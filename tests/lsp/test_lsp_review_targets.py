@@ -14,11 +14,11 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from tests.engine.test_review_git import git, repo_with_history
+from tests.lsp.test_lsp_review import review, user_text
 from tests.support.engine import write_config
 from tests.support.lsp_client import EditorSession
 from tests.support.scripted_builders import text_response
-from tests.test_lsp_review import review, user_text
-from tests.test_review_git import git, repo_with_history
 
 CLEAN = json.dumps(
     {

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from pygls.exceptions import JsonRpcException
 
+from tests.lsp.test_lsp_review import developer_text
 from tests.support.engine import make_git_repo, write_config
 from tests.support.lsp_client import EditorSession
 from tests.support.scripted_builders import text_response
-from tests.test_lsp_review import developer_text
 
 
 @pytest.fixture

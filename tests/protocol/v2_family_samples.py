@@ -17,7 +17,7 @@ from codex_lsp.protocol import v2_providers as pr
 from codex_lsp.protocol import v2_search as se
 from codex_lsp.protocol import v2_settings as st
 from codex_lsp.protocol import v2_thread_ops as to
-from tests.test_v2_items import item_variants, thread, turn
+from tests.protocol.test_v2_items import item_variants, thread, turn
 
 _CURSOR = '{"threadId":"t1","turnId":"turn1","includeAnchor":false}'
 _TEXT = it.TextUserInput(text="also this", text_elements=[])

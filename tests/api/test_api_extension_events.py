@@ -21,9 +21,9 @@ from codex_lsp.protocol.inputs import (
     UncommittedChangesTarget,
 )
 from codex_lsp.protocol.ops import ExecApproval
+from tests.api.test_api_approvals import Client
+from tests.api.test_api_events_map import Recorder, feed, start
 from tests.support.schema_check import SchemaChecker
-from tests.test_api_approvals import Client
-from tests.test_api_events_map import Recorder, feed, start
 
 THREAD = "thread-1"
 OURS = {"subagent/lifecycle", "agent/inbox"}  # our extension: not in the reference schema

@@ -18,9 +18,9 @@ from codex_lsp.protocol.inputs import (
     UncommittedChangesTarget,
 )
 from codex_lsp.protocol.ops import Interrupt, Review
+from tests.engine.test_review_git import commit_file, git, repo_with_history
 from tests.support.engine import EngineDriver, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, http_error, text_response
-from tests.test_review_git import commit_file, git, repo_with_history
 
 END_KINDS = ("task_complete", "turn_aborted")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.support.engine import make_git_repo, write_config
 from tests.support.lsp_client import EditorSession
 
-MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
+MCP_SERVER = Path(__file__).parents[1] / "support" / "mcp_server.py"
 
 
 async def test_servers_and_settings_through_the_language_server(tmp_path, scripted_model):

@@ -19,7 +19,7 @@ from codex_lsp.protocol.ops import Interrupt
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response
 
-MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
+MCP_SERVER = Path(__file__).parents[1] / "support" / "mcp_server.py"
 
 
 def _toml(value: Any) -> str:

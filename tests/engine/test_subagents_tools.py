@@ -11,9 +11,7 @@ import pytest
 
 from codex_lsp.engine.subagents.tools import await_timeout
 from codex_lsp.engine.tools.base import ToolError
-from tests.support.engine import make_git_repo, running_engine, write_config
-from tests.support.scripted_builders import created, text_response
-from tests.test_subagents import (
+from tests.engine.test_subagents import (
     SUBAGENTS_ON,
     call,
     child_request,
@@ -21,6 +19,8 @@ from tests.test_subagents import (
     outputs_for,
     subagent_events,
 )
+from tests.support.engine import make_git_repo, running_engine, write_config
+from tests.support.scripted_builders import created, text_response
 
 ROOT = "root-marker"
 # A child's model call that hangs until the child is interrupted or cancelled.

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from tests.lsp.test_lsp_review import APP_V2, changed_repo, first_findings, review, review_answer
 from tests.support.engine import write_config
 from tests.support.lsp_client import EditorSession, uri
-from tests.test_lsp_review import APP_V2, changed_repo, first_findings, review, review_answer
 
 
 @pytest.fixture

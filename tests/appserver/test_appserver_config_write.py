@@ -168,7 +168,7 @@ def test_reload_user_config_hands_the_written_settings_to_loaded_threads(scripte
     home, ws, _config = _home(tmp_path, scripted_model)
     for reply in ("One.", "Two."):
         scripted_model.enqueue(text_response(reply))
-    server = Path(__file__).parent / "support" / "mcp_server.py"
+    server = Path(__file__).parents[1] / "support" / "mcp_server.py"
     mcp_table = {"command": sys.executable, "args": [str(server)]}
     with app_server(home, ws) as client:
         thread_id = client.start_thread()["id"]

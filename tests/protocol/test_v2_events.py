@@ -11,10 +11,10 @@ from codex_lsp.protocol import v2_notifications as note
 from codex_lsp.protocol import v2_requests as req
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
-from tests import v2_family_samples as family_samples
 from tests.exec.v2_samples import COMMAND_NOTIFICATION_SAMPLES
+from tests.protocol import v2_family_samples as family_samples
+from tests.protocol.test_v2_items import item_variants, limits, thread, turn, usage
 from tests.support.schema_check import SchemaChecker, default_checker
-from tests.test_v2_items import item_variants, limits, thread, turn, usage
 
 
 @pytest.fixture(scope="module")

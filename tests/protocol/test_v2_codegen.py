@@ -17,9 +17,9 @@ from codex_lsp.appserver.schema_gen import (
 )
 from codex_lsp.appserver.ts_gen import TsConverter, declaration, generate_ts
 from codex_lsp.protocol import v2
+from tests.protocol.test_v2_events import NOTIFICATION_SAMPLES, SERVER_REQUEST_SAMPLES
+from tests.protocol.test_v2_requests import CLIENT_SAMPLES
 from tests.support.schema_check import SchemaChecker, default_checker, read_trace, traces_dir
-from tests.test_v2_events import NOTIFICATION_SAMPLES, SERVER_REQUEST_SAMPLES
-from tests.test_v2_requests import CLIENT_SAMPLES
 
 
 @pytest.fixture(scope="module")

@@ -220,7 +220,7 @@ async def test_subagent_events_reach_the_editor_as_codex_notifications(
 
 # -- MCP tools, skills and web search, end to end through the language server -------------
 
-MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
+MCP_SERVER = Path(__file__).parents[1] / "support" / "mcp_server.py"
 SEARCH_CALL = {
     "type": "web_search_call",
     "id": "ws_1",

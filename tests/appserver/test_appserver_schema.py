@@ -23,7 +23,7 @@ from tests.support.scripted_builders import (
     text_response,
 )
 
-MCP_SERVER = Path(__file__).parent / "support" / "mcp_server.py"
+MCP_SERVER = Path(__file__).parents[1] / "support" / "mcp_server.py"
 PATCH = """*** Begin Patch
 *** Add File: notes.txt
 +a note
