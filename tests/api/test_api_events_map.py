@@ -41,11 +41,6 @@ class Recorder:
         return [params for name, params in self.sent if name == method]
 
 
-@pytest.fixture(scope="module")
-def schema() -> SchemaChecker:
-    return SchemaChecker()
-
-
 @pytest.fixture
 def rec(schema: SchemaChecker) -> Any:
     recorder = Recorder()

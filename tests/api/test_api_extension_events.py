@@ -47,11 +47,6 @@ class McpRecorder(Recorder):
         self.asked.append(("mcp", f"{server}/{tool}/{event.call_id}"))
 
 
-@pytest.fixture(scope="module")
-def schema() -> SchemaChecker:
-    return SchemaChecker()
-
-
 @pytest.fixture
 def rec(schema: SchemaChecker) -> Any:
     recorder = McpRecorder()

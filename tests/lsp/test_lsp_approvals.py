@@ -11,25 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import write_config
 from tests.support.lsp_client import Editor, EditorSession
 from tests.support.scripted_builders import (
     custom_tool_call_response,
     function_call_response,
     text_response,
 )
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)  # on-request, workspace-write
-    return home
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    return make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
 
 
 def _escalated_command(ws: Path, command: str, *, reason: str = "to greet") -> list:

@@ -14,21 +14,8 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from tests.support.engine import make_git_repo, write_config
 from tests.support.lsp_client import Editor, EditorClient, EditorSession, uri
 from tests.support.scripted_builders import function_call_response, text_response
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model: Any) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)  # on-request, workspace-write
-    return home
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    return make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
 
 
 def _escalated(ws: Path, command: str, call_id: str, response_id: str) -> list[Any]:

@@ -12,16 +12,9 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from tests.lsp.test_lsp_review import developer_text
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import make_git_repo
 from tests.support.lsp_client import EditorSession
 from tests.support.scripted_builders import text_response
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
 
 
 @pytest.fixture

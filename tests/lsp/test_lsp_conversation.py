@@ -9,25 +9,12 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
 from lsprotocol import types
 
 from tests.lsp.test_lsp_review import developer_text, shown_user_messages
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import write_config
 from tests.support.lsp_client import EditorSession, uri
 from tests.support.scripted_builders import function_call_response, text_response
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    return make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
 
 
 def _user_texts(body: dict) -> list[str]:

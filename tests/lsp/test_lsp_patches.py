@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import make_git_repo
 from tests.support.lsp_client import Editor, EditorSession, uri
 from tests.support.scripted_builders import custom_tool_call_response, text_response
 
@@ -25,13 +25,6 @@ PATCH = """*** Begin Patch
 *** Add File: notes.txt
 +written by the agent
 *** End Patch"""
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)  # patches inside the workspace need no approval
-    return home
 
 
 @pytest.fixture

@@ -18,23 +18,11 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import write_config
 from tests.support.lsp_client import EditorSession, server_command
 from tests.support.scripted_builders import text_response
 
 READ_TIMEOUT_S = 30.0
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    return make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
 
 
 def _frame(body: bytes | dict) -> bytes:

@@ -11,16 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import make_git_repo
 from tests.support.lsp_client import EditorClient, EditorSession
 from tests.support.scripted_builders import text_response
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
 
 
 @pytest.fixture

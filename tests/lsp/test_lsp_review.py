@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.support.engine import make_git_repo, write_config
+from tests.support.engine import make_git_repo
 from tests.support.lsp_client import EditorClient, EditorSession, uri
 from tests.support.scripted_builders import text_response
 
@@ -71,13 +71,6 @@ def review_answer(*findings: dict[str, Any], correct: bool = False, why: str = "
         "overall_confidence_score": 0.7,
     }
     return text_response(json.dumps(verdict))
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
 
 
 @pytest.fixture

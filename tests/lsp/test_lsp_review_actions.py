@@ -30,13 +30,6 @@ P = types.DiagnosticSeverity
 
 
 @pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
-
-
-@pytest.fixture
 def ws(tmp_path: Path) -> Path:
     return changed_repo(tmp_path / "ws")
 

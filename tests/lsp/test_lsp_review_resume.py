@@ -3,21 +3,10 @@ a restart of the editor), placed on the lines of the file as it is now."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from lsprotocol import types
 
 from tests.lsp.test_lsp_review import APP_V2, changed_repo, first_findings, review, review_answer
-from tests.support.engine import write_config
 from tests.support.lsp_client import EditorSession, uri
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
 
 
 async def test_resuming_a_reviewed_thread_shows_its_findings_again(home, tmp_path, scripted_model):

@@ -16,7 +16,6 @@ from pygls.exceptions import JsonRpcException
 
 from tests.engine.test_review_git import git, repo_with_history
 from tests.lsp.test_lsp_review import review, user_text
-from tests.support.engine import write_config
 from tests.support.lsp_client import EditorSession
 from tests.support.scripted_builders import text_response
 
@@ -28,13 +27,6 @@ CLEAN = json.dumps(
         "overall_confidence_score": 0.9,
     }
 )
-
-
-@pytest.fixture
-def home(tmp_path: Path, scripted_model) -> Path:
-    home = tmp_path / "home"
-    write_config(home, scripted_model.base_url)
-    return home
 
 
 @pytest.fixture

@@ -55,11 +55,6 @@ def home(tmp_path: Path, scripted_model) -> Path:
     return home
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    return make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
-
-
 def _env(home: Path, runtime: Path, **extra: str) -> dict[str, str]:
     return {
         **os.environ,

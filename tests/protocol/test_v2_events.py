@@ -14,13 +14,7 @@ from codex_lsp.protocol import v2_turns as tu
 from tests.exec.v2_samples import COMMAND_NOTIFICATION_SAMPLES
 from tests.protocol import v2_family_samples as family_samples
 from tests.protocol.test_v2_items import item_variants, limits, thread, turn, usage
-from tests.support.schema_check import SchemaChecker, default_checker
-
-
-@pytest.fixture(scope="module")
-def checker() -> SchemaChecker:
-    return default_checker()
-
+from tests.support.schema_check import SchemaChecker
 
 _DELTA = dict(thread_id="t1", turn_id="turn1", item_id="i1")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import get_args
 
-import pytest
 from pydantic import BaseModel
 
 from codex_lsp.protocol import v2
@@ -16,12 +15,7 @@ from codex_lsp.protocol import v2_common as com
 from codex_lsp.protocol import v2_items as it
 from codex_lsp.protocol import v2_threads as th
 from codex_lsp.protocol import v2_turns as tu
-from tests.support.schema_check import SchemaChecker, default_checker
-
-
-@pytest.fixture(scope="module")
-def checker() -> SchemaChecker:
-    return default_checker()
+from tests.support.schema_check import SchemaChecker
 
 
 def item_variants() -> list[BaseModel]:

@@ -18,13 +18,7 @@ from codex_lsp.protocol import v2_turns as tu
 from tests.exec.v2_samples import COMMAND_CLIENT_SAMPLES
 from tests.protocol import v2_family_samples as family_samples
 from tests.protocol.test_v2_items import item_variants, limits, session, thread, turn
-from tests.support.schema_check import SchemaChecker, default_checker
-
-
-@pytest.fixture(scope="module")
-def checker() -> SchemaChecker:
-    return default_checker()
-
+from tests.support.schema_check import SchemaChecker
 
 CLIENT_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
     "initialize": [

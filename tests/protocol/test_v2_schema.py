@@ -16,18 +16,12 @@ from tests.support.schema_check import (
     SchemaChecker,
     SchemaViolation,
     TranscriptChecker,
-    default_checker,
     read_trace,
     schema_dir,
     traces_dir,
 )
 
 TRACES = sorted(traces_dir().glob("*.jsonl"))
-
-
-@pytest.fixture(scope="module")
-def checker() -> SchemaChecker:
-    return default_checker()
 
 
 # -- the checker itself, on the real server's traffic ----------------------------------------
