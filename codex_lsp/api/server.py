@@ -52,6 +52,7 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
 from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_threads import (
     ThreadForkParams,
@@ -244,7 +245,7 @@ class ApiServer:
             self._accounts = Accounts(home, self._client.notify, lambda: self._services().config)
         return self._accounts
 
-    def _note_limits(self, snapshot: Any) -> None:
+    def _note_limits(self, snapshot: RateLimitSnapshot) -> None:
         self.accounts.note_limits(snapshot)
 
     # -- threads ----------------------------------------------------------------------------
