@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.client_port import LspClientPort
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
+    from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
+    from codex_lsp.protocol.v2_turns import TurnStartResponse
     from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
@@ -166,6 +168,16 @@ class EngineHost:
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
         return started.thread.id
+
+    async def start_task(self, params: TurnStartTaskParams) -> TurnStartResponse:
+        """Start a turn on an editor task, as `codex/turn/startTask` would."""
+        from codex_lsp.api.port import ApiError
+
+        api = self._ready()
+        try:
+            return await api.start_task(params)
+        except ApiError as err:
+            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
 
     def _resumed(self, result: dict[str, Any]) -> None:
         thread = result.get("thread")
