@@ -54,13 +54,14 @@ from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
     ThreadForkParams,
     ThreadSetNameParams,
     ThreadStartParams,
     ThreadStartResponse,
 )
-from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
+from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse, TurnStartResponse
 from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ class ApiServer:
             "thread/unarchive": self._thread_unarchive,
             "thread/name/set": self._thread_name_set,
             "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
-            "turn/startTask": lambda p, _raw: start_task(self.threads.get(p.thread_id), p),
+            "turn/startTask": lambda p, _raw: self.start_task(p),
             "turn/interrupt": self._turn_interrupt,
             "review/start": self._review_start,
             "skills/list": self._skills_list,
@@ -137,6 +138,12 @@ class ApiServer:
         response = await self.threads.start(params)
         self._announce(self.threads.get(response.thread.id))
         return response
+
+    async def start_task(self, params: TurnStartTaskParams) -> TurnStartResponse:
+        """`turn/startTask` for a door holding typed params."""
+        if self._closed:
+            raise ApiError(INVALID_REQUEST, "the server is shutting down")
+        return await start_task(self.threads.get(params.thread_id), params)
 
     def thread_cwd(self, thread_id: str) -> Path | None:
         """The working directory a loaded thread's turns run in, or None if it is not loaded."""
