@@ -18,6 +18,8 @@ from codex_lsp.protocol.inputs import (
     ReviewFinding,
     ReviewOutputEvent,
 )
+from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
+from codex_lsp.protocol.v2_notifications import WarningNotification
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 11))  # "line 1" is LSP line 0
 
@@ -176,19 +178,17 @@ def test_a_fix_task_names_the_finding_where_it_is_now_with_its_lines_as_the_edit
 
 
 @pytest.mark.parametrize(
-    ("method", "params", "shown"),
+    ("notice", "shown"),
     [
         (
-            "warning",
-            {"message": "MCP server `x` failed to start"},
+            WarningNotification(message="MCP server `x` failed to start"),
             "MCP server `x` failed to start",
         ),
-        ("configWarning", {"summary": "bad key", "details": "line 3"}, "bad key\nline 3"),
-        ("configWarning", {"summary": "bad key"}, "bad key"),
-        ("turn/started", {"message": "not a warning"}, None),
-        ("warning", {}, None),
+        (ConfigWarningNotification(summary="bad key", details="line 3"), "bad key\nline 3"),
+        (ConfigWarningNotification(summary="bad key"), "bad key"),
+        (WarningNotification(message=""), None),
     ],
 )
-def test_warnings_are_shown_with_their_text(method, params, shown):
-    text = warning_text(method, params)
+def test_warnings_are_shown_with_their_text(notice, shown):
+    text = warning_text(notice)
     assert text == (None if shown is None else f"Codex: {shown}")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+from pydantic import TypeAdapter
 
 from codex_lsp.lsp.approvals import (
     ApprovalBroker,
@@ -22,6 +23,7 @@ from codex_lsp.lsp.logs import EditorLogHandler, redact
 from codex_lsp.lsp.progress import describe_item
 from codex_lsp.lsp.server import build_server
 from codex_lsp.lsp.transport import dispatch
+from codex_lsp.protocol.v2_items import ThreadItem
 
 # -- approval prompts ------------------------------------------------------------------------
 
@@ -203,21 +205,32 @@ async def test_a_prompt_whose_turn_ends_is_withdrawn_from_the_editor():
 # -- progress and commands -------------------------------------------------------------------
 
 
+RUNNING = {"status": "inProgress"}
+
+
+def _added(path: str) -> dict[str, Any]:
+    return {"path": path, "kind": {"type": "add"}, "diff": ""}
+
+
 @pytest.mark.parametrize(
     ("item", "text"),
     [
-        ({"type": "commandExecution", "command": "pytest -q"}, "Running pytest -q"),
         (
-            {"type": "fileChange", "changes": [{"path": "/r/a.py"}, {"path": "/r/b.py"}]},
+            {"type": "commandExecution", "id": "c", "command": "pytest -q", "cwd": "/r", **RUNNING},
+            "Running pytest -q",
+        ),
+        (
+            {"type": "fileChange", "id": "f", "changes": [_added("/r/a.py"), _added("/r/b.py")]}
+            | RUNNING,
             "Editing a.py, b.py",
         ),
-        ({"type": "reasoning"}, "Thinking"),
-        ({"type": "agentMessage"}, "Writing the answer"),
-        ({"type": "userMessage"}, None),
+        ({"type": "reasoning", "id": "r"}, "Thinking"),
+        ({"type": "agentMessage", "id": "m", "text": ""}, "Writing the answer"),
+        ({"type": "userMessage", "id": "u", "content": []}, None),
     ],
 )
 def test_progress_messages_say_what_the_agent_does(item, text):
-    assert describe_item(item) == text
+    assert describe_item(TypeAdapter(ThreadItem).validate_python(item)) == text
 
 
 # -- logs ------------------------------------------------------------------------------------
