@@ -1,0 +1,92 @@
+"""What the cold app-server loads once `initialize` is answered, off the client's critical path.
+
+The first answer needs none of the API or the engine (`early_initialize.py`); importing them
+takes most of a cold start. So once `initialize` is answered, one background thread imports
+them, the modules a first request needs before those a first turn needs, while the client
+reads the answer and decides what to do. A request that arrives meanwhile waits on Python's
+per-module import locks for just the modules it uses, not for the whole list: while requests
+are being handled (`handling`), the thread finishes the module it is in and waits.
+
+Only the standard library is imported here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+log = logging.getLogger(__name__)
+
+API_MODULE = "codex_lsp.api.server"
+# In the order a client needs them: the API and `thread/start`, then a turn (the model client
+# and its HTTP stack, the tools), then what only some sessions use (review, MCP).
+MODULES = (
+    API_MODULE,
+    "codex_lsp.engine.bootstrap",
+    "codex_lsp.engine.codex",
+    "codex_lsp.engine.handlers",
+    "codex_lsp.engine.context_factory",
+    "codex_lsp.model.client",
+    "codex_lsp.engine.sampling",
+    "codex_lsp.engine.tools.router",
+    "codex_lsp.engine.review.task",
+    "codex_lsp.engine.mcp.connections",
+    "anyio.to_thread",
+)
+# Named in the debug log line written when `initialize` is answered: loading any of these
+# before the answer is a regression of the cold start.
+HEAVY = (
+    "pydantic",
+    "httpx",
+    "lsprotocol.types",
+    "pygls",
+    API_MODULE,
+    "codex_lsp.engine.codex",
+    "codex_lsp.engine.review",
+)
+
+_started = threading.Event()
+_idle = threading.Condition()
+_handling = 0
+
+
+def loaded_heavy_modules() -> list[str]:
+    """Which of `HEAVY` are imported by now."""
+    return [name for name in HEAVY if name in sys.modules]
+
+
+@contextmanager
+def handling() -> Iterator[None]:
+    """Around a request: background loading waits until no request is being handled."""
+    global _handling
+    with _idle:
+        _handling += 1
+    try:
+        yield
+    finally:
+        with _idle:
+            _handling -= 1
+            _idle.notify_all()
+
+
+def _load() -> None:
+    for name in MODULES:
+        with _idle:
+            _idle.wait_for(lambda: _handling == 0)
+        try:
+            importlib.import_module(name)
+        except Exception:  # the request that needs it imports it again and reports the error
+            log.exception("loading %s in the background failed", name)
+    log.debug("loaded in the background: %d modules", len(sys.modules))
+
+
+def start() -> None:
+    """Start loading `MODULES` in a background thread (once per process)."""
+    if _started.is_set():
+        return
+    _started.set()
+    threading.Thread(target=_load, name="preload", daemon=True).start()
