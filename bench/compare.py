@@ -11,6 +11,8 @@ figure is the median over the repetitions, and each ratio is ours / the peer's i
 
 Per session, against one scripted Responses-API server in this process:
 - spawn -> `initialize` answer, and spawn -> first `thread/start` answer;
+- the wait for `thread/start`'s answer when it is sent 1 s after the `initialize` answer (in a
+  session of its own), as an editor whose user takes a second to type sees it;
 - `turn/start` -> the first `item/agentMessage/delta` (over LSP: `codex/item/...`);
 - p50/p95 latency from an SSE delta being written to its notification arriving (paced 1 ms);
 - deltas per second when the model streams as fast as it can;
@@ -52,6 +54,7 @@ METRICS: list[tuple[str, str, bool]] = [
     # (label, key, lower is better)
     ("spawn -> initialize answer (ms)", "initialize_ms", True),
     ("spawn -> thread/start answer (ms)", "thread_start_ms", True),
+    ("thread/start 1 s after initialize (ms)", "paused_thread_start_ms", True),
     ("turn/start -> first delta (ms)", "first_delta_ms", True),
     ("delta latency p50 (ms)", "p50_ms", True),
     ("delta latency p95 (ms)", "p95_ms", True),
@@ -113,6 +116,23 @@ def measure(
     }
 
 
+PAUSE_S = 1.0
+
+
+def measure_after_pause(door: Door, home: Path, env: dict[str, str]) -> float:
+    """A session whose client pauses `PAUSE_S` after the `initialize` answer, then starts a
+    thread: the wait for that answer (ms)."""
+    session = Session(door, env, home / "work")
+    try:
+        session.initialize()
+        time.sleep(PAUSE_S)
+        sent = time.perf_counter_ns()
+        answer = session.call("thread/start", {"cwd": str(home / "work")})
+    finally:
+        session.close()
+    return (answer.at_ns - sent) / 1e6
+
+
 def compare_doors(peer: Path, reps: int, deltas: int, workdir: Path) -> dict[str, dict[str, float]]:
     """Medians of every metric, per door."""
     every = doors(peer)
@@ -138,9 +158,11 @@ def compare_doors(peer: Path, reps: int, deltas: int, workdir: Path) -> dict[str
                 order = every[rep % len(every) :] + every[: rep % len(every)]
                 for door in order:
                     tag = f"{door.name}-{rep}"
-                    samples[door.name].append(
-                        measure(door, homes[door.name], env(door), model, tag, deltas)
+                    figures = measure(door, homes[door.name], env(door), model, tag, deltas)
+                    figures["paused_thread_start_ms"] = measure_after_pause(
+                        door, homes[door.name], env(door)
                     )
+                    samples[door.name].append(figures)
     finally:
         warm.stop()
     return {

@@ -35,11 +35,11 @@ from codex_lsp.api.port import (
 )
 from codex_lsp.api.validation import validation_message
 from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
-from codex_lsp.appserver import preload
 from codex_lsp.appserver.connection import Connection
 from codex_lsp.appserver.early_initialize import EarlyInitialize
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_initialize import InitializeParams
+from codex_lsp.wire import preload
 from codex_lsp.wire.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
 from codex_lsp.wire.stdio import LineReader, OversizedLine
 

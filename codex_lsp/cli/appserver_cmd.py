@@ -11,7 +11,7 @@ TypeScript export.
 Logs go to stderr (level from `CODEX_LSP_LOG`, default warning): stdout carries only protocol.
 On stdio the client's `initialize` is answered first (`appserver/early_initialize.py`), before
 the config is read; the API and the engine then load in the background
-(`appserver/preload.py`). A config error still ends the server, after that answer.
+(`wire/preload.py`). A config error still ends the server, after that answer.
 `--attach` serves the same session from a warm per-user server (see `appserver/attach.py`);
 `cli/main.py` hands it to the launcher before this module is even imported.
 """
@@ -157,9 +157,9 @@ def _answer_initialize_early(args: argparse.Namespace) -> tuple[EarlyInitialize 
     stdio = args.listen in (None, "stdio://") and not (args.ws_auth or args.ws_token_file)
     if not stdio or args.ws_token_sha256 or args.hangup_fd is not None or sys.stdin.isatty():
         return None, []
-    from codex_lsp.appserver import preload
     from codex_lsp.appserver.early_initialize import take_initialize
     from codex_lsp.store.home import codex_home
+    from codex_lsp.wire import preload
 
     early = take_initialize(codex_home())
     loaded = preload.loaded_heavy_modules()
