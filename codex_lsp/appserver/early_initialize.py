@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from codex_lsp.api.server_identity import platform_family, platform_os, user_agent
@@ -35,12 +34,15 @@ _SNAKE_NAMES = frozenset(
 _FLAGS = ("experimentalApi", "requestAttestation")
 
 
-@dataclass(frozen=True)
 class EarlyInitialize:
     """What `take_initialize` read, and the id of the request it answered, if it did."""
 
-    consumed: bytes = b""
-    answered_id: int | str | None = None
+    # A plain class: `dataclasses` would cost this path more than all the rest of it.
+    __slots__ = ("answered_id", "consumed")
+
+    def __init__(self, consumed: bytes = b"", answered_id: int | str | None = None) -> None:
+        self.consumed = consumed
+        self.answered_id = answered_id
 
 
 def _read_line(fd: int) -> bytes:

@@ -159,9 +159,10 @@ def _answer_initialize_early(args: argparse.Namespace) -> tuple[EarlyInitialize 
         return None, []
     from codex_lsp.appserver.early_initialize import take_initialize
     from codex_lsp.store.home import codex_home
-    from codex_lsp.wire import preload
 
     early = take_initialize(codex_home())
+    from codex_lsp.wire import preload
+
     loaded = preload.loaded_heavy_modules()
     if early.answered_id is not None:
         preload.start()
