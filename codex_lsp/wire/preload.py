@@ -10,8 +10,8 @@ requests are being handled (`handling`), the thread finishes the module it is in
 
 While the modules load, the cyclic garbage collector is paused: loading creates hundreds of
 thousands of objects that live as long as the process, and every young-generation collection
-would walk them again (a tenth of the loading time). It resumes when the list is loaded, and
-while the thread waits for requests to end.
+would walk them again (a tenth of the loading time). It resumes, with what was loaded frozen
+out of its sight, once the list is loaded, and while the thread waits for requests to end.
 
 The modules are named, not imported, here: this module sits under both doors and imports only
 the standard library.
@@ -30,8 +30,10 @@ from contextlib import contextmanager
 log = logging.getLogger(__name__)
 
 API_MODULE = "codex_lsp.api.server"
-# In the order a client needs them: the API and `thread/start`, then a turn (the model client
-# and its HTTP stack, the tools), then what only some sessions use (review, MCP).
+# What every session's first requests use, in the order it needs them: the API and
+# `thread/start`, then a turn (the model client and its HTTP stack, the tools). Features only
+# some sessions use (review, MCP servers, sign-in) load when first used, not here: loading them
+# would cost every session memory and compete with its first turn's stream.
 MODULES = (
     API_MODULE,
     "codex_lsp.engine.bootstrap",
@@ -41,8 +43,6 @@ MODULES = (
     "codex_lsp.model.client",
     "codex_lsp.engine.sampling",
     "codex_lsp.engine.tools.router",
-    "codex_lsp.engine.review.task",
-    "codex_lsp.engine.mcp.connections",
     "anyio.to_thread",
 )
 # Named in the debug log line written when `initialize` is answered: loading any of these
@@ -94,6 +94,9 @@ def _load() -> None:
             except Exception:  # the request that needs it imports it again and reports the error
                 log.exception("loading %s in the background failed", name)
     finally:
+        # What was loaded lives as long as the process: out of the collector's sight (as in the
+        # warm server), later collections walk only what sessions create, and pause no stream.
+        gc.freeze()
         gc.enable()
     log.debug("loaded in the background: %d modules", len(sys.modules))
 
