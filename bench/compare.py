@@ -22,16 +22,18 @@ Per session, against one scripted Responses-API server in this process:
 Then the scale curves (`bench/scale.py`) and the budgets, each marked met or OVER.
 
 Conditions that move the absolute figures (printed at the top): the load average (the figures
-hold best on a quiet machine; the ratios hold better than the figures under load), CPUs, and
+hold best on a quiet machine; the ratios hold better than the figures under load), CPUs,
 whether codex-lsp is an editable install (its import hook costs every cold start of ours tens of
-milliseconds that an installed wheel does not pay). Byte-code is compiled first, as an install
-would have it.
+milliseconds that an installed wheel does not pay), and whether httpx's command-line extras
+(rich, pygments: development tools bring them) are installed, which httpx imports with itself.
+Byte-code is compiled first, as an install would have it.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import importlib.util
 import os
 import platform
 import statistics
@@ -225,10 +227,14 @@ def conditions(peer: Path) -> str:
         for path in Path(entry).iterdir()
     )
     version = subprocess.run([str(peer), "--version"], capture_output=True, text=True).stdout
+    # httpx imports its command line's modules when they are installed: here they come with
+    # the development tools (import-linter, pytest), and a cold start of ours pays for them.
+    extras = [name for name in ("rich", "pygments") if importlib.util.find_spec(name)]
     return (
         f"{platform.node()}: {os.cpu_count()} CPUs, load average {load}; "
         f"Python {platform.python_version()}; codex-lsp "
         f"{'editable install' if editable else 'installed'}; peer {version.strip()}"
+        + (f"; httpx's CLI extras installed ({', '.join(extras)})" if extras else "")
     )
 
 
