@@ -54,8 +54,16 @@ from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_notifications import (
+    ThreadArchivedNotification,
+    ThreadNameUpdatedNotification,
+    ThreadStartedNotification,
+    ThreadStatusChangedNotification,
+    ThreadUnarchivedNotification,
+)
 from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
+    NotLoadedThreadStatus,
     ThreadForkParams,
     ThreadSetNameParams,
     ThreadStartParams,
@@ -223,7 +231,7 @@ class ApiServer:
             await self._stop.wait()
             group.cancel_scope.cancel()
 
-    def _after_response(self, method: str, params: dict[str, Any]) -> None:
+    def _after_response(self, method: str, params: BaseModel) -> None:
         """Send a notification once the current request's response is out: the door writes
         the response as soon as `handle` returns, before the loop runs this callback."""
         asyncio.get_running_loop().call_soon(self._client.notify, method, params)
@@ -236,7 +244,8 @@ class ApiServer:
         """`thread/started` for a new thread (without its copied turns), then what its session
         said while it started (warnings, rebuilt subagents): the client knows it by then."""
         self._after_response(
-            "thread/started", {"thread": dump(self.threads.thread_object(thread, turns=[]))}
+            "thread/started",
+            ThreadStartedNotification(thread=self.threads.thread_object(thread, turns=[])),
         )
         self._after_response_call(thread.replay_startup)
 
@@ -265,7 +274,9 @@ class ApiServer:
         thread = self.threads.get(response.thread.id)
         # As the reference server: the resumed thread's status before the answer, its usage
         # so far after it.
-        status = {"threadId": thread.thread_id, "status": dump(response.thread.status)}
+        status = ThreadStatusChangedNotification(
+            thread_id=thread.thread_id, status=response.thread.status
+        )
         self._client.notify("thread/status/changed", status)
         usage = thread.usage_report()
         if usage is not None:
@@ -306,14 +317,20 @@ class ApiServer:
         if await self.threads.unload(params.thread_id):
             self._client.notify(
                 "thread/status/changed",
-                {"threadId": params.thread_id, "status": {"type": "notLoaded"}},
+                ThreadStatusChangedNotification(
+                    thread_id=params.thread_id, status=NotLoadedThreadStatus()
+                ),
             )
         await thread_store.archive(self._services().codex_home, params.thread_id)
-        self._after_response("thread/archived", {"threadId": params.thread_id})
+        self._after_response(
+            "thread/archived", ThreadArchivedNotification(thread_id=params.thread_id)
+        )
 
     async def _thread_unarchive(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         thread = await thread_store.unarchive(self._services().codex_home, params.thread_id)
-        self._after_response("thread/unarchived", {"threadId": params.thread_id})
+        self._after_response(
+            "thread/unarchived", ThreadUnarchivedNotification(thread_id=params.thread_id)
+        )
         return v2.result_model("thread/unarchive")(thread=thread)
 
     async def _thread_name_set(self, params: ThreadSetNameParams, _raw: dict[str, Any]) -> None:
@@ -327,7 +344,8 @@ class ApiServer:
             return
         await thread_store.name_stored_thread(self._services().codex_home, params.thread_id, name)
         self._after_response(
-            "thread/name/updated", {"threadId": params.thread_id, "threadName": name}
+            "thread/name/updated",
+            ThreadNameUpdatedNotification(thread_id=params.thread_id, thread_name=name),
         )
 
     async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:

@@ -82,7 +82,8 @@ class TurnPlanStep(V2Model):
 class TurnPlanUpdatedNotification(V2Model):
     thread_id: str
     turn_id: str
-    explanation: str | None = None
+    # Left out, not `null`, when the model gave none.
+    explanation: Opt[str] = None
     plan: list[TurnPlanStep]
 
 
@@ -145,8 +146,9 @@ class ServerRequestResolvedNotification(V2Model):
 
 
 class AccountUpdatedNotification(V2Model):
-    auth_mode: AuthMode | None = None
-    plan_type: PlanType | None = None
+    # Both left out when unknown; a sign-out sends neither.
+    auth_mode: Opt[AuthMode] = None
+    plan_type: Opt[PlanType] = None
 
 
 class AccountRateLimitsUpdatedNotification(V2Model):
@@ -154,10 +156,10 @@ class AccountRateLimitsUpdatedNotification(V2Model):
 
 
 class AccountLoginCompletedNotification(V2Model):
-    login_id: str | None = None
+    login_id: Opt[str] = None
     success: bool
-    error: str | None = None
-    onboarding_entrypoint: str | None = None
+    error: Opt[str] = None
+    onboarding_entrypoint: Opt[str] = None
 
 
 class ErrorNotification(V2Model):
