@@ -123,7 +123,10 @@ def proposed_execpolicy_amendment(argv: Sequence[str]) -> list[str] | None:
 
 def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApprovalDecision]:
     """What the client may answer to a command approval, in the order to offer it."""
-    decisions: list[CommandExecutionApprovalDecision] = ["accept", "acceptForSession"]
+    decisions: list[CommandExecutionApprovalDecision] = [
+        ReviewDecision.APPROVED.v2,
+        ReviewDecision.APPROVED_FOR_SESSION.v2,
+    ]
     if amendment is not None:
         decisions.append(
             AcceptWithExecpolicyAmendmentDecision(
@@ -132,7 +135,7 @@ def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApp
                 )
             )
         )
-    decisions += ["decline", "cancel"]
+    decisions += [ReviewDecision.DENIED.v2, ReviewDecision.ABORT.v2]
     return decisions
 
 

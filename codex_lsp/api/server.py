@@ -65,6 +65,8 @@ from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
     NotLoadedThreadStatus,
     ThreadForkParams,
+    ThreadResumeParams,
+    ThreadResumeResponse,
     ThreadSetNameParams,
     ThreadStartParams,
     ThreadStartResponse,
@@ -123,6 +125,13 @@ class ApiServer:
     # -- the seam ---------------------------------------------------------------------------
 
     async def handle(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """Serve a client request; its result as wire JSON (`{}` for a method without one)."""
+        result = await self.serve(method, params)
+        return {} if result is None else dump(result)
+
+    async def serve(self, method: str, params: dict[str, Any] | None) -> BaseModel | None:
+        """Serve a client request; its result model (None for a method without one), for a door
+        that acts on results as well as passing them on."""
         handler = self._handlers.get(method)
         if handler is None:
             raise ApiError(METHOD_NOT_FOUND, not_found_message(method))
@@ -134,10 +143,7 @@ class ApiServer:
             parsed = v2.parse_params(method, params)
         except ValidationError as err:
             raise ApiError(INVALID_PARAMS, validation_message(err)) from None
-        result = await handler(parsed, params or {})
-        if result is None:
-            return {}
-        return dump(result)
+        return await handler(parsed, params or {})
 
     async def start_thread(self, params: ThreadStartParams) -> ThreadStartResponse:
         """`thread/start` for a door holding typed params; the thread is announced as usual."""
@@ -270,7 +276,14 @@ class ApiServer:
         return await self.start_thread(params)
 
     async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
-        response = await self.threads.resume(params, _path(raw))
+        return await self.resume_thread(params, _path(raw))
+
+    async def resume_thread(
+        self, params: ThreadResumeParams, path: str | None = None
+    ) -> ThreadResumeResponse:
+        """`thread/resume` (from the rollout at `path` when given) for a door holding typed
+        params: the thread's status goes out before the answer, its usage so far after it."""
+        response = await self.threads.resume(params, path)
         thread = self.threads.get(response.thread.id)
         # As the reference server: the resumed thread's status before the answer, its usage
         # so far after it.
@@ -360,6 +373,13 @@ class ApiServer:
     # -- review and skills ------------------------------------------------------------------
 
     async def _review_start(self, params: ReviewStartParams, _raw: dict[str, Any]) -> BaseModel:
+        return await self.start_review(params)
+
+    async def start_review(self, params: ReviewStartParams) -> ReviewStartResponse:
+        """`review/start` for a door holding typed params: inline on the thread, or detached
+        on a fork of it that the client hears of after the answer."""
+        if self._closed:
+            raise ApiError(INVALID_REQUEST, "the server is shutting down")
         thread = self.threads.get(params.thread_id)
         if params.delivery != "detached":
             started = await start_review(thread, params)
