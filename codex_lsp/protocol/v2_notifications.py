@@ -82,8 +82,7 @@ class TurnPlanStep(V2Model):
 class TurnPlanUpdatedNotification(V2Model):
     thread_id: str
     turn_id: str
-    # Left out, not `null`, when the model gave none.
-    explanation: Opt[str] = None
+    explanation: str | None = None
     plan: list[TurnPlanStep]
 
 
@@ -146,9 +145,8 @@ class ServerRequestResolvedNotification(V2Model):
 
 
 class AccountUpdatedNotification(V2Model):
-    # Both left out when unknown; a sign-out sends neither.
-    auth_mode: Opt[AuthMode] = None
-    plan_type: Opt[PlanType] = None
+    auth_mode: AuthMode | None = None
+    plan_type: PlanType | None = None
 
 
 class AccountRateLimitsUpdatedNotification(V2Model):
@@ -156,10 +154,10 @@ class AccountRateLimitsUpdatedNotification(V2Model):
 
 
 class AccountLoginCompletedNotification(V2Model):
-    login_id: Opt[str] = None
+    login_id: str | None = None
     success: bool
-    error: Opt[str] = None
-    onboarding_entrypoint: Opt[str] = None
+    error: str | None = None
+    onboarding_entrypoint: str | None = None
 
 
 class ErrorNotification(V2Model):
