@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.client_port import LspClientPort
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
+    from codex_lsp.protocol.inputs import ReviewOutputEvent
     from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
     from codex_lsp.protocol.v2_threads import ThreadResumeResponse
     from codex_lsp.protocol.v2_turns import (
@@ -225,13 +226,13 @@ class EngineHost:
         home = self._options.codex_home or codex_home()
         return dump(initialize_response(parsed, home))
 
-    def last_review(self, thread_id: str) -> Any:
+    def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
         """The structured result of the thread's latest finished review (None if it has none),
         which the v2 items do not carry: the review diagnostics are made from it."""
         api = self.api
         return api.last_review(thread_id) if api is not None else None
 
-    def resumed_review(self, thread_id: str) -> tuple[str, Any] | None:
+    def resumed_review(self, thread_id: str) -> tuple[str, ReviewOutputEvent] | None:
         api = self.api
         return api.resumed_review(thread_id) if api is not None else None
 
