@@ -22,8 +22,7 @@ def test_committed_bindings_match_generate_ts(tmp_path: Path) -> None:
     fresh, committed = _files(tmp_path), _files(GENERATED)
     missing = sorted(fresh.keys() - committed.keys())
     stale = sorted(committed.keys() - fresh.keys())
-    changed = sorted(name for name in fresh.keys() & committed.keys() if fresh[name] != committed[name])
+    changed = sorted(n for n in fresh.keys() & committed.keys() if fresh[n] != committed[n])
     assert not missing, f"bindings missing from {GENERATED}: {missing}; {FIX}"
     assert not stale, f"bindings the protocol no longer has: {stale}; {FIX}"
     assert not changed, f"bindings that differ from generate-ts: {changed}; {FIX}"
-
