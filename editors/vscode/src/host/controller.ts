@@ -107,7 +107,8 @@ export class ChatController {
         type: 'configured',
         model: config.model ?? undefined,
         effort: config.model_reasoning_effort ?? undefined,
-        approvalPolicy: config.approval_policy ?? undefined,
+        // A granular policy has no entry in the picker: it stays as configured.
+        approvalPolicy: typeof config.approval_policy === 'string' ? config.approval_policy : undefined,
       });
     } catch (err) {
       this.server.client?.outputChannel.warn(`config/read failed: ${errorText(err)}`);

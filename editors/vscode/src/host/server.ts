@@ -34,6 +34,7 @@ import {
 } from '../shared/serverCommand';
 import {
   FOLLOWED_NOTIFICATIONS,
+  followedNotification,
   INLINE_REQUESTS,
   type InlineRequestMethod,
   type InlineRequestParams,
@@ -225,7 +226,7 @@ export class ServerConnection implements vscode.Disposable {
     client.onRequest(EDITOR_REQUESTS.diagnostics, (params: { uri?: unknown } | null) => editorContext.diagnostics(params));
     for (const method of FOLLOWED_NOTIFICATIONS) {
       client.onNotification(`codex/${method}`, (params: unknown) =>
-        this.store.dispatch({ type: 'notify', method, params }),
+        this.store.dispatch({ type: 'notify', ...followedNotification(method, params) }),
       );
     }
     for (const method of INLINE_REQUESTS) {

@@ -43,7 +43,7 @@ function decisionButtons(key: string, decisions: Decision[]): string {
 /** A file-change approval's diffs: on the request (codex-lsp servers) or on its item. */
 export function requestChanges(state: ChatState, request: PendingRequest): FileUpdateChange[] {
   const params = request.params as ApprovalParams;
-  return params.codexLsp?.changes ?? params.changes ?? findItem(state, request.itemId)?.changes ?? [];
+  return params.codexLsp?.changes ?? params.changes ?? findItem(state, request.itemId, 'fileChange')?.changes ?? [];
 }
 
 export function renderRequest(state: ChatState, request: PendingRequest): string {
@@ -52,7 +52,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
   const reason = p.reason ? `<div class="reason">Reason: ${e(p.reason)}</div>` : '';
   const decisions = offeredDecisions(p);
   if (request.method === COMMAND_APPROVAL) {
-    const item = findItem(state, request.itemId);
+    const item = findItem(state, request.itemId, 'commandExecution');
     const command = p.command ?? item?.command ?? '';
     const cwd = p.cwd ?? item?.cwd;
     return (

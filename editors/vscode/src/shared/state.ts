@@ -8,6 +8,7 @@
 
 import { notify } from './notify';
 import type {
+  FollowedNotification,
   InlineRequestMethod,
   InlineRequestParams,
   LspRange,
@@ -16,6 +17,8 @@ import type {
   RateLimits,
   Thread,
   ThreadItem,
+  ThreadItemOf,
+  ThreadItemType,
   TokenUsage,
   Turn,
 } from './protocol';
@@ -111,7 +114,7 @@ export type Action =
   | { type: 'open'; thread: Thread }
   | { type: 'close' }
   | { type: 'userText'; text: string }
-  | { type: 'notify'; method: string; params: unknown }
+  | ({ type: 'notify' } & FollowedNotification)
   | { type: 'request'; key: string; method: InlineRequestMethod; params: InlineRequestParams }
   | { type: 'requestDone'; key: string }
   | { type: 'attach'; attachment: Attachment }
@@ -154,7 +157,7 @@ export function changeKey(turnId: string, path: string): string {
   return `${turnId}\n${path}`;
 }
 
-export function reviewTitle(item: ThreadItem): string {
+export function reviewTitle(item: ThreadItemOf<'enteredReviewMode'>): string {
   return `Review of ${item.review || 'changes'}`;
 }
 
@@ -260,7 +263,7 @@ export function reduce(state: ChatState, action: Action): ChatState {
     case 'dismissNotice':
       return { ...state, notices: state.notices.filter((n) => n.id !== action.id) };
     case 'notify':
-      return notify(state, action.method, action.params);
+      return notify(state, action);
   }
 }
 
@@ -287,11 +290,16 @@ export function visibleRequests(state: ChatState): PendingRequest[] {
 }
 
 /** The item a pending request is about, when the conversation has it. */
-export function findItem(state: ChatState, itemId: string | undefined): ThreadItem | undefined {
+/** The item `itemId` of the conversation shown, when it is of type `type`. */
+export function findItem<T extends ThreadItemType>(
+  state: ChatState,
+  itemId: string | undefined,
+  type: T,
+): ThreadItemOf<T> | undefined {
   if (!itemId || !state.conversation) return undefined;
   for (const turn of state.conversation.turns) {
     const item = turn.items.find((i) => i.id === itemId);
-    if (item) return item;
+    if (item) return item.type === type ? (item as ThreadItemOf<T>) : undefined;
   }
   return undefined;
 }

@@ -94,7 +94,7 @@ describe('offeredDecisions', () => {
   });
   it('offers only what the server lists and this client can give', () => {
     assert.deepEqual(
-      offeredDecisions({ ...base, availableDecisions: ['accept', { acceptWithExecpolicyAmendment: {} }, 'decline'] }),
+      offeredDecisions({ ...base, availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['make'] } }, 'decline'] }),
       ['accept', 'decline'],
     );
   });
