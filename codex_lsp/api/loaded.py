@@ -31,6 +31,7 @@ from codex_lsp.engine.codex import Codex
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent, Event, SessionConfiguredEvent
 from codex_lsp.protocol.ops import ConfigureSession, Op
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_notifications import ThreadTokenUsageUpdatedNotification
 from codex_lsp.protocol.v2_threads import SessionSource, ThreadActiveFlag
@@ -45,7 +46,7 @@ class LoadedThread:
         client: ClientPort,
         cwd: Path,
         *,
-        on_rate_limits: Callable[[Any], None] | None = None,
+        on_rate_limits: Callable[[RateLimitSnapshot], None] | None = None,
     ) -> None:
         self.services = services
         self.client = client

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from codex_lsp.api import items
 from codex_lsp.api.convert import turn_error, user_input_from_event
-from codex_lsp.api.events_extensions import failed_review_message
+from codex_lsp.api.events.review import failed_review_message
 from codex_lsp.protocol.events import ExecCommandEndEvent
 from codex_lsp.protocol.v2_items import PatchApplyStatus
 from codex_lsp.protocol.v2_turns import Turn, TurnError, TurnStatus
@@ -165,7 +165,7 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
         turn.add(items.exited_review(turn.next_id("review"), output))
         failure = failed_review_message(output)
         if failure is not None and turn.error is None:
-            turn.error = turn_error(failure)  # as it streamed: see `events_extensions`
+            turn.error = turn_error(failure)  # as it streamed: see `events.review`
     elif kind == "error":
         turn.error = turn_error(str(event.get("message") or "error"), event.get("codex_error_info"))
 

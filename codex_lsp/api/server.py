@@ -52,14 +52,16 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
 from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
     ThreadForkParams,
     ThreadSetNameParams,
     ThreadStartParams,
     ThreadStartResponse,
 )
-from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse
+from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse, TurnStartResponse
 from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
 log = logging.getLogger(__name__)
@@ -87,7 +89,7 @@ class ApiServer:
             "thread/unarchive": self._thread_unarchive,
             "thread/name/set": self._thread_name_set,
             "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
-            "turn/startTask": lambda p, _raw: start_task(self.threads.get(p.thread_id), p),
+            "turn/startTask": lambda p, _raw: self.start_task(p),
             "turn/interrupt": self._turn_interrupt,
             "review/start": self._review_start,
             "skills/list": self._skills_list,
@@ -136,6 +138,12 @@ class ApiServer:
         response = await self.threads.start(params)
         self._announce(self.threads.get(response.thread.id))
         return response
+
+    async def start_task(self, params: TurnStartTaskParams) -> TurnStartResponse:
+        """`turn/startTask` for a door holding typed params."""
+        if self._closed:
+            raise ApiError(INVALID_REQUEST, "the server is shutting down")
+        return await start_task(self.threads.get(params.thread_id), params)
 
     def thread_cwd(self, thread_id: str) -> Path | None:
         """The working directory a loaded thread's turns run in, or None if it is not loaded."""
@@ -244,7 +252,7 @@ class ApiServer:
             self._accounts = Accounts(home, self._client.notify, lambda: self._services().config)
         return self._accounts
 
-    def _note_limits(self, snapshot: Any) -> None:
+    def _note_limits(self, snapshot: RateLimitSnapshot) -> None:
         self.accounts.note_limits(snapshot)
 
     # -- threads ----------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from codex_lsp.api.replay import replay_turns
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent
 from codex_lsp.protocol.ops import ConfigureSession
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, sandbox_policy_to_v2
 from codex_lsp.protocol.v2_thread_ops import CollaborationMode, CollaborationModeSettings
 from codex_lsp.protocol.v2_threads import (
@@ -62,7 +63,7 @@ class ThreadManager:
         services_factory: Callable[[], EngineServices],
         client: ClientPort,
         host: Callable[[], Awaitable[TaskGroup]],
-        on_rate_limits: Callable[[Any], None],
+        on_rate_limits: Callable[[RateLimitSnapshot], None],
     ) -> None:
         self._services_factory = services_factory
         self._client = client

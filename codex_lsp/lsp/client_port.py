@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,12 +26,10 @@ if TYPE_CHECKING:
 
     from codex_lsp.engine.editor_context import EditorContext
     from codex_lsp.engine.workspace import Workspace
+    from codex_lsp.lsp.observers import NotificationObservers
     from codex_lsp.lsp.protocol import CodexProtocol
 
 logger = logging.getLogger(__name__)
-
-# Told of every v2 notification (method, params) once it has gone out to the client.
-Observer = Callable[[str, dict[str, Any]], None]
 
 
 class LspClientPort:
@@ -40,7 +38,7 @@ class LspClientPort:
         protocol: CodexProtocol,
         loop: asyncio.AbstractEventLoop,
         approvals: ApprovalBroker,
-        observers: Sequence[Observer],
+        observers: NotificationObservers,
         workspace: Workspace,
         editor: Callable[[], EditorContext | None] = lambda: None,
     ) -> None:
@@ -48,7 +46,7 @@ class LspClientPort:
         self._loop = loop
         self._loop_thread = threading.get_ident()
         self._approvals = approvals
-        self._observers = list(observers)
+        self._observers = observers
         self._workspace = workspace
         self._editor = editor
         # Pending fileChange items by id: an approval prompt shows their diff when the
@@ -68,12 +66,7 @@ class LspClientPort:
             self._protocol.send_notification(f"codex/{method}", params)
         except Exception:
             logger.warning("could not send codex/%s", method, exc_info=True)
-        for observe in self._observers:
-            try:
-                observe(method, params)
-            except Exception:
-                # One feature's failure must not keep the notification from the others.
-                logger.warning("observing %s failed", method, exc_info=True)
+        self._observers.deliver(method, params)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         try:

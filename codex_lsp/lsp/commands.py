@@ -25,10 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 import cattrs
 from lsprotocol import converters, types
+from pydantic import ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from codex_lsp.api.validation import validation_message
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.engine_host import EngineHost
@@ -71,6 +75,14 @@ def string_option(options: dict[str, Any], key: str, command: str, *, required: 
 def turn_overrides(options: dict[str, Any]) -> dict[str, Any]:
     """The turn settings a command's caller chose (its pickers), for `turn/startTask`."""
     return {key: options[key] for key in TURN_OVERRIDES if options.get(key) is not None}
+
+
+def task_params(params: dict[str, Any]) -> TurnStartTaskParams:
+    """`turn/startTask` params built by a command, checked as the API checks a request's."""
+    try:
+        return TurnStartTaskParams.model_validate(params)
+    except ValidationError as err:
+        raise JsonRpcInvalidParams(validation_message(err)) from None
 
 
 def workspace_cwd(server: CodexLanguageServer, near: str | None = None) -> str:
@@ -159,8 +171,8 @@ class Commands:
             thread_id = await self._host.start_thread(self._default_cwd(path))
         params = {"threadId": thread_id, "task": task, "context": context}
         params.update(turn_overrides(options))
-        result = await self._host.call("turn/startTask", params)
-        return {"threadId": thread_id, "turn": result.get("turn")}
+        started = await self._host.start_task(task_params(params))
+        return {"threadId": thread_id, "turn": dump(started.turn)}
 
     async def interrupt(self, *arguments: object) -> Any:
         options = command_options(INTERRUPT, arguments)

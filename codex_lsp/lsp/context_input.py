@@ -27,9 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
 
-from codex_lsp.lsp.commands import command_options, string_option, turn_overrides
+from codex_lsp.lsp.commands import command_options, string_option, task_params, turn_overrides
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.v2_common import dump
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.engine_host import EngineHost
@@ -105,8 +106,8 @@ class ContextCommands:
             "context": context,
         }
         params.update(turn_overrides(options))
-        result = await self._host.call("turn/startTask", params)
-        return {"threadId": thread_id, "turn": result.get("turn")}
+        started = await self._host.start_task(task_params(params))
+        return {"threadId": thread_id, "turn": dump(started.turn)}
 
     # -- reading the items ----------------------------------------------------------------
 

@@ -34,8 +34,16 @@ from pygls.uris import from_fs_path, to_fs_path
 from codex_lsp.lsp.findings import Finding, ReviewVerdict, verdict_from_output
 from codex_lsp.lsp.line_tracking import follow_edit, split_lines
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.v2_items import EnteredReviewModeThreadItem, FileChangeThreadItem
+from codex_lsp.protocol.v2_notifications import (
+    ItemCompletedNotification,
+    ItemStartedNotification,
+    TurnCompletedNotification,
+)
+from codex_lsp.protocol.v2_turns import Turn
 
 if TYPE_CHECKING:
+    from codex_lsp.lsp.observers import NotificationObservers
     from codex_lsp.lsp.server import CodexLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -222,29 +230,28 @@ class ReviewDiagnostics:
 
     # -- reviews ending ---------------------------------------------------------------------
 
-    def observe(self, method: str, params: dict[str, Any]) -> None:
-        """Called with every v2 notification the API sends."""
-        if method in ("item/started", "item/completed"):
-            item = params.get("item")
-            key = (str(params.get("threadId")), str(params.get("turnId")))
-            if isinstance(item, dict) and item.get("type") == "enteredReviewMode":
-                self._review_turns.add(key)
-            applied = (
-                isinstance(item, dict)
-                and item.get("type") == "fileChange"
-                and item.get("status") == "completed"
-            )
-            if applied and method == "item/completed" and key in self._fixes:
-                self._fixes[key] = (self._fixes[key][0], True)
-        elif method == "turn/completed":
-            thread_id, turn = str(params.get("threadId")), params.get("turn") or {}
-            key = (thread_id, str(turn.get("id")))
-            fix = self._fixes.pop(key, None)
-            if fix is not None and fix[1]:
-                self.dismiss(fix[0], "fixed")
-            if key in self._review_turns:
-                self._review_turns.discard(key)
-                self._spawn(self._review_ended(thread_id, turn))
+    def subscribe(self, observers: NotificationObservers) -> None:
+        observers.on(ItemStartedNotification, self._item_seen)
+        observers.on(ItemCompletedNotification, self._item_seen)
+        observers.on(TurnCompletedNotification, self._turn_completed)
+
+    def _item_seen(self, notice: ItemStartedNotification | ItemCompletedNotification) -> None:
+        key = (notice.thread_id, notice.turn_id)
+        item = notice.item
+        if isinstance(item, EnteredReviewModeThreadItem):
+            self._review_turns.add(key)
+        applied = isinstance(item, FileChangeThreadItem) and item.status == "completed"
+        if applied and isinstance(notice, ItemCompletedNotification) and key in self._fixes:
+            self._fixes[key] = (self._fixes[key][0], True)
+
+    def _turn_completed(self, notice: TurnCompletedNotification) -> None:
+        key = (notice.thread_id, notice.turn.id)
+        fix = self._fixes.pop(key, None)
+        if fix is not None and fix[1]:
+            self.dismiss(fix[0], "fixed")
+        if key in self._review_turns:
+            self._review_turns.discard(key)
+            self._spawn(self._review_ended(notice.thread_id, notice.turn))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -256,15 +263,13 @@ class ReviewDiagnostics:
         if not task.cancelled() and task.exception() is not None:
             logger.error("publishing the review failed", exc_info=task.exception())
 
-    async def _review_ended(self, thread_id: str, turn: dict[str, Any]) -> None:
-        turn_id = str(turn.get("id"))
-        status = turn.get("status")
-        if status == "interrupted":
+    async def _review_ended(self, thread_id: str, turn: Turn) -> None:
+        turn_id = turn.id
+        if turn.status == "interrupted":
             self._show(types.MessageType.Info, "Codex review interrupted.")
             return
-        if status != "completed":
-            error = turn.get("error") or {}
-            self._show_failure(str(error.get("message") or "unknown error"))
+        if turn.status != "completed":
+            self._show_failure((turn.error.message if turn.error else "") or "unknown error")
             return
         output = self._source.last_review(thread_id)
         if inspect.isawaitable(output):

@@ -19,15 +19,18 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from codex_lsp.lsp.observers import NotificationObservers
 from codex_lsp.lsp.pending_approvals import PendingApprovals
 from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, SERVER_NOT_INITIALIZED
 
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
-    from codex_lsp.lsp.client_port import LspClientPort, Observer
+    from codex_lsp.lsp.client_port import LspClientPort
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
+    from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
+    from codex_lsp.protocol.v2_turns import TurnStartResponse
     from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
@@ -65,8 +68,9 @@ class EngineHost:
         self._port: LspClientPort | None = None
         self._initialized = False
         self._error: str | None = None
-        # Features told of every v2 notification; more are added before the engine starts.
-        self.observers: list[Observer] = [progress.observe]
+        # Features told of v2 notifications; more subscribe before the engine starts.
+        self.observers = NotificationObservers()
+        progress.subscribe(self.observers)
         # Features told of each thread resumed through this door, by id.
         self.resume_observers: list[Callable[[str], None]] = []
         # Approvals waiting for an editor that cannot show a prompt to answer by command.
@@ -164,6 +168,16 @@ class EngineHost:
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
         return started.thread.id
+
+    async def start_task(self, params: TurnStartTaskParams) -> TurnStartResponse:
+        """Start a turn on an editor task, as `codex/turn/startTask` would."""
+        from codex_lsp.api.port import ApiError
+
+        api = self._ready()
+        try:
+            return await api.start_task(params)
+        except ApiError as err:
+            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
 
     def _resumed(self, result: dict[str, Any]) -> None:
         thread = result.get("thread")

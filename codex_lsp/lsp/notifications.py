@@ -9,27 +9,29 @@ shown as `window/showMessage` of type Warning.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
+from codex_lsp.protocol.v2_notifications import WarningNotification
+
 if TYPE_CHECKING:
+    from codex_lsp.lsp.observers import NotificationObservers
     from codex_lsp.lsp.server import CodexLanguageServer
 
 PREFIX = "Codex: "
 
 
-def warning_text(method: str, params: dict[str, Any]) -> str | None:
-    """The text to show for a warning notification, None for any other notification."""
-    if method == "warning":
-        message = params.get("message")
-        return f"{PREFIX}{message}" if message else None
-    if method == "configWarning":
-        summary, details = params.get("summary"), params.get("details")
-        if not summary:
-            return None
-        return f"{PREFIX}{summary}\n{details}" if details else f"{PREFIX}{summary}"
-    return None
+def warning_text(notice: WarningNotification | ConfigWarningNotification) -> str | None:
+    """The text to show for a warning, None when it has nothing to say."""
+    if isinstance(notice, WarningNotification):
+        return f"{PREFIX}{notice.message}" if notice.message else None
+    if not notice.summary:
+        return None
+    if notice.details:
+        return f"{PREFIX}{notice.summary}\n{notice.details}"
+    return f"{PREFIX}{notice.summary}"
 
 
 class EditorNotices:
@@ -37,11 +39,14 @@ class EditorNotices:
         self._server = server
 
     def register(self, server: CodexLanguageServer) -> None:
-        """Nothing to register: the feature only watches notifications (`observe`)."""
+        """Nothing to register: the feature only watches notifications (`subscribe`)."""
 
-    def observe(self, method: str, params: dict[str, Any]) -> None:
-        """Called with every v2 notification the API sends."""
-        text = warning_text(method, params)
+    def subscribe(self, observers: NotificationObservers) -> None:
+        observers.on(WarningNotification, self._show)
+        observers.on(ConfigWarningNotification, self._show)
+
+    def _show(self, notice: WarningNotification | ConfigWarningNotification) -> None:
+        text = warning_text(notice)
         if text is not None:
             self._server.window_show_message(
                 types.ShowMessageParams(type=types.MessageType.Warning, message=text)

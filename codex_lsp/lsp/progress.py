@@ -16,7 +16,23 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from codex_lsp.lsp.observers import NotificationObservers
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.v2_items import (
+    AgentMessageThreadItem,
+    CommandExecutionThreadItem,
+    FileChangeThreadItem,
+    McpToolCallThreadItem,
+    ReasoningThreadItem,
+    ThreadItem,
+    WebSearchThreadItem,
+)
+from codex_lsp.protocol.v2_notifications import (
+    ItemStartedNotification,
+    TurnCompletedNotification,
+    TurnStartedNotification,
+)
+from codex_lsp.protocol.v2_turns import Turn
 
 logger = logging.getLogger(__name__)
 
@@ -24,21 +40,20 @@ TITLE = "Codex"
 Interrupt = Callable[[str, str], Awaitable[Any]]
 
 
-def describe_item(item: dict[str, Any]) -> str | None:
+def describe_item(item: ThreadItem) -> str | None:
     """A few words on what a started item means, for the progress message."""
-    kind = item.get("type")
-    if kind == "commandExecution":
-        return f"Running {item.get('command') or 'a command'}"
-    if kind == "fileChange":
-        paths = [str(c.get("path", "")).rsplit("/", 1)[-1] for c in item.get("changes") or []]
+    if isinstance(item, CommandExecutionThreadItem):
+        return f"Running {item.command or 'a command'}"
+    if isinstance(item, FileChangeThreadItem):
+        paths = [change.path.rsplit("/", 1)[-1] for change in item.changes]
         return f"Editing {', '.join(paths)}" if paths else "Editing files"
-    if kind == "reasoning":
+    if isinstance(item, ReasoningThreadItem):
         return "Thinking"
-    if kind == "agentMessage":
+    if isinstance(item, AgentMessageThreadItem):
         return "Writing the answer"
-    if kind == "mcpToolCall":
-        return f"Calling {item.get('server')}/{item.get('tool')}"
-    if kind == "webSearch":
+    if isinstance(item, McpToolCallThreadItem):
+        return f"Calling {item.server}/{item.tool}"
+    if isinstance(item, WebSearchThreadItem):
         return "Searching the web"
     return None
 
@@ -125,36 +140,34 @@ class TurnProgressTracker:
             return False
         return bool(window and window.work_done_progress)
 
-    def observe(self, method: str, params: dict[str, Any]) -> None:
-        """Called with every v2 notification the API sends."""
-        if method == "turn/started":
-            thread_id, turn_id = (
-                str(params.get("threadId")),
-                str((params.get("turn") or {}).get("id")),
-            )
-            self.running[thread_id] = turn_id
-            if self._enabled():
-                token = _token(thread_id, turn_id)
-                self._turns[token] = _TurnProgress(self._server, token)
-                self._by_token[token] = (thread_id, turn_id)
-        elif method == "item/started":
-            item = params.get("item") or {}
-            progress = self._turns.get(
-                _token(str(params.get("threadId")), str(params.get("turnId")))
-            )
-            message = describe_item(item) if isinstance(item, dict) else None
-            if progress is not None and message:
-                progress.report(message)
-        elif method == "turn/completed":
-            thread_id, turn = str(params.get("threadId")), params.get("turn") or {}
-            turn_id = str(turn.get("id"))
-            if self.running.get(thread_id) == turn_id:
-                del self.running[thread_id]
+    def subscribe(self, observers: NotificationObservers) -> None:
+        observers.on(TurnStartedNotification, self._turn_started)
+        observers.on(ItemStartedNotification, self._item_started)
+        observers.on(TurnCompletedNotification, self._turn_completed)
+
+    def _turn_started(self, notice: TurnStartedNotification) -> None:
+        thread_id, turn_id = notice.thread_id, notice.turn.id
+        self.running[thread_id] = turn_id
+        if self._enabled():
             token = _token(thread_id, turn_id)
-            progress = self._turns.pop(token, None)
-            self._by_token.pop(token, None)
-            if progress is not None:
-                progress.end(_ended(turn))
+            self._turns[token] = _TurnProgress(self._server, token)
+            self._by_token[token] = (thread_id, turn_id)
+
+    def _item_started(self, notice: ItemStartedNotification) -> None:
+        progress = self._turns.get(_token(notice.thread_id, notice.turn_id))
+        message = describe_item(notice.item)
+        if progress is not None and message:
+            progress.report(message)
+
+    def _turn_completed(self, notice: TurnCompletedNotification) -> None:
+        thread_id, turn_id = notice.thread_id, notice.turn.id
+        if self.running.get(thread_id) == turn_id:
+            del self.running[thread_id]
+        token = _token(thread_id, turn_id)
+        progress = self._turns.pop(token, None)
+        self._by_token.pop(token, None)
+        if progress is not None:
+            progress.end(_ended(notice.turn))
 
     async def on_cancel(self, params: types.WorkDoneProgressCancelParams) -> None:
         target = self._by_token.get(str(params.token))
@@ -176,11 +189,9 @@ class TurnProgressTracker:
         self._by_token.clear()
 
 
-def _ended(turn: dict[str, Any]) -> str:
-    status = turn.get("status")
-    if status == "failed":
-        error = turn.get("error") or {}
-        return f"Failed: {error.get('message', 'unknown error')}"
-    if status == "interrupted":
+def _ended(turn: Turn) -> str:
+    if turn.status == "failed":
+        return f"Failed: {turn.error.message if turn.error else 'unknown error'}"
+    if turn.status == "interrupted":
         return "Interrupted"
     return "Done"

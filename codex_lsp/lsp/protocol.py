@@ -17,7 +17,7 @@ real transcripts.
 
 pygls has no public hooks for these, so the overrides below use six of its private names;
 each says why next to it, pyproject pins the pygls release they were written against, and
-`tests/test_pygls_contract.py` fails on an upgrade that changes any of them.
+`tests/lsp/test_pygls_contract.py` fails on an upgrade that changes any of them.
 """
 
 from __future__ import annotations

@@ -28,9 +28,16 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codex_lsp.lsp.commands import command_options, string_option, turn_overrides, workspace_cwd
+from codex_lsp.lsp.commands import (
+    command_options,
+    string_option,
+    task_params,
+    turn_overrides,
+    workspace_cwd,
+)
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.v2_common import dump
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.diagnostics import ReviewDiagnostics
@@ -110,11 +117,10 @@ class ReviewCommands:
         text = self._diagnostics.current_text(finding.uri)
         params = {"threadId": thread_id, "task": finding_task(kind, finding, text)}
         params.update(turn_overrides(options))
-        result = await self._host.call("turn/startTask", params)
-        turn = result.get("turn") or {}
-        if kind == "fixFinding" and turn.get("id"):
-            self._diagnostics.fixing(thread_id, str(turn["id"]), finding.id)
-        return {"threadId": thread_id, "turn": turn}
+        started = await self._host.start_task(task_params(params))
+        if kind == "fixFinding":
+            self._diagnostics.fixing(thread_id, started.turn.id, finding.id)
+        return {"threadId": thread_id, "turn": dump(started.turn)}
 
     def _finding_id(self, command: str, arguments: tuple[object, ...]) -> str:
         options = command_options(command, arguments)

@@ -79,7 +79,8 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     diagnostics = ReviewDiagnostics(server, host)
     approvals = ApprovalCommands(server, host, host.pending)
     notices = EditorNotices(server)
-    host.observers += [diagnostics.observe, notices.observe]
+    diagnostics.subscribe(host.observers)
+    notices.subscribe(host.observers)
     host.resume_observers.append(diagnostics.thread_resumed)
     for feature in (
         Lifecycle(server, host),

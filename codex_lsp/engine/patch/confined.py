@@ -29,7 +29,7 @@ from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import writable_root_of
 from codex_lsp.sandbox.beneath import EscapeRefused, open_beneath, open_root
 
-from .workspace import RollbackError
+from .workspace import Backup, FileBackup, LinkBackup, RollbackError
 
 Policy = DangerFullAccess | ReadOnly | WorkspaceWrite
 
@@ -198,20 +198,6 @@ class ConfinedFiles:
         return ConfinedTransaction(self.confinement)
 
 
-@dataclass(frozen=True)
-class _FileBackup:
-    data: bytes
-    mode: int
-
-
-@dataclass(frozen=True)
-class _LinkBackup:
-    target: str
-
-
-_Backup = _FileBackup | _LinkBackup | None  # None: nothing existed at the path
-
-
 class ConfinedTransaction(AbstractContextManager["ConfinedTransaction"]):
     """`ConfinedFiles` that restores every touched path if the `with` block raises.
 
@@ -222,7 +208,7 @@ class ConfinedTransaction(AbstractContextManager["ConfinedTransaction"]):
     def __init__(self, confinement: WriteConfinement) -> None:
         self._files = ConfinedFiles(confinement)
         self._confinement = confinement
-        self._backups: dict[Path, _Backup] = {}
+        self._backups: dict[Path, Backup] = {}
         self._changed: set[Path] = set()
         self._created_dirs: list[str] = []
 
@@ -259,17 +245,17 @@ class ConfinedTransaction(AbstractContextManager["ConfinedTransaction"]):
         except FileNotFoundError:
             self._backups[path] = None  # its folder does not exist yet: nothing to restore
 
-    def _backup(self, path: Path, *, through_link: bool) -> _Backup:
+    def _backup(self, path: Path, *, through_link: bool) -> Backup:
         with _place(self._confinement, path, through_link=through_link) as place:
             info = _lstat(place)
             _refuse_directory(info, path)
-            backup: _Backup
+            backup: Backup
             if info is None:
                 backup = None
             elif stat.S_ISLNK(info.st_mode):
-                backup = _LinkBackup(os.readlink(place.name, dir_fd=place.dir_fd))
+                backup = LinkBackup(os.readlink(place.name, dir_fd=place.dir_fd))
             else:
-                backup = _FileBackup(_read(place), stat.S_IMODE(info.st_mode))
+                backup = FileBackup(_read(place), stat.S_IMODE(info.st_mode))
         return backup
 
     def _rollback(self) -> list[str]:
@@ -290,12 +276,12 @@ class ConfinedTransaction(AbstractContextManager["ConfinedTransaction"]):
                 os.rmdir(place.name, dir_fd=place.dir_fd)
         return failures
 
-    def _restore(self, path: Path, backup: _Backup) -> None:
+    def _restore(self, path: Path, backup: Backup) -> None:
         with _place(self._confinement, path, through_link=False) as place:
             info = _lstat(place)
             if info is not None and not stat.S_ISDIR(info.st_mode):
                 os.unlink(place.name, dir_fd=place.dir_fd)
-            if isinstance(backup, _FileBackup):
+            if isinstance(backup, FileBackup):
                 _store(place, backup.data, path, backup.mode)
-            elif isinstance(backup, _LinkBackup):
+            elif isinstance(backup, LinkBackup):
                 os.symlink(backup.target, place.name, dir_fd=place.dir_fd)

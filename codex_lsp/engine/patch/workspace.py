@@ -139,17 +139,21 @@ class DiskFiles:
 
 
 @dataclass(frozen=True)
-class _FileBackup:
+class FileBackup:
+    """A file's content and mode before a transaction touched it."""
+
     data: bytes
     mode: int
 
 
 @dataclass(frozen=True)
-class _LinkBackup:
+class LinkBackup:
+    """A symlink's target before a transaction touched it."""
+
     target: str
 
 
-_Backup = _FileBackup | _LinkBackup | None  # None: nothing existed at the path
+Backup = FileBackup | LinkBackup | None  # None: nothing existed at the path
 
 
 class DiskTransaction(AbstractContextManager["DiskTransaction"]):
@@ -160,7 +164,7 @@ class DiskTransaction(AbstractContextManager["DiskTransaction"]):
     """
 
     def __init__(self) -> None:
-        self._backups: dict[Path, _Backup] = {}
+        self._backups: dict[Path, Backup] = {}
         # Paths actually changed. A write that failed left its path as it was, and restoring it
         # anyway could fail for the very reason the write did (a read-only directory).
         self._changed: set[Path] = set()
@@ -196,11 +200,11 @@ class DiskTransaction(AbstractContextManager["DiskTransaction"]):
             return
         if _is_real_directory(path):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        backup: _Backup
+        backup: Backup
         if path.is_symlink():
-            backup = _LinkBackup(os.readlink(path))
+            backup = LinkBackup(os.readlink(path))
         elif path.exists():
-            backup = _FileBackup(path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
+            backup = FileBackup(path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
         else:
             backup = None
         self._backups[path] = backup
@@ -232,8 +236,8 @@ class DiskTransaction(AbstractContextManager["DiskTransaction"]):
         return failures
 
     @staticmethod
-    def _restore(path: Path, backup: _Backup) -> None:
-        if isinstance(backup, _FileBackup):
+    def _restore(path: Path, backup: Backup) -> None:
+        if isinstance(backup, FileBackup):
             if path.is_symlink():
                 path.unlink()
             _store(path, backup.data)
@@ -241,5 +245,5 @@ class DiskTransaction(AbstractContextManager["DiskTransaction"]):
             return
         if os.path.lexists(path) and not _is_real_directory(path):
             path.unlink()
-        if isinstance(backup, _LinkBackup):
+        if isinstance(backup, LinkBackup):
             os.symlink(backup.target, path)

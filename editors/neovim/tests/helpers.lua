@@ -1,6 +1,6 @@
 -- tests/helpers.lua: a tiny harness for the headless suites: loads the plugin from this
 -- checkout, records notifications, waits on conditions and exits with the result.
--- The pytest wrapper (tests/test_neovim.py) sets the environment each suite reads.
+-- The pytest wrapper (tests/neovim/test_neovim.py) sets the environment each suite reads.
 local H = {}
 
 H.root = assert(os.getenv("CODEX_NVIM_ROOT"), "CODEX_NVIM_ROOT is not set; run through pytest")

@@ -3,7 +3,7 @@
  * the VS Code API for what an extension can see (buffers, diagnostics, tabs, undo) and ask the
  * driver (e2e/driver.mjs) for what a user does: type in the chat panel, click its buttons, use
  * the context menu, read the Problems panel and the status bar. The model is the scripted
- * server; each journey enqueues its scripts (built by tests/test_vscode.py).
+ * server; each journey enqueues its scripts (built by tests/vscode/test_vscode.py).
  *
  * Journeys of a later phase run after a real window reload, which the suite asks for itself.
  */

@@ -50,12 +50,18 @@ export class ChatController {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   }
 
+  // How many times a thread has been opened in the chat.
+  private opened = 0;
+
   get threadId(): string | undefined {
     return this.store.state.conversation?.threadId;
   }
 
   /** After each (re)start: models, config, threads, and the threads shown before the reload. */
   async onServerReady(): Promise<void> {
+    // A thread the user opens while this runs (a new one, say) stays shown: it is not replaced
+    // by the one shown before the restart when that one's resume comes back later.
+    const opened = this.opened;
     await Promise.all([this.refreshThreads(), this.loadModels(), this.loadConfig()]);
     // The thread of the last review first: resuming it brings its open findings back.
     const review = this.memento.get<string>(REVIEW_THREAD_KEY);
@@ -67,9 +73,10 @@ export class ChatController {
         await this.memento.update(REVIEW_THREAD_KEY, undefined);
       }
     }
-    if (saved) {
+    if (saved && this.opened === opened) {
       try {
-        await this.resume(saved);
+        const result = await this.server.request<ThreadStartResult>('thread/resume', { threadId: saved });
+        if (this.opened === opened) this.open(result.thread);
       } catch {
         await this.memento.update(THREAD_KEY, undefined);
         this.store.dispatch({ type: 'close' });
@@ -153,6 +160,7 @@ export class ChatController {
   }
 
   private open(thread: Thread): void {
+    this.opened += 1;
     this.store.dispatch({ type: 'open', thread });
     void this.memento.update(THREAD_KEY, thread.id);
   }

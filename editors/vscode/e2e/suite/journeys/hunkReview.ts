@@ -74,6 +74,9 @@ export const hunkReviewJourneys: Journey[] = [
         assert(told.includes('The user declined 1 of 2 hunks'), `the model was told, got ${told}`);
         assert(told.includes('+    return 20') && !told.includes('+    return 10'), `the declined hunk named, got ${told}`);
       } finally {
+        // code-server saves a changed file after a second (files.autoSave): the applied hunk may
+        // be on disk by now, where a revert alone would bring it back. Put the file back first.
+        await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(original));
         await vscode.window.showTextDocument(doc);
         await vscode.commands.executeCommand('workbench.action.files.revert');
         await config.update('hunkReview', undefined, vscode.ConfigurationTarget.Workspace);

@@ -1,0 +1,153 @@
+"""Notifications that are not items: the turn's diff, plan and usage, errors and warnings, the
+thread's name, MCP servers' startup, and subagents' lifecycle and inbox (our `subagent/lifecycle`
+and `agent/inbox`, camelCased by `protocol.v2_subagents`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from codex_lsp.api.convert import DEFAULT_LIMIT_ID, rate_limits, token_usage, turn_error
+from codex_lsp.api.events.notifier import Notifier
+from codex_lsp.api.events.state import Handler, ThreadState
+from codex_lsp.api.events.status import StatusTracker
+from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
+from codex_lsp.protocol.v2_account import RateLimitSnapshot
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_mcp import McpServerStatusUpdatedNotification
+from codex_lsp.protocol.v2_subagents import AgentInboxNotification, SubagentLifecycleNotification
+
+log = logging.getLogger(__name__)
+
+_PLAN_STATUS = {"pending": "pending", "in_progress": "inProgress", "completed": "completed"}
+
+
+class TurnNotices:
+    def __init__(
+        self,
+        state: ThreadState,
+        notifier: Notifier,
+        status: StatusTracker,
+        on_rate_limits: Callable[[RateLimitSnapshot], None] | None,
+    ) -> None:
+        self._state = state
+        self._notifier = notifier
+        self._status = status
+        self._on_rate_limits = on_rate_limits
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {
+            "turn_diff": self._turn_diff,
+            "plan_update": self._plan_update,
+            "token_count": self._token_count,
+            "error": self._error,
+            "stream_error": self._stream_error,
+            "warning": self._warning,
+            "thread_name_updated": self._name_updated,
+            "mcp_startup_update": self._mcp_startup,
+            "subagent_lifecycle": self._subagent_lifecycle,
+            "agent_inbox": self._agent_inbox,
+        }
+
+    # -- the turn ---------------------------------------------------------------------------
+
+    def _turn_diff(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.TurnDiffEvent)
+        if self._state.turn is not None:
+            self._state.turn.diff = msg.unified_diff
+        self._send_diff(msg.unified_diff)
+
+    def _send_diff(self, diff: str) -> None:
+        params = {"threadId": self._state.thread_id, "turnId": self._state.turn_id(), "diff": diff}
+        self._notifier.send("turn/diff/updated", params)
+
+    def _plan_update(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.PlanUpdateEvent)
+        params: dict[str, Any] = {
+            "threadId": self._state.thread_id,
+            "turnId": self._state.turn_id(),
+            "plan": [{"step": p.step, "status": _PLAN_STATUS[p.status]} for p in msg.plan],
+        }
+        if msg.explanation is not None:
+            params["explanation"] = msg.explanation
+        self._notifier.send("turn/plan/updated", params)
+
+    def _token_count(self, event: ev.Event) -> None:
+        """Usage, then the rate limits as the provider last reported them (an empty snapshot
+        when it never did), then the turn's diff again while it has one: the reference
+        server's rhythm after every model response."""
+        msg = event.msg_as(ev.TokenCountEvent)
+        turn_id = self._state.turn_id()
+        if msg.info is not None and turn_id:
+            self._notifier.send(
+                "thread/tokenUsage/updated",
+                {
+                    "threadId": self._state.thread_id,
+                    "turnId": turn_id,
+                    "tokenUsage": dump(token_usage(msg.info)),
+                },
+            )
+        if msg.rate_limits is not None:
+            snapshot = rate_limits(msg.rate_limits)
+            if self._on_rate_limits is not None:
+                self._on_rate_limits(snapshot)
+        else:
+            snapshot = RateLimitSnapshot(limit_id=DEFAULT_LIMIT_ID)
+        self._notifier.send("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        if self._state.turn is not None and self._state.turn.diff:
+            self._send_diff(self._state.turn.diff)
+
+    # -- errors and warnings ----------------------------------------------------------------
+
+    def _error(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.ErrorEvent)
+        turn = self._state.turn
+        if turn is None or event.id != turn.id:
+            # An op that failed outside a turn (a stale approval, an empty name): not fatal.
+            log.info("thread %s: %s", self._state.thread_id, msg.message)
+            self._notifier.warning(msg.message)
+            return
+        turn.error = turn_error(msg.message, msg.codex_error_info)
+        self._state.failed = True
+        self._status.update()
+        self._notifier.error(turn.error, turn.id, will_retry=False)
+
+    def _stream_error(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.StreamErrorEvent)
+        error = turn_error(msg.message, msg.codex_error_info, msg.additional_details)
+        self._notifier.error(error, self._state.turn_id(), will_retry=True)
+
+    def _warning(self, event: ev.Event) -> None:
+        self._notifier.warning(event.msg_as(ev.WarningEvent).message)
+
+    # -- the thread -------------------------------------------------------------------------
+
+    def _name_updated(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.ThreadNameUpdatedEvent)
+        params: dict[str, Any] = {"threadId": self._state.thread_id}
+        if msg.thread_name is not None:
+            params["threadName"] = msg.thread_name
+        self._notifier.send("thread/name/updated", params)
+
+    def _mcp_startup(self, event: ev.Event) -> None:
+        msg = event.msg_as(McpStartupUpdateEvent)
+        params = McpServerStatusUpdatedNotification(
+            thread_id=self._state.thread_id, name=msg.server, status=msg.state, error=msg.error
+        )
+        self._notifier.send("mcpServer/startupStatus/updated", dump(params))
+
+    def _subagent_lifecycle(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.SubagentLifecycleEvent)
+        params = SubagentLifecycleNotification.model_validate(
+            {"thread_id": self._state.thread_id, **msg.model_dump(exclude={"type"})}
+        )
+        self._notifier.send("subagent/lifecycle", dump(params))
+
+    def _agent_inbox(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.AgentInboxEvent)
+        params = AgentInboxNotification.model_validate(
+            {"thread_id": self._state.thread_id, **msg.model_dump(exclude={"type"})}
+        )
+        self._notifier.send("agent/inbox", dump(params))

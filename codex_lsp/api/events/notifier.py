@@ -1,0 +1,70 @@
+"""How a thread's event map speaks: v2 notifications scoped to its thread, with the item and
+error notifications written in one place so every family sends them alike."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from codex_lsp.api.convert import now_ms
+from codex_lsp.api.events.state import ThreadState
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_items import ThreadItem
+from codex_lsp.protocol.v2_turns import TurnError
+
+Notify = Callable[[str, dict[str, Any]], None]
+
+
+class Notifier:
+    def __init__(self, state: ThreadState, notify: Notify) -> None:
+        self._state = state
+        self.send: Notify = notify
+
+    @property
+    def thread_id(self) -> str:
+        return self._state.thread_id
+
+    def item_started(
+        self, item: ThreadItem, at_ms: int | None = None, *, turn_id: str | None = None
+    ) -> None:
+        at = at_ms if at_ms is not None else now_ms()
+        item.started_at_ms = at
+        self.send(
+            "item/started",
+            {
+                "item": dump(item),
+                "threadId": self.thread_id,
+                "turnId": turn_id or self._state.turn_id(),
+                "startedAtMs": at,
+            },
+        )
+
+    def item_completed(self, item: ThreadItem, turn_id: str | None = None) -> None:
+        at = now_ms()
+        item.completed_at_ms = at
+        self.send(
+            "item/completed",
+            {
+                "item": dump(item),
+                "threadId": self.thread_id,
+                "turnId": turn_id or self._state.turn_id(),
+                "contentTokenCount": None,
+                "completedAtMs": at,
+            },
+        )
+
+    def error(self, error: TurnError, turn_id: str, *, will_retry: bool) -> None:
+        """The v2 `error` notification for a `TurnError`; final for the turn unless the
+        engine will retry."""
+        self.send(
+            "error",
+            {
+                "error": dump(error),
+                "willRetry": will_retry,
+                "threadId": self.thread_id,
+                "turnId": turn_id,
+            },
+        )
+
+    def warning(self, message: str) -> None:
+        self.send("warning", {"message": message, "threadId": self.thread_id})

@@ -1,0 +1,412 @@
+"""Samples of the method families beyond the core thread and turn methods (threads' history,
+config edits, files, search, MCP servers, providers, settings, feedback), merged into the
+request and notification samples that are checked against the reference schema."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from codex_lsp.protocol import policy
+from codex_lsp.protocol import v2_common as com
+from codex_lsp.protocol import v2_config_write as cw
+from codex_lsp.protocol import v2_feedback as fb
+from codex_lsp.protocol import v2_fs as fs
+from codex_lsp.protocol import v2_items as it
+from codex_lsp.protocol import v2_mcp as mcp
+from codex_lsp.protocol import v2_providers as pr
+from codex_lsp.protocol import v2_search as se
+from codex_lsp.protocol import v2_settings as st
+from codex_lsp.protocol import v2_thread_ops as to
+from tests.protocol.test_v2_items import item_variants, thread, turn
+
+_CURSOR = '{"threadId":"t1","turnId":"turn1","includeAnchor":false}'
+_TEXT = it.TextUserInput(text="also this", text_elements=[])
+_MATCH = se.FuzzyFileSearchResult(
+    root="/repo",
+    path="src/config.py",
+    match_type="file",
+    file_name="config.py",
+    score=9,
+    indices=[4, 5, 6, 7],
+)
+
+REQUEST_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
+    "thread/turns/list": [
+        (
+            to.ThreadTurnsListParams(thread_id="t1", limit=1, sort_direction="asc"),
+            to.ThreadTurnsListResponse(
+                data=[turn(items=item_variants(), items_view="full")],
+                next_cursor=_CURSOR,
+                backwards_cursor=_CURSOR,
+            ),
+        ),
+        (to.ThreadTurnsListParams(thread_id="t1"), to.ThreadTurnsListResponse(data=[])),
+    ],
+    "thread/items/list": [
+        (
+            to.ThreadItemsListParams(
+                thread_id="t1",
+                turn_id="turn1",
+                cursor=to.ItemThreadItemsListAnchor(item_id="u1"),
+                sort_direction="desc",
+            ),
+            to.ThreadItemsListResponse(
+                data=[to.ThreadItemEntry(turn_id="turn1", item=item_variants()[0])],
+                backwards_cursor=_CURSOR,
+            ),
+        ),
+        (
+            to.ThreadItemsListParams(thread_id="t1", cursor=_CURSOR, limit=5),
+            to.ThreadItemsListResponse(data=[]),
+        ),
+    ],
+    "thread/loaded/list": [
+        (to.ThreadLoadedListParams(), to.ThreadLoadedListResponse(data=["t1", "t2"]))
+    ],
+    "thread/unsubscribe": [
+        (
+            to.ThreadUnsubscribeParams(thread_id="t1"),
+            to.ThreadUnsubscribeResponse(status="unsubscribed"),
+        )
+    ],
+    "thread/delete": [(to.ThreadDeleteParams(thread_id="t1"), to.ThreadDeleteResponse())],
+    "thread/metadata/update": [
+        (
+            to.ThreadMetadataUpdateParams(
+                thread_id="t1", git_info=to.ThreadMetadataGitInfoUpdateParams(branch="feat")
+            ),
+            to.ThreadMetadataUpdateResponse(thread=thread(git_info=com.GitInfo(branch="feat"))),
+        )
+    ],
+    "thread/compact/start": [
+        (to.ThreadCompactStartParams(thread_id="t1"), to.ThreadCompactStartResponse())
+    ],
+    "thread/inject_items": [
+        (
+            to.ThreadInjectItemsParams(
+                thread_id="t1",
+                items=[{"type": "message", "role": "user", "content": []}],
+            ),
+            to.ThreadInjectItemsResponse(),
+        )
+    ],
+    "thread/revert": [
+        (
+            to.ThreadRevertParams(thread_id="t1", before_turn_id="turn2"),
+            to.ThreadRevertResponse(
+                thread=thread(), turns_backwards_cursor=_CURSOR, items_backwards_cursor=_CURSOR
+            ),
+        )
+    ],
+    "turn/steer": [
+        (
+            to.TurnSteerParams(thread_id="t1", input=[_TEXT], expected_turn_id="turn1"),
+            to.TurnSteerResponse(turn_id="turn1"),
+        )
+    ],
+    "config/value/write": [
+        (
+            cw.ConfigValueWriteParams(key_path="model", value="gpt-5", merge_strategy="replace"),
+            cw.ConfigWriteResponse(
+                status="ok", version="sha256:00", file_path="/home/u/.codex-lsp/config.toml"
+            ),
+        )
+    ],
+    "config/batchWrite": [
+        (
+            cw.ConfigBatchWriteParams(
+                edits=[
+                    cw.ConfigEdit(key_path="a.b", value={"c": 1}, merge_strategy="upsert"),
+                    cw.ConfigEdit(key_path="model", value=None, merge_strategy="replace"),
+                ],
+                expected_version="sha256:00",
+            ),
+            cw.ConfigWriteResponse(status="ok", version="sha256:11", file_path="/h/config.toml"),
+        )
+    ],
+    "config/mcpServer/reload": [(cw.McpServerRefreshParams(), cw.McpServerRefreshResponse())],
+    "configRequirements/read": [
+        (cw.ConfigRequirementsReadParams(), cw.ConfigRequirementsReadResponse())
+    ],
+    "fs/readFile": [(fs.FsReadFileParams(path="/a"), fs.FsReadFileResponse(data_base64="aGk="))],
+    "fs/writeFile": [
+        (fs.FsWriteFileParams(path="/a", data_base64="aGk="), fs.FsWriteFileResponse())
+    ],
+    "fs/createDirectory": [
+        (fs.FsCreateDirectoryParams(path="/d", recursive=False), fs.FsCreateDirectoryResponse())
+    ],
+    "fs/getMetadata": [
+        (
+            fs.FsGetMetadataParams(path="/a"),
+            fs.FsGetMetadataResponse(
+                is_directory=False,
+                is_file=True,
+                is_symlink=False,
+                created_at_ms=0,
+                modified_at_ms=1,
+            ),
+        )
+    ],
+    "fs/readDirectory": [
+        (
+            fs.FsReadDirectoryParams(path="/d"),
+            fs.FsReadDirectoryResponse(
+                entries=[fs.FsReadDirectoryEntry(file_name="a", is_directory=False, is_file=True)]
+            ),
+        )
+    ],
+    "fs/remove": [(fs.FsRemoveParams(path="/d", force=False), fs.FsRemoveResponse())],
+    "fs/copy": [
+        (
+            fs.FsCopyParams(source_path="/a", destination_path="/b", recursive=True),
+            fs.FsCopyResponse(),
+        )
+    ],
+    "fs/watch": [(fs.FsWatchParams(watch_id="w", path="/a"), fs.FsWatchResponse(path="/a"))],
+    "fs/unwatch": [(fs.FsUnwatchParams(watch_id="w"), fs.FsUnwatchResponse())],
+    "fuzzyFileSearch": [
+        (
+            se.FuzzyFileSearchParams(query="conf", roots=["/repo"]),
+            se.FuzzyFileSearchResponse(files=[_MATCH]),
+        )
+    ],
+}
+
+_TOOL = {"name": "add", "description": "Add.", "inputSchema": {"type": "object"}}
+_GATEWAY = pr.ModelProviderSummary(
+    id="gw",
+    name="Gateway",
+    can_edit=True,
+    base_url="https://gw.example/v1",
+    settings=pr.CustomGatewayProviderSettings(
+        auth=pr.EnvironmentVariableGatewayAuth(env_key="GW_KEY")
+    ),
+)
+
+REQUEST_SAMPLES.update(
+    {
+        "mcpServerStatus/list": [
+            (
+                mcp.ListMcpServerStatusParams(thread_id="t1", detail="toolsAndAuthOnly", limit=1),
+                mcp.ListMcpServerStatusResponse(
+                    data=[
+                        mcp.McpServerStatus(
+                            name="tests",
+                            auth_status="unsupported",
+                            tools={"add": _TOOL},
+                            resources=[{"uri": "memo://a", "name": "a"}],
+                            resource_templates=[{"uriTemplate": "memo://{x}", "name": "x"}],
+                            runtime_status="connected",
+                            server_info=mcp.McpServerInfo(name="tests", version="1"),
+                            server_capabilities={"tools": {}},
+                        ),
+                        mcp.McpServerStatus(
+                            name="ghost",
+                            auth_status="unsupported",
+                            tools={},
+                            resources=[],
+                            resource_templates=[],
+                            tools_error="command not found",
+                        ),
+                    ],
+                    next_cursor="1",
+                ),
+            ),
+            (mcp.ListMcpServerStatusParams(), mcp.ListMcpServerStatusResponse(data=[])),
+        ],
+        "mcpServer/tool/call": [
+            (
+                mcp.McpServerToolCallParams(
+                    thread_id="t1", server="tests", tool="add", arguments={"a": 1}
+                ),
+                mcp.McpServerToolCallResponse(
+                    content=[{"type": "text", "text": "1"}],
+                    structured_content={"result": 1},
+                    is_error=False,
+                ),
+            )
+        ],
+        "mcpServer/resource/read": [
+            (
+                mcp.McpResourceReadParams(server="tests", uri="memo://a"),
+                mcp.McpResourceReadResponse(
+                    contents=[
+                        {"uri": "memo://a", "mimeType": "text/plain", "text": "hi"},
+                        {"uri": "memo://b", "blob": "aGk="},
+                    ]
+                ),
+            )
+        ],
+        "modelProvider/list": [
+            (
+                pr.ModelProviderListParams(),
+                pr.ModelProviderListResponse(
+                    data=[
+                        pr.ModelProviderSummary(
+                            id="openai",
+                            name="OpenAI",
+                            can_edit=False,
+                            settings=pr.OpenaiProviderSettings(),
+                        ),
+                        _GATEWAY,
+                        pr.ModelProviderSummary(
+                            id="local",
+                            name="Local",
+                            can_edit=True,
+                            settings=pr.CustomGatewayProviderSettings(
+                                auth=pr.ExternallyConfiguredGatewayAuth()
+                            ),
+                        ),
+                    ],
+                    default_provider_id="gw",
+                    can_change_default=True,
+                ),
+            )
+        ],
+        "modelProvider/capabilities/read": [
+            (
+                pr.ModelProviderCapabilitiesReadParams(),
+                pr.ModelProviderCapabilitiesReadResponse(web_search=True, image_generation=False),
+            )
+        ],
+        "modelProvider/config/write": [
+            (
+                pr.ModelProviderConfigWriteParams(
+                    settings=pr.CustomGatewayProviderSettingsPatch(
+                        type="customGateway", name="Gateway", base_url="https://gw.example/v1"
+                    )
+                ),
+                pr.ModelProviderConfigWriteResponse(provider=_GATEWAY),
+            )
+        ],
+        "skills/config/write": [
+            (
+                st.SkillsConfigWriteParams(enabled=False, name="demo"),
+                st.SkillsConfigWriteResponse(effective_enabled=False),
+            )
+        ],
+        "skills/extraRoots/set": [
+            (
+                st.SkillsExtraRootsSetParams(extra_roots=["/opt/skills"]),
+                st.SkillsExtraRootsSetResponse(),
+            )
+        ],
+        "hooks/list": [
+            (
+                st.HooksListParams(cwds=["/repo"]),
+                st.HooksListResponse(
+                    data=[
+                        st.HooksListEntry(
+                            cwd="/repo",
+                            hooks=[],
+                            warnings=["hooks in /repo/.codex/hooks.json are not run"],
+                            errors=[st.HookErrorInfo(path="/h/hooks.json", message="bad")],
+                        )
+                    ]
+                ),
+            )
+        ],
+        "experimentalFeature/list": [
+            (
+                st.ExperimentalFeatureListParams(limit=1),
+                st.ExperimentalFeatureListResponse(
+                    data=[
+                        st.ExperimentalFeature(
+                            name="subagent_tools",
+                            stage="beta",
+                            enabled=False,
+                            default_enabled=False,
+                            display_name="Subagents",
+                            description="Spawn subagents.",
+                            announcement="",
+                        ),
+                        st.ExperimentalFeature(
+                            name="skills", stage="stable", enabled=True, default_enabled=True
+                        ),
+                    ],
+                    next_cursor="1",
+                ),
+            )
+        ],
+        "experimentalFeature/enablement/set": [
+            (
+                st.ExperimentalFeatureEnablementSetParams(enablement={"skills": False}),
+                st.ExperimentalFeatureEnablementSetResponse(enablement={"skills": False}),
+            )
+        ],
+        "permissionProfile/list": [
+            (
+                st.PermissionProfileListParams(limit=1),
+                st.PermissionProfileListResponse(
+                    data=[
+                        st.PermissionProfileSummary(id=":read-only", allowed=True),
+                        st.PermissionProfileSummary(
+                            id="locked", allowed=True, description="No writes"
+                        ),
+                    ],
+                    next_cursor="1",
+                ),
+            )
+        ],
+        "feedback/save": [
+            (
+                fb.FeedbackSaveParams(
+                    classification="bug",
+                    save_path="/tmp/report.zip",
+                    thread_id="t1",
+                    include_logs=True,
+                    tags={"editor": "vscode"},
+                ),
+                fb.FeedbackSaveResponse(saved_path="/tmp/report.zip", thread_id="t1"),
+            )
+        ],
+    }
+)
+
+_SETTINGS = to.ThreadSettings(
+    cwd="/repo",
+    model="gpt-5",
+    model_provider="openai",
+    approval_policy="on-request",
+    approvals_reviewer="user",
+    sandbox_policy=com.sandbox_policy_to_v2(policy.ReadOnly()),
+    collaboration_mode=to.CollaborationMode(
+        mode="default", settings=to.CollaborationModeSettings(model="gpt-5")
+    ),
+    effort="high",
+)
+
+NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
+    "thread/closed": [to.ThreadClosedNotification(thread_id="t1")],
+    "thread/deleted": [to.ThreadDeletedNotification(thread_id="t1")],
+    "thread/reverted": [to.ThreadRevertedNotification(thread_id="t1")],
+    "thread/compacted": [to.ContextCompactedNotification(thread_id="t1", turn_id="turn1")],
+    "thread/settings/updated": [
+        to.ThreadSettingsUpdatedNotification(thread_id="t1", thread_settings=_SETTINGS)
+    ],
+    "configWarning": [
+        cw.ConfigWarningNotification(
+            summary="bad",
+            details="why",
+            path="/h/config.toml",
+            range=cw.TextRange(
+                start=cw.TextPosition(line=1, column=1), end=cw.TextPosition(line=1, column=2)
+            ),
+        ),
+        cw.ConfigWarningNotification(summary="only a summary"),
+    ],
+    "fs/changed": [fs.FsChangedNotification(watch_id="w", changed_paths=["/a"])],
+    "fuzzyFileSearch/sessionUpdated": [
+        se.FuzzyFileSearchSessionUpdatedNotification(session_id="s", query="c", files=[_MATCH])
+    ],
+    "fuzzyFileSearch/sessionCompleted": [
+        se.FuzzyFileSearchSessionCompletedNotification(session_id="s")
+    ],
+    "mcpServer/startupStatus/updated": [
+        mcp.McpServerStatusUpdatedNotification(name="tests", status="starting", thread_id="t1"),
+        mcp.McpServerStatusUpdatedNotification(
+            name="ghost", status="failed", thread_id="t1", error="not found"
+        ),
+    ],
+    "skills/changed": [st.SkillsChangedNotification()],
+}
