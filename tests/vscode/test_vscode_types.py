@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codex_lsp.appserver.ts_gen import generate_ts
 
-GENERATED = Path(__file__).resolve().parent.parent / "editors" / "vscode" / "src" / "generated"
+GENERATED = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "src" / "generated"
 FIX = "run scripts/generate-vscode-types and commit the result"
 
 
