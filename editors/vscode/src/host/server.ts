@@ -39,6 +39,9 @@ import {
   type InlineRequestMethod,
   type InlineRequestParams,
   type InlineRequestResult,
+  type KnownRequest,
+  type RequestParams,
+  type RequestResults,
 } from '../shared/protocol';
 import * as editorContext from './editorContext';
 import { EDITOR_REQUESTS } from './editorContext';
@@ -304,13 +307,13 @@ export class ServerConnection implements vscode.Disposable {
     });
   }
 
-  /** A v2 method over LSP (`codex/<method>`), or a plain LSP method when `raw`. */
-  async request<R>(method: string, params: unknown, raw = false): Promise<R> {
+  /** The v2 request `method` over LSP (`codex/<method>`), with the params and result v2 types for it. */
+  async request<M extends KnownRequest>(method: M, params: RequestParams<M>): Promise<RequestResults[M]> {
     const client = this.client;
     if (!client || !this.running) {
       throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
     }
-    return client.sendRequest<R>(raw ? method : `codex/${method}`, params);
+    return client.sendRequest<RequestResults[M]>(`codex/${method}`, params);
   }
 
 

@@ -17,12 +17,9 @@ export type {
   LspRange,
   ProblemsContextItem,
   ReasoningEffortOption,
+  ReviewTarget,
   RateLimitWindow,
   ServerNotification,
-  ThreadListResponse as ThreadListResult,
-  ThreadStartResponse as ThreadStartResult,
-  ConfigReadResponse as ConfigReadResult,
-  TurnStartResponse as TurnStartResult,
   TurnTask,
   ThreadTokenUsage as TokenUsage,
   TurnPlanStep as PlanStep,
@@ -31,10 +28,12 @@ export type {
   UserInput,
 } from '../generated';
 
-export type ApprovalPolicy = 'untrusted' | 'on-failure' | 'on-request' | 'never';
-export const APPROVAL_POLICIES: ApprovalPolicy[] = ['untrusted', 'on-failure', 'on-request', 'never'];
+/** An approval policy the picker offers: v2's named ones (a granular policy is config's alone). */
+export type ApprovalPolicy = Exclude<v2.AskForApproval, v2.GranularAskForApproval>;
+export const APPROVAL_POLICIES: ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
 
-export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+/** The efforts the picker knows. v2 types an effort as any string: a model lists its own. */
+export type ReasoningEffort = v2.ReasoningEffort & ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh');
 export const REASONING_EFFORTS: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'xhigh'];
 
 /** The decisions this client gives: the plain ones both approval requests take. */
@@ -72,9 +71,6 @@ export type Turn = Pick<v2.Turn, 'id' | 'status'> & Partial<Omit<v2.Turn, 'id' |
 /** A thread as the chat keeps it (the list, `open`): only `id` is sure. */
 export type Thread = Pick<v2.Thread, 'id'> & Partial<Omit<v2.Thread, 'id' | 'turns'>> & { turns?: Turn[] };
 
-/** A `turn/startTask`: start a turn on a task, with the editor context and the pickers' choices. */
-export type TurnStartTaskParams = Omit<v2.TurnStartTaskParams, keyof TurnOverrides> & TurnOverrides;
-
 /** Usage windows as the chat keeps them: updates are sparse, so each may be missing. */
 export type RateLimits = Partial<Pick<v2.RateLimitSnapshot, 'primary' | 'secondary'>>;
 
@@ -96,9 +92,14 @@ export type UserInputParams = v2.ToolRequestUserInputParams;
 
 export type InlineRequestParams = ApprovalParams | UserInputParams;
 
-export type UserInputAnswers = Record<string, { answers: string[] }>;
+/** The answers to a `requestUserInput`, by question id. */
+export type UserInputAnswers = NonNullable<v2.ToolRequestUserInputResponse['answers']>;
 
-export type InlineRequestResult = { decision: Decision } | { answers: UserInputAnswers };
+/** What the chat answers an inline request with. */
+export type InlineRequestResult =
+  | v2.CommandExecutionRequestApprovalResponse
+  | v2.FileChangeRequestApprovalResponse
+  | v2.ToolRequestUserInputResponse;
 
 /** The server requests the chat renders inline, by their v2 method. */
 export const COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
@@ -108,11 +109,34 @@ export const INLINE_REQUESTS = [COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INP
 export type InlineRequestMethod = (typeof INLINE_REQUESTS)[number];
 
 /** The per-turn choices of `turn/start` and `turn/startTask` that the pickers set. */
-export interface TurnOverrides {
-  model?: string;
-  effort?: ReasoningEffort;
-  approvalPolicy?: ApprovalPolicy | string;
+export type TurnOverrides = Pick<v2.TurnStartParams, 'model' | 'effort' | 'approvalPolicy'>;
+
+// -- requests -----------------------------------------------------------------------------
+
+/** The v2 methods a client calls, each the LSP request `codex/<method>`. */
+export type RequestMethod = v2.ClientRequest['method'];
+
+/** The params of the request `M`, as the generated `ClientRequest` union types them. */
+export type RequestParams<M extends RequestMethod> = Extract<v2.ClientRequest, { method: M }>['params'];
+
+/** The result of each request the extension makes (the bindings type results by name only). */
+export interface RequestResults {
+  'thread/start': v2.ThreadStartResponse;
+  'thread/resume': v2.ThreadResumeResponse;
+  'thread/list': v2.ThreadListResponse;
+  'thread/archive': v2.ThreadArchiveResponse;
+  'thread/delete': v2.ThreadDeleteResponse;
+  'thread/name/set': v2.ThreadSetNameResponse;
+  'turn/start': v2.TurnStartResponse;
+  'turn/startTask': v2.TurnStartResponse;
+  'turn/interrupt': v2.TurnInterruptResponse;
+  'review/start': v2.ReviewStartResponse;
+  'model/list': v2.ModelListResponse;
+  'config/read': v2.ConfigReadResponse;
 }
+
+/** A request the extension makes: a v2 method whose result it knows. */
+export type KnownRequest = keyof RequestResults & RequestMethod;
 
 // -- notifications ------------------------------------------------------------------------
 
@@ -175,5 +199,6 @@ export type FollowedNotification = Extract<Notification, { method: FollowedMetho
  * params its protocol type says, so the params are taken as that type.
  */
 export function followedNotification(method: FollowedMethod, params: unknown): FollowedNotification {
-  return { method, params } as FollowedNotification;
+  // A notification without params is read as one whose fields are all absent.
+  return { method, params: params ?? {} } as FollowedNotification;
 }

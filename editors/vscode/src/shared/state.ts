@@ -289,7 +289,6 @@ export function visibleRequests(state: ChatState): PendingRequest[] {
   return state.requests.filter((r) => r.threadId === id);
 }
 
-/** The item a pending request is about, when the conversation has it. */
 /** The item `itemId` of the conversation shown, when it is of type `type`. */
 export function findItem<T extends ThreadItemType>(
   state: ChatState,

@@ -106,6 +106,12 @@ describe('toolbar, thread list, usage', () => {
     assert.match(html, /<option value="never" selected>/);
   });
 
+  it('offers the approval policies v2 takes', () => {
+    const html = renderToolbar(initialState());
+    const offered = [...html.matchAll(/<option value="([^"]+)"[^>]*>Approvals:/g)].map((m) => m[1]);
+    assert.deepEqual(offered, ['untrusted', 'on-request', 'never']);
+  });
+
   it('lists threads with open and archive actions, escaped', () => {
     const s = reduce(initialState(), { type: 'threads', threads: [{ id: 'a"b', preview: EVIL, updatedAt: 0 }] });
     const html = renderThreadList(s);

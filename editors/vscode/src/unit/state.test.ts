@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FollowedMethod } from '../shared/protocol';
+import { type FollowedMethod, followedNotification } from '../shared/protocol';
 import { type Action, type ChatState, initialState, MAX_NOTICES, MAX_OUTPUT_CHARS, reduce } from '../shared/state';
 import { fields, notification } from './wire';
 
@@ -172,6 +172,15 @@ describe('reduce: threads, requests, notices', () => {
       notification('account/rateLimits/updated', { rateLimits: { primary: { usedPercent: 12 } } }),
     ]);
     assert.deepEqual(s.rateLimits, { primary: { usedPercent: 12 }, secondary: { usedPercent: 2 } });
+  });
+
+  it('takes a notification that came without params as one with no fields', () => {
+    const s = run([
+      { type: 'notify', ...followedNotification('account/rateLimits/updated', null) },
+      { type: 'notify', ...followedNotification('warning', undefined) },
+    ]);
+    assert.deepEqual(s.rateLimits, {});
+    assert.equal(s.notices.at(-1)?.kind, 'warning');
   });
 
   it('keeps the last few notices, errors and retries apart', () => {
