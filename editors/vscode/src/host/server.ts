@@ -36,8 +36,8 @@ import {
   FOLLOWED_NOTIFICATIONS,
   followedNotification,
   INLINE_REQUESTS,
-  type InlineRequestMethod,
-  type InlineRequestParams,
+  type InlineRequest,
+  inlineRequest,
   type InlineRequestResult,
   type KnownRequest,
   type RequestParams,
@@ -55,11 +55,7 @@ const OUTPUT_TAIL_CHARS = 2000;
 /** How long a failed start waits for the process to report its exit code. */
 const EXIT_WAIT_MS = 3000;
 
-export type InlineRequestHandler = (
-  method: InlineRequestMethod,
-  params: InlineRequestParams,
-  token: vscode.CancellationToken,
-) => Promise<InlineRequestResult>;
+export type InlineRequestHandler = (request: InlineRequest, token: vscode.CancellationToken) => Promise<InlineRequestResult>;
 
 interface ExitInfo {
   code: number | null;
@@ -233,9 +229,9 @@ export class ServerConnection implements vscode.Disposable {
       );
     }
     for (const method of INLINE_REQUESTS) {
-      client.onRequest(`codex/${method}`, (params: InlineRequestParams, token: vscode.CancellationToken) => {
+      client.onRequest(`codex/${method}`, (params: unknown, token: vscode.CancellationToken) => {
         if (!this.inlineRequestHandler) throw new Error('the chat is not ready for approvals');
-        return this.inlineRequestHandler(method, params, token);
+        return this.inlineRequestHandler(inlineRequest(method, params), token);
       });
     }
     client.onDidChangeState((e) => {

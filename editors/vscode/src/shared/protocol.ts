@@ -77,22 +77,31 @@ export type RateLimits = Partial<Pick<v2.RateLimitSnapshot, 'primary' | 'seconda
 export type UserInputQuestion = v2.ToolRequestUserInputQuestion;
 
 /**
- * The params of either approval request, read field by field (the request's method says which).
- * `codexLsp.changes` is codex-lsp's own addition: the patch's diffs, which the `fileChange` item
- * announced by `item/started` carries too.
+ * A server request the chat shows inline, discriminated by its v2 method. A file-change
+ * approval's diffs come in `codexLsp.changes` (codex-lsp's own addition; the `fileChange` item
+ * announced by `item/started` carries them too), or at the top level from older codex-lsp servers.
  */
-export type ApprovalParams = Pick<v2.FileChangeRequestApprovalParams, 'threadId' | 'turnId' | 'itemId'> &
-  Partial<v2.CommandExecutionRequestApprovalParams> &
-  Partial<v2.FileChangeRequestApprovalParams> & {
-    /** Older codex-lsp servers sent the diffs at the top level. */
-    changes?: FileUpdateChange[] | null;
-  };
+export type InlineRequest =
+  | { method: typeof COMMAND_APPROVAL; params: v2.CommandExecutionRequestApprovalParams }
+  | { method: typeof FILE_CHANGE_APPROVAL; params: v2.FileChangeRequestApprovalParams & { changes?: FileUpdateChange[] | null } }
+  | { method: typeof USER_INPUT; params: v2.ToolRequestUserInputParams };
+
+/**
+ * Where JSON from the wire becomes a typed inline request: the server sends each method with the
+ * params its protocol type says, so the params are taken as that type.
+ */
+export function inlineRequest(method: InlineRequestMethod, params: unknown): InlineRequest {
+  return { method, params } as InlineRequest;
+}
+
+/** The inline request of one method. */
+export type InlineRequestOf<M extends InlineRequestMethod> = Extract<InlineRequest, { method: M }>;
+
+/** Either approval request. */
+export type ApprovalRequest = InlineRequestOf<typeof COMMAND_APPROVAL | typeof FILE_CHANGE_APPROVAL>;
 
 export type UserInputParams = v2.ToolRequestUserInputParams;
 
-export type InlineRequestParams = ApprovalParams | UserInputParams;
-
-/** The answers to a `requestUserInput`, by question id. */
 export type UserInputAnswers = NonNullable<v2.ToolRequestUserInputResponse['answers']>;
 
 /** What the chat answers an inline request with. */

@@ -9,8 +9,7 @@
 import { notify } from './notify';
 import type {
   FollowedNotification,
-  InlineRequestMethod,
-  InlineRequestParams,
+  InlineRequest,
   LspRange,
   ModelInfo,
   PlanStep,
@@ -54,15 +53,13 @@ export interface Conversation {
   tokenUsage?: TokenUsage;
 }
 
-/** A server request waiting for the user: an approval or a question. */
-export interface PendingRequest {
+/** A server request waiting for the user: an approval or a question, by its method. */
+export type PendingRequest = InlineRequest & {
   key: string;
-  method: InlineRequestMethod;
   threadId: string;
   turnId?: string;
   itemId?: string;
-  params: InlineRequestParams;
-}
+};
 
 export interface Notice {
   id: number;
@@ -115,7 +112,7 @@ export type Action =
   | { type: 'close' }
   | { type: 'userText'; text: string }
   | ({ type: 'notify' } & FollowedNotification)
-  | { type: 'request'; key: string; method: InlineRequestMethod; params: InlineRequestParams }
+  | ({ type: 'request'; key: string } & InlineRequest)
   | { type: 'requestDone'; key: string }
   | { type: 'attach'; attachment: Attachment }
   | { type: 'detach'; id: string }
@@ -233,14 +230,13 @@ export function reduce(state: ChatState, action: Action): ChatState {
       };
     }
     case 'request': {
-      const params = action.params;
+      const { type: _, ...inline } = action;
+      const params = inline.params;
       const request: PendingRequest = {
-        key: action.key,
-        method: action.method,
+        ...inline,
         threadId: params.threadId ?? '',
         turnId: params.turnId,
         itemId: params.itemId,
-        params,
       };
       return { ...state, requests: [...state.requests.filter((r) => r.key !== action.key), request] };
     }

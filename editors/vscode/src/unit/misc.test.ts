@@ -4,7 +4,7 @@ import { describeCommand, LAUNCHER_PROBE, parseLauncher, serverCommand, warmServ
 import type { FollowedMethod } from '../shared/protocol';
 import { type Action, type ChatState, initialState, reduce } from '../shared/state';
 import { statusText } from '../shared/status';
-import { notification } from './wire';
+import { notification, request } from './wire';
 
 describe('serverCommand', () => {
   it('runs the module with python3 by default', () => {
@@ -73,7 +73,7 @@ describe('status bar text', () => {
     assert.equal(statusText(s).text, '$(loading~spin) Codex Thinking');
     s = reduce(s, n('item/started', { turnId: 'u', item: { type: 'commandExecution', id: 'c', command: 'pytest -q', status: 'inProgress' } }));
     assert.equal(statusText(s).text, '$(terminal) Codex Running pytest -q');
-    s = reduce(s, { type: 'request', key: 'k', method: 'item/commandExecution/requestApproval', params: { threadId: 't', turnId: 'u', itemId: 'c' } });
+    s = reduce(s, request('k', 'item/commandExecution/requestApproval', { threadId: 't', turnId: 'u', itemId: 'c' }));
     const waiting = statusText(s);
     assert.equal(waiting.text, '$(bell-dot) Codex Waiting for approval');
     assert.equal(waiting.attention, true);

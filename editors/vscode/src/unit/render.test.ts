@@ -4,7 +4,7 @@ import { formatCount, formatRateLimits, formatTokenUsage } from '../shared/forma
 import { renderChips, renderConversation, renderItem, renderNotices, renderThreadList, renderToolbar, renderUsage, shortPath } from '../shared/render';
 import type { RateLimits, ThreadItem, TokenUsage } from '../shared/protocol';
 import { type Action, initialState, reduce } from '../shared/state';
-import { notification, sparse } from './wire';
+import { notification, request, sparse } from './wire';
 
 const EVIL = '<img src=x onerror=alert(1)>"\'';
 
@@ -59,8 +59,8 @@ describe('renderConversation', () => {
     { type: 'open', thread: { id: 't', preview: EVIL, turns: [] } },
     notification('turn/started', { threadId: 't', turn: { id: 'u' } }),
     notification('item/started', { threadId: 't', turnId: 'u', item: { type: 'commandExecution', id: 'c1', command: 'rm -rf build', cwd: '/w', status: 'inProgress' } }),
-    { type: 'request', key: 'k1', method: 'item/commandExecution/requestApproval', params: { threadId: 't', turnId: 'u', itemId: 'c1', reason: EVIL } },
-    { type: 'request', key: 'k2', method: 'item/tool/requestUserInput', params: { threadId: 't', turnId: 'u', itemId: 'q', questions: [{ id: 'color', header: 'Pick', question: EVIL, options: [{ label: 'Red', description: 'warm' }, { label: EVIL, description: '' }] }] } },
+    request('k1', 'item/commandExecution/requestApproval', { threadId: 't', turnId: 'u', itemId: 'c1', reason: EVIL }),
+    request('k2', 'item/tool/requestUserInput', { threadId: 't', turnId: 'u', itemId: 'q', questions: [{ id: 'color', header: 'Pick', question: EVIL, options: [{ label: 'Red', description: 'warm' }, { label: EVIL, description: '' }] }] }),
     notification('turn/plan/updated', { threadId: 't', turnId: 'u', plan: [{ step: 'Look', status: 'completed' }, { step: 'Fix', status: 'inProgress' }] }),
   ];
   const state = actions.reduce(reduce, initialState());
@@ -182,12 +182,7 @@ describe('a server that sends every absent field as null', () => {
     let s = reduce(initialState(), { type: 'threads', threads: [{ id: 't', name: null, preview: null, cwd: null } as unknown as { id: string }] });
     assert.doesNotMatch(renderThreadList(s), /null/);
     s = reduce(s, { type: 'open', thread: { id: 't', name: null, cwd: null, turns: [{ id: 'u', status: 'inProgress', items: null, error: null }] } as unknown as { id: string } });
-    s = reduce(s, {
-      type: 'request',
-      key: 'k',
-      method: 'item/fileChange/requestApproval',
-      params: { threadId: 't', turnId: 'u', itemId: 'f', reason: null, grantRoot: null, changes: null, availableDecisions: null },
-    });
+    s = reduce(s, request('k', 'item/fileChange/requestApproval', { threadId: 't', turnId: 'u', itemId: 'f', reason: null, grantRoot: null, changes: null, availableDecisions: null }));
     const html = renderConversation(s).map((b) => b.html).join('');
     assert.doesNotMatch(html, /null/);
     assert.match(html, /Apply the proposed change\?/);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type FollowedMethod, followedNotification } from '../shared/protocol';
 import { type Action, type ChatState, initialState, MAX_NOTICES, MAX_OUTPUT_CHARS, reduce } from '../shared/state';
-import { fields, notification } from './wire';
+import { fields, notification, request } from './wire';
 
 function run(actions: Action[], start: ChatState = initialState()): ChatState {
   return actions.reduce(reduce, start);
@@ -156,8 +156,8 @@ describe('reduce: threads, requests, notices', () => {
   it('adds and removes pending requests, and drops them when their turn ends', () => {
     let s = run([
       open,
-      { type: 'request', key: 'r1', method: 'item/commandExecution/requestApproval', params: { threadId: 't1', turnId: 'u1', itemId: 'c1' } },
-      { type: 'request', key: 'r2', method: 'item/tool/requestUserInput', params: { threadId: 't1', turnId: 'u2', itemId: 'q', questions: [] } },
+      request('r1', 'item/commandExecution/requestApproval', { threadId: 't1', turnId: 'u1', itemId: 'c1' }),
+      request('r2', 'item/tool/requestUserInput', { threadId: 't1', turnId: 'u2', itemId: 'q', questions: [] }),
     ]);
     assert.deepEqual(s.requests.map((r) => r.key), ['r1', 'r2']);
     s = reduce(s, { type: 'requestDone', key: 'r2' });

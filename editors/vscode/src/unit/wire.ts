@@ -4,12 +4,23 @@
  * tests build partial payloads and take them as the types the reducer receives, as the wire does.
  */
 
-import { type FollowedMethod, followedNotification, type ThreadItem } from '../shared/protocol';
+import {
+  type FollowedMethod,
+  followedNotification,
+  type InlineRequestMethod,
+  inlineRequest,
+  type ThreadItem,
+} from '../shared/protocol';
 import type { Action } from '../shared/state';
 
 /** The `notify` action for `method` with these params. */
 export function notification(method: FollowedMethod, params: object): Action {
   return { type: 'notify', ...followedNotification(method, params) };
+}
+
+/** The `request` action for a server request `method` with these params, waiting as `key`. */
+export function request(key: string, method: InlineRequestMethod, params: object): Action {
+  return { type: 'request', key, ...inlineRequest(method, params) };
 }
 
 /** A partial value taken as the protocol type `T`. */
