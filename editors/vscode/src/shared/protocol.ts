@@ -102,6 +102,7 @@ export type ApprovalRequest = InlineRequestOf<typeof COMMAND_APPROVAL | typeof F
 
 export type UserInputParams = v2.ToolRequestUserInputParams;
 
+/** The answers to a `requestUserInput`, by question id. */
 export type UserInputAnswers = NonNullable<v2.ToolRequestUserInputResponse['answers']>;
 
 /** What the chat answers an inline request with. */
@@ -144,8 +145,11 @@ export interface RequestResults {
   'config/read': v2.ConfigReadResponse;
 }
 
+/** A name that must be a v2 method: a misspelt key of `RequestResults` fails the type check. */
+type V2Method<M extends RequestMethod> = M;
+
 /** A request the extension makes: a v2 method whose result it knows. */
-export type KnownRequest = keyof RequestResults & RequestMethod;
+export type KnownRequest = V2Method<keyof RequestResults>;
 
 // -- notifications ------------------------------------------------------------------------
 
