@@ -2,10 +2,10 @@
 
 import type { Config } from "./Config";
 import type { ConfigLayer } from "./ConfigLayer";
-import type { codex_lsp__protocol__v2_config__ConfigLayerMetadata } from "./codex_lsp__protocol__v2_config__ConfigLayerMetadata";
+import type { ConfigLayerMetadata } from "./ConfigLayerMetadata";
 
 export type ConfigReadResponse = {
   config: Config;
-  origins?: { [key in string]?: codex_lsp__protocol__v2_config__ConfigLayerMetadata };
+  origins?: { [key in string]?: ConfigLayerMetadata };
   layers: Array<ConfigLayer> | null;
 };

@@ -2,7 +2,7 @@
 
 import type { ConfigLayerSource } from "./ConfigLayerSource";
 
-export type codex_lsp__protocol__v2_config__ConfigLayerMetadata = {
+export type ConfigLayerMetadata = {
   name: ConfigLayerSource;
   version: string;
 };
