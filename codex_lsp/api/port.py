@@ -20,11 +20,13 @@ from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.workspace import Workspace
 
 # JSON-RPC error codes the API raises; doors put them on the wire as they are.
-from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR as INTERNAL_ERROR
-from codex_lsp.protocol.jsonrpc import INVALID_PARAMS as INVALID_PARAMS
-from codex_lsp.protocol.jsonrpc import INVALID_REQUEST as INVALID_REQUEST
-from codex_lsp.protocol.jsonrpc import METHOD_NOT_FOUND as METHOD_NOT_FOUND
-from codex_lsp.protocol.jsonrpc import PARSE_ERROR as PARSE_ERROR
+from codex_lsp.protocol.jsonrpc import (
+    INTERNAL_ERROR as INTERNAL_ERROR,
+    INVALID_PARAMS as INVALID_PARAMS,
+    INVALID_REQUEST as INVALID_REQUEST,
+    METHOD_NOT_FOUND as METHOD_NOT_FOUND,
+    PARSE_ERROR as PARSE_ERROR,
+)
 from codex_lsp.protocol.v2_requests import ServerRequestParams
 
 
