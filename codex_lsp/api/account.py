@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from codex_lsp.api.convert import invalid, plan_type
 from codex_lsp.api.port import INTERNAL_ERROR, ApiError
 from codex_lsp.protocol.v2_account import (
@@ -32,6 +34,10 @@ from codex_lsp.protocol.v2_account import (
     LoginAccountResponse,
     RateLimitSnapshot,
 )
+from codex_lsp.protocol.v2_notifications import (
+    AccountLoginCompletedNotification,
+    AccountUpdatedNotification,
+)
 from codex_lsp.store.auth import AuthError, AuthStore
 
 if TYPE_CHECKING:
@@ -39,7 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Notify = Callable[[str, dict[str, Any]], None]
+Notify = Callable[[str, BaseModel], None]
 
 
 class Accounts:
@@ -77,8 +83,8 @@ class Accounts:
                 self._store.login_api_key(request.api_key)
             except AuthError as err:
                 raise invalid("apiKey", str(err)) from None
-            self._notify("account/login/completed", {"success": True})
-            self._notify("account/updated", {"authMode": "apikey"})
+            self._notify("account/login/completed", AccountLoginCompletedNotification(success=True))
+            self._notify("account/updated", AccountUpdatedNotification(auth_mode="apikey"))
             return LoginAccountResponse(ApiKeyLoginAccountResponse())
         if isinstance(request, ChatgptLoginAccountParams):
             return LoginAccountResponse(self._browser_login())
@@ -105,18 +111,18 @@ class Accounts:
 
     def _login_completed(self, login_id: str, success: bool, error: str | None) -> None:
         self._logins.pop(login_id, None)
-        params: dict[str, Any] = {"loginId": login_id, "success": success}
-        if error is not None:
-            params["error"] = error
-        self._notify("account/login/completed", params)
+        completed = AccountLoginCompletedNotification(
+            login_id=login_id, success=success, error=error
+        )
+        self._notify("account/login/completed", completed)
         if success:
-            update: dict[str, Any] = {"authMode": "chatgpt"}
+            update = AccountUpdatedNotification(auth_mode="chatgpt")
             try:
                 info = self._store.read()
             except AuthError:
                 info = None
             if info is not None and info.plan_type:
-                update["planType"] = plan_type(info.plan_type)
+                update.plan_type = plan_type(info.plan_type)
             self._notify("account/updated", update)
 
     def cancel(self, params: CancelLoginAccountParams) -> CancelLoginAccountResponse:
@@ -132,7 +138,7 @@ class Accounts:
             raise ApiError(
                 INTERNAL_ERROR, f"cannot remove {self._store.path}: {err.strerror}"
             ) from None
-        self._notify("account/updated", {})
+        self._notify("account/updated", AccountUpdatedNotification())
 
     def rate_limits(self) -> GetAccountRateLimitsResponse:
         # Limits arrive with model responses; before the first one nothing is known yet.

@@ -4,7 +4,8 @@ Each request waits in its own task, so a client that never answers holds up only
 asked; other threads, and other requests, go on. When the turn ends first (interrupted, replaced)
 its waiting requests are cancelled: the door then tells the client the request was resolved.
 
-A client error, a malformed answer or a closed connection counts as `decline`: the turn goes on
+The door reads the client's answer into the request's result model; a client error, an
+answer that does not fit that model or a closed connection counts as `decline`: the turn goes on
 without the command or patch, which is the safe reading of "no answer", and it is logged.
 
 An MCP tool call's approval is asked as `item/tool/requestUserInput` on its `mcpToolCall` item,
@@ -27,13 +28,12 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 import anyio
-from pydantic import ValidationError
 
 from codex_lsp.api.convert import command_actions, command_string, now_ms
-from codex_lsp.api.port import ClientPort
+from codex_lsp.api.port import Answer, ClientPort
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.decisions import ReviewDecision
-from codex_lsp.protocol.editor import declined_hunks
+from codex_lsp.protocol.editor import FileChangeApprovalAnswer
 from codex_lsp.protocol.ops import (
     ExecApproval,
     HunkRef,
@@ -42,7 +42,6 @@ from codex_lsp.protocol.ops import (
     UserInputAnswer,
     UserInputAnswerEntry,
 )
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import FileUpdateChange
 from codex_lsp.protocol.v2_requests import (
     AcceptWithExecpolicyAmendmentDecision,
@@ -54,7 +53,7 @@ from codex_lsp.protocol.v2_requests import (
     ExecpolicyAmendment,
     FileChangeApprovalDecision,
     FileChangeRequestApprovalParams,
-    FileChangeRequestApprovalResponse,
+    ServerRequestParams,
     ToolRequestUserInputOption,
     ToolRequestUserInputParams,
     ToolRequestUserInputQuestion,
@@ -124,7 +123,10 @@ def proposed_execpolicy_amendment(argv: Sequence[str]) -> list[str] | None:
 
 def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApprovalDecision]:
     """What the client may answer to a command approval, in the order to offer it."""
-    decisions: list[CommandExecutionApprovalDecision] = ["accept", "acceptForSession"]
+    decisions: list[CommandExecutionApprovalDecision] = [
+        ReviewDecision.APPROVED.v2,
+        ReviewDecision.APPROVED_FOR_SESSION.v2,
+    ]
     if amendment is not None:
         decisions.append(
             AcceptWithExecpolicyAmendmentDecision(
@@ -133,7 +135,7 @@ def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApp
                 )
             )
         )
-    decisions += ["decline", "cancel"]
+    decisions += [ReviewDecision.DENIED.v2, ReviewDecision.ABORT.v2]
     return decisions
 
 
@@ -173,14 +175,17 @@ class ApprovalRouter:
             available_decisions=available_decisions(amendment),
         )
 
-        def answer(result: dict[str, Any] | None) -> Op:
-            decision = self._decision(
-                CommandExecutionRequestApprovalResponse, result, event.call_id
-            )
+        def answer(result: CommandExecutionRequestApprovalResponse | None) -> Op:
+            decision = ReviewDecision.DENIED if result is None else core_decision(result.decision)
             return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
 
         self._ask(
-            turn_id, APPROVAL_FLAG, "item/commandExecution/requestApproval", dump(params), answer
+            turn_id,
+            APPROVAL_FLAG,
+            "item/commandExecution/requestApproval",
+            params,
+            CommandExecutionRequestApprovalResponse,
+            answer,
         )
 
     def ask_patch(
@@ -196,16 +201,21 @@ class ApprovalRouter:
             codex_lsp=CodexLspApprovalExtras(changes=diffs),
         )
 
-        def answer(result: dict[str, Any] | None) -> Op:
-            decision = self._decision(FileChangeRequestApprovalResponse, result, event.call_id)
-            declined = declined_hunks(result)
-            if declined is None:
-                log.warning("unreadable declinedHunks for %s; declining", event.call_id)
+        def answer(result: FileChangeApprovalAnswer | None) -> Op:
+            if result is None:
                 return PatchApproval(id=event.call_id, decision=ReviewDecision.DENIED)
-            refs = [HunkRef(path=hunk.path, index=hunk.index) for hunk in declined]
+            refs = [HunkRef(path=hunk.path, index=hunk.index) for hunk in result.declined_hunks]
+            decision = core_decision(result.decision)
             return PatchApproval(id=event.call_id, decision=decision, declined_hunks=refs)
 
-        self._ask(turn_id, APPROVAL_FLAG, "item/fileChange/requestApproval", dump(params), answer)
+        self._ask(
+            turn_id,
+            APPROVAL_FLAG,
+            "item/fileChange/requestApproval",
+            params,
+            FileChangeApprovalAnswer,
+            answer,
+        )
 
     def ask_user_input(self, turn_id: str, event: ev.RequestUserInputEvent) -> None:
         params = ToolRequestUserInputParams(
@@ -215,19 +225,23 @@ class ApprovalRouter:
             questions=[_question(raw) for raw in event.questions],
         )
 
-        def answer(result: dict[str, Any] | None) -> Op:
-            answers: dict[str, UserInputAnswerEntry] = {}
-            try:
-                parsed = ToolRequestUserInputResponse.model_validate(result or {})
-            except ValidationError as err:
-                log.warning("malformed answer to question %s: %s", event.call_id, err)
-            else:
-                for question_id, entry in parsed.answers.items():
-                    answers[question_id] = UserInputAnswerEntry(selected=list(entry.answers))
+        def answer(result: ToolRequestUserInputResponse | None) -> Op:
+            # No answer (an error, a malformed one) answers no question.
+            answers = {
+                question_id: UserInputAnswerEntry(selected=list(entry.answers))
+                for question_id, entry in (result.answers.items() if result is not None else ())
+            }
             # The engine waits for the answers of a turn under the turn's id.
             return UserInputAnswer(id=turn_id, answers=answers)
 
-        self._ask(turn_id, INPUT_FLAG, "item/tool/requestUserInput", dump(params), answer)
+        self._ask(
+            turn_id,
+            INPUT_FLAG,
+            "item/tool/requestUserInput",
+            params,
+            ToolRequestUserInputResponse,
+            answer,
+        )
 
     def ask_mcp_tool(
         self, turn_id: str, event: ev.ExecApprovalRequestEvent, server: str, tool: str
@@ -249,15 +263,9 @@ class ApprovalRouter:
             questions=[question],
         )
 
-        def answer(result: dict[str, Any] | None) -> Op:
-            chosen: list[str] = []
-            try:
-                parsed = ToolRequestUserInputResponse.model_validate(result or {})
-            except ValidationError as err:
-                log.warning("malformed answer to MCP approval %s: %s", event.call_id, err)
-            else:
-                entry = parsed.answers.get(question_id)
-                chosen = list(entry.answers) if entry is not None else []
+        def answer(result: ToolRequestUserInputResponse | None) -> Op:
+            entry = result.answers.get(question_id) if result is not None else None
+            chosen = list(entry.answers) if entry is not None else []
             # Anything but a known choice (no answer, free text) is the safe reading: decline.
             decision = next(
                 (MCP_APPROVAL_OPTIONS[c][0] for c in chosen if c in MCP_APPROVAL_OPTIONS),
@@ -265,7 +273,14 @@ class ApprovalRouter:
             )
             return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
 
-        self._ask(turn_id, APPROVAL_FLAG, "item/tool/requestUserInput", dump(params), answer)
+        self._ask(
+            turn_id,
+            APPROVAL_FLAG,
+            "item/tool/requestUserInput",
+            params,
+            ToolRequestUserInputResponse,
+            answer,
+        )
 
     def turn_ended(self, turn_id: str) -> None:
         for scope in self._scopes.pop(turn_id, set()):
@@ -282,9 +297,12 @@ class ApprovalRouter:
         turn_id: str,
         flag: ThreadActiveFlag,
         method: str,
-        params: dict[str, Any],
-        answer: Callable[[dict[str, Any] | None], Op],
+        params: ServerRequestParams,
+        result: type[Answer],
+        answer: Callable[[Answer | None], Op],
     ) -> None:
+        """Ask the client `method`; its result, read as `result` (None when it failed or did
+        not fit), becomes the op `answer` makes of it."""
         scope = anyio.CancelScope()
         self._scopes.setdefault(turn_id, set()).add(scope)
         # The thread shows it waits on the client now, before the caller announces the item
@@ -293,35 +311,20 @@ class ApprovalRouter:
 
         async def run() -> None:
             with scope:
+                answered: Answer | None
                 try:
-                    result = await self._client.request(method, params)
-                except Exception as err:  # an error answer or a dead connection: decline
-                    log.warning(
-                        "%s for %s failed (%s); declining", method, params.get("itemId"), err
-                    )
-                    result = None
+                    answered = await self._client.request(method, params, result)
+                except Exception as err:  # an error or malformed answer, a dead connection
+                    log.warning("%s for %s failed (%s); declining", method, params.item_id, err)
+                    answered = None
                 finally:
                     self._waiting(flag, -1)
                     scopes = self._scopes.get(turn_id)
                     if scopes is not None:
                         scopes.discard(scope)
-                await self._submit(answer(result))
+                await self._submit(answer(answered))
 
         self._spawn(run)
-
-    @staticmethod
-    def _decision(
-        model: type[CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse],
-        result: dict[str, Any] | None,
-        call_id: str,
-    ) -> ReviewDecision:
-        if result is None:
-            return ReviewDecision.DENIED
-        try:
-            return core_decision(model.model_validate(result).decision)
-        except ValidationError as err:
-            log.warning("malformed approval answer for %s (%s); declining", call_id, err)
-            return ReviewDecision.DENIED
 
 
 def _question(raw: dict[str, Any]) -> ToolRequestUserInputQuestion:

@@ -50,7 +50,7 @@ from codex_lsp.protocol.v2_commands import (
     CommandExecWriteParams,
     ThreadShellCommandParams,
 )
-from codex_lsp.protocol.v2_common import CoreSandboxPolicy, dump, sandbox_policy_from_v2
+from codex_lsp.protocol.v2_common import CoreSandboxPolicy, sandbox_policy_from_v2
 from codex_lsp.sandbox import SandboxUnavailable, wrap_command
 from codex_lsp.store.config import Config
 from codex_lsp.store.home import new_thread_id
@@ -181,13 +181,11 @@ class CommandExecutor:
             if streaming and process_id is not None and (kept or newly_capped):
                 self._client.notify(
                     "command/exec/outputDelta",
-                    dump(
-                        CommandExecOutputDeltaNotification(
-                            process_id=process_id,
-                            stream=stream,
-                            delta_base64=base64.b64encode(kept).decode("ascii"),
-                            cap_reached=capped.reached,
-                        )
+                    CommandExecOutputDeltaNotification(
+                        process_id=process_id,
+                        stream=stream,
+                        delta_base64=base64.b64encode(kept).decode("ascii"),
+                        cap_reached=capped.reached,
                     ),
                 )
 

@@ -21,7 +21,6 @@ from codex_lsp.api.convert import invalid
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.protocol.ops import RefreshMcpServers
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_config_write import (
     ConfigBatchWriteParams,
     ConfigEdit,
@@ -207,4 +206,4 @@ def _announce_warnings(ctx: ApiContext) -> None:
         log.exception("checking config.toml for warnings failed")
         return
     for warning in warnings:
-        ctx.after_response("configWarning", dump(warning))
+        ctx.after_response("configWarning", warning)

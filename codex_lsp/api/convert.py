@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from typing import Any, get_args
 
 from codex_lsp.api.port import INVALID_PARAMS, ApiError
-from codex_lsp.protocol import inputs as core_inputs
-from codex_lsp.protocol import policy
+from codex_lsp.protocol import inputs as core_inputs, policy
 from codex_lsp.protocol.v2_account import RateLimitSnapshot, RateLimitWindow
 from codex_lsp.protocol.v2_common import (
     GranularAskForApproval,

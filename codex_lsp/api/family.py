@@ -31,7 +31,7 @@ class ApiContext:
     client: ClientPort
     services: Callable[[], EngineServices]
     """The server's engine services (config, home), loaded on first use."""
-    after_response: Callable[[str, dict[str, Any]], None]
+    after_response: Callable[[str, BaseModel], None]
     """Send a notification once the current request's response is out."""
     after_response_call: Callable[[Callable[[], None]], None]
     host: Callable[[], Awaitable[TaskGroup]]

@@ -16,7 +16,6 @@ from watchfiles import awatch
 
 from codex_lsp.api.family import ApiContext
 from codex_lsp.api.port import INTERNAL_ERROR, INVALID_REQUEST, ApiError
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_fs import FsChangedNotification, FsWatchResponse
 
 log = logging.getLogger(__name__)
@@ -82,7 +81,7 @@ class FsWatches:
                     paths = [p for p in paths if Path(p) == only]
                 if paths and not stop.is_set():
                     notice = FsChangedNotification(watch_id=watch_id, changed_paths=paths)
-                    self._ctx.client.notify("fs/changed", dump(notice))
+                    self._ctx.client.notify("fs/changed", notice)
         except Exception:
             log.exception("watching %s failed", directory)
         finally:

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import BaseModel
 
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_search import (
     FuzzyFileSearchResponse,
     FuzzyFileSearchResult,
@@ -211,8 +211,8 @@ class FuzzySearch:
                     FuzzyFileSearchSessionCompletedNotification(session_id=session.session_id),
                 )
 
-    def _notify(self, method: str, notice: Any) -> None:
-        self._ctx.client.notify(method, dump(notice))
+    def _notify(self, method: str, notice: BaseModel) -> None:
+        self._ctx.client.notify(method, notice)
 
 
 def handlers(ctx: ApiContext) -> dict[str, Handler]:

@@ -17,10 +17,10 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 from anyio.abc import TaskStatus
+from pydantic import BaseModel
 
 from codex_lsp.api.approvals import ApprovalRouter, Spawn
 from codex_lsp.api.convert import token_usage
@@ -32,7 +32,6 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.events import ErrorEvent, Event, SessionConfiguredEvent
 from codex_lsp.protocol.ops import ConfigureSession, Op
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_notifications import ThreadTokenUsageUpdatedNotification
 from codex_lsp.protocol.v2_threads import SessionSource, ThreadActiveFlag
 
@@ -103,7 +102,7 @@ class LoadedThread:
             raise
         return await self.replies.wait(sub_id)
 
-    def usage_report(self) -> dict[str, Any] | None:
+    def usage_report(self) -> ThreadTokenUsageUpdatedNotification | None:
         """`thread/tokenUsage/updated` params for the thread's usage so far, None without any."""
         session = self.codex.session
         turn_id = self.last_turn_id or (self.map.active_turn_id if self.map else None)
@@ -111,10 +110,9 @@ class LoadedThread:
             return None
         info = session.token_count_event().info
         assert info is not None
-        report = ThreadTokenUsageUpdatedNotification(
+        return ThreadTokenUsageUpdatedNotification(
             thread_id=self.thread_id, turn_id=turn_id, token_usage=token_usage(info)
         )
-        return dump(report)
 
     def release(self, sub_id: str) -> None:
         """Let the map have the events held for `sub_id` (and those still to come)."""
@@ -193,7 +191,7 @@ class LoadedThread:
             mcp_servers=frozenset(self.services.config.mcp_servers),
         )
 
-    def _notify(self, method: str, params: dict[str, Any]) -> None:
+    def _notify(self, method: str, params: BaseModel) -> None:
         if self.subscribed:
             self.client.notify(method, params)
 

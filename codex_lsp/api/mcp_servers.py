@@ -33,8 +33,8 @@ from codex_lsp.protocol.v2_mcp import (
     McpServerToolCallParams,
     McpServerToolCallResponse,
 )
-from codex_lsp.store.config import McpServerConfig
 from codex_lsp.store.config_errors import ConfigError
+from codex_lsp.store.config_mcp import McpServerConfig
 
 if TYPE_CHECKING:
     from mcp.types import InitializeResult

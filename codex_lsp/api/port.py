@@ -3,24 +3,31 @@
 `ApiServer` (in `codex_lsp.api.server`) is driven by a front door: the door hands it each client
 request as `(method, params)` and gets back the result dict or an `ApiError`. The API talks back
 through a `ClientPort` the door provides: notifications, and requests to the client (approvals,
-questions) whose answers it awaits. The door also chooses the `Workspace` each thread's engine
-reads and writes files through (disk for the app-server, editor buffers for the language server).
+questions) whose answers it awaits. Both go through the port as the v2 params models; the door
+alone turns them into JSON, and reads the client's answers into their result models
+(`read_answer`). The door also chooses the `Workspace` each thread's engine reads and writes
+files through (disk for the app-server, editor buffers for the language server).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel, ValidationError
 
 from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.workspace import Workspace
 
 # JSON-RPC error codes the API raises; doors put them on the wire as they are.
-from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR as INTERNAL_ERROR
-from codex_lsp.protocol.jsonrpc import INVALID_PARAMS as INVALID_PARAMS
-from codex_lsp.protocol.jsonrpc import INVALID_REQUEST as INVALID_REQUEST
-from codex_lsp.protocol.jsonrpc import METHOD_NOT_FOUND as METHOD_NOT_FOUND
-from codex_lsp.protocol.jsonrpc import PARSE_ERROR as PARSE_ERROR
+from codex_lsp.protocol.jsonrpc import (
+    INTERNAL_ERROR as INTERNAL_ERROR,
+    INVALID_PARAMS as INVALID_PARAMS,
+    INVALID_REQUEST as INVALID_REQUEST,
+    METHOD_NOT_FOUND as METHOD_NOT_FOUND,
+    PARSE_ERROR as PARSE_ERROR,
+)
+from codex_lsp.protocol.v2_requests import ServerRequestParams
 
 
 class ApiError(Exception):
@@ -33,15 +40,22 @@ class ApiError(Exception):
         self.data = data
 
 
+Answer = TypeVar("Answer", bound=BaseModel)
+
+
 class ClientPort(Protocol):
     """What the API needs from the door it is served through."""
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        """Send a v2 notification (`turn/started`, `item/agentMessage/delta`, ...)."""
+    def notify(self, method: str, params: BaseModel) -> None:
+        """Send a v2 notification (`turn/started`, `item/agentMessage/delta`, ...); `params`
+        is the model `protocol.v2.notification_model(method)` names."""
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: ServerRequestParams, answer: type[Answer]
+    ) -> Answer:
         """Send a v2 server request (`item/commandExecution/requestApproval`, ...) and
-        return the client's result. Raise `ApiError` if the client answered with an error."""
+        return the client's result read as `answer`. Raise `ApiError` if the client answered
+        with an error, or with a result `answer` cannot read (see `read_answer`)."""
 
     def workspace_for(self, cwd: Path) -> Workspace:
         """The Workspace a thread rooted at `cwd` reads and writes through."""
@@ -54,3 +68,21 @@ class EditorContextSource(Protocol):
 
     def editor_context(self) -> EditorContext | None:
         """The editor to ask, or None when the client did not offer to answer."""
+
+
+def read_answer(method: str, result: object, answer: type[Answer]) -> Answer:
+    """The client's result of the server request `method`, read as `answer`.
+
+    A result that does not fit is the client's error, not ours: `ApiError` says where it is
+    wrong, without echoing what the client sent.
+    """
+    try:
+        return answer.model_validate(result)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in problem['loc']) or 'result'}: {problem['msg']}"
+            for problem in err.errors(include_url=False, include_input=False)
+        )
+        raise ApiError(
+            INVALID_PARAMS, f"the client's answer to {method} is malformed: {problems}"
+        ) from None

@@ -54,9 +54,19 @@ from codex_lsp.protocol.inputs import ReviewOutputEvent
 from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_notifications import (
+    ThreadArchivedNotification,
+    ThreadNameUpdatedNotification,
+    ThreadStartedNotification,
+    ThreadStatusChangedNotification,
+    ThreadUnarchivedNotification,
+)
 from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
+    NotLoadedThreadStatus,
     ThreadForkParams,
+    ThreadResumeParams,
+    ThreadResumeResponse,
     ThreadSetNameParams,
     ThreadStartParams,
     ThreadStartResponse,
@@ -115,6 +125,13 @@ class ApiServer:
     # -- the seam ---------------------------------------------------------------------------
 
     async def handle(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """Serve a client request; its result as wire JSON (`{}` for a method without one)."""
+        result = await self.serve(method, params)
+        return {} if result is None else dump(result)
+
+    async def serve(self, method: str, params: dict[str, Any] | None) -> BaseModel | None:
+        """Serve a client request; its result model (None for a method without one), for a door
+        that acts on results as well as passing them on."""
         handler = self._handlers.get(method)
         if handler is None:
             raise ApiError(METHOD_NOT_FOUND, not_found_message(method))
@@ -126,10 +143,7 @@ class ApiServer:
             parsed = v2.parse_params(method, params)
         except ValidationError as err:
             raise ApiError(INVALID_PARAMS, validation_message(err)) from None
-        result = await handler(parsed, params or {})
-        if result is None:
-            return {}
-        return dump(result)
+        return await handler(parsed, params or {})
 
     async def start_thread(self, params: ThreadStartParams) -> ThreadStartResponse:
         """`thread/start` for a door holding typed params; the thread is announced as usual."""
@@ -223,7 +237,7 @@ class ApiServer:
             await self._stop.wait()
             group.cancel_scope.cancel()
 
-    def _after_response(self, method: str, params: dict[str, Any]) -> None:
+    def _after_response(self, method: str, params: BaseModel) -> None:
         """Send a notification once the current request's response is out: the door writes
         the response as soon as `handle` returns, before the loop runs this callback."""
         asyncio.get_running_loop().call_soon(self._client.notify, method, params)
@@ -236,7 +250,8 @@ class ApiServer:
         """`thread/started` for a new thread (without its copied turns), then what its session
         said while it started (warnings, rebuilt subagents): the client knows it by then."""
         self._after_response(
-            "thread/started", {"thread": dump(self.threads.thread_object(thread, turns=[]))}
+            "thread/started",
+            ThreadStartedNotification(thread=self.threads.thread_object(thread, turns=[])),
         )
         self._after_response_call(thread.replay_startup)
 
@@ -261,11 +276,20 @@ class ApiServer:
         return await self.start_thread(params)
 
     async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
-        response = await self.threads.resume(params, _path(raw))
+        return await self.resume_thread(params, _path(raw))
+
+    async def resume_thread(
+        self, params: ThreadResumeParams, path: str | None = None
+    ) -> ThreadResumeResponse:
+        """`thread/resume` (from the rollout at `path` when given) for a door holding typed
+        params: the thread's status goes out before the answer, its usage so far after it."""
+        response = await self.threads.resume(params, path)
         thread = self.threads.get(response.thread.id)
         # As the reference server: the resumed thread's status before the answer, its usage
         # so far after it.
-        status = {"threadId": thread.thread_id, "status": dump(response.thread.status)}
+        status = ThreadStatusChangedNotification(
+            thread_id=thread.thread_id, status=response.thread.status
+        )
         self._client.notify("thread/status/changed", status)
         usage = thread.usage_report()
         if usage is not None:
@@ -306,14 +330,20 @@ class ApiServer:
         if await self.threads.unload(params.thread_id):
             self._client.notify(
                 "thread/status/changed",
-                {"threadId": params.thread_id, "status": {"type": "notLoaded"}},
+                ThreadStatusChangedNotification(
+                    thread_id=params.thread_id, status=NotLoadedThreadStatus()
+                ),
             )
         await thread_store.archive(self._services().codex_home, params.thread_id)
-        self._after_response("thread/archived", {"threadId": params.thread_id})
+        self._after_response(
+            "thread/archived", ThreadArchivedNotification(thread_id=params.thread_id)
+        )
 
     async def _thread_unarchive(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         thread = await thread_store.unarchive(self._services().codex_home, params.thread_id)
-        self._after_response("thread/unarchived", {"threadId": params.thread_id})
+        self._after_response(
+            "thread/unarchived", ThreadUnarchivedNotification(thread_id=params.thread_id)
+        )
         return v2.result_model("thread/unarchive")(thread=thread)
 
     async def _thread_name_set(self, params: ThreadSetNameParams, _raw: dict[str, Any]) -> None:
@@ -327,7 +357,8 @@ class ApiServer:
             return
         await thread_store.name_stored_thread(self._services().codex_home, params.thread_id, name)
         self._after_response(
-            "thread/name/updated", {"threadId": params.thread_id, "threadName": name}
+            "thread/name/updated",
+            ThreadNameUpdatedNotification(thread_id=params.thread_id, thread_name=name),
         )
 
     async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
@@ -342,6 +373,13 @@ class ApiServer:
     # -- review and skills ------------------------------------------------------------------
 
     async def _review_start(self, params: ReviewStartParams, _raw: dict[str, Any]) -> BaseModel:
+        return await self.start_review(params)
+
+    async def start_review(self, params: ReviewStartParams) -> ReviewStartResponse:
+        """`review/start` for a door holding typed params: inline on the thread, or detached
+        on a fork of it that the client hears of after the answer."""
+        if self._closed:
+            raise ApiError(INVALID_REQUEST, "the server is shutting down")
         thread = self.threads.get(params.thread_id)
         if params.delivery != "detached":
             started = await start_review(thread, params)

@@ -19,7 +19,6 @@ from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.skills import SkillsExtension
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_settings import (
     SkillsChangedNotification,
     SkillsConfigWriteParams,
@@ -77,7 +76,7 @@ class SkillsSettings:
         for thread in self.ctx.threads.loaded.values():
             self._prepare(thread.services)
         # Before the response, as the reference server sends it.
-        self.ctx.client.notify("skills/changed", dump(SkillsChangedNotification()))
+        self.ctx.client.notify("skills/changed", SkillsChangedNotification())
         return SkillsExtraRootsSetResponse()
 
     def _prepare(self, services: EngineServices) -> None:

@@ -10,6 +10,17 @@ from codex_lsp.api import items
 from codex_lsp.api.convert import now_ms
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.v2_items import MessagePhase
+from codex_lsp.protocol.v2_notifications import (
+    ReasoningSummaryPartAddedNotification,
+    ReasoningSummaryTextDeltaNotification,
+    ReasoningTextDeltaNotification,
+)
+
+ReasoningDelta = (
+    ReasoningSummaryTextDeltaNotification
+    | ReasoningSummaryPartAddedNotification
+    | ReasoningTextDeltaNotification
+)
 
 
 class MessageStream:
@@ -46,34 +57,42 @@ class ReasoningStream:
         self.final_content: list[str] = []
         self.started_ms = now_ms()
 
-    def apply(self, msg: Any) -> list[tuple[str, dict[str, Any]]]:
-        """Take one reasoning event; returns the notifications (method, params) it makes."""
+    def apply(
+        self, msg: Any, thread_id: str, turn_id: str
+    ) -> list[tuple[str, ReasoningDelta]]:
+        """Take one reasoning event of the turn `turn_id`; returns the notifications
+        (method, params) it makes."""
         if isinstance(msg, ev.AgentReasoningDeltaEvent):
             _grow(self.summary, msg.summary_index)
             self.summary[msg.summary_index] += msg.delta
-            return [
-                (
-                    "item/reasoning/summaryTextDelta",
-                    {"itemId": self.id, "delta": msg.delta, "summaryIndex": msg.summary_index},
-                )
-            ]
+            summary_delta = ReasoningSummaryTextDeltaNotification(
+                thread_id=thread_id,
+                turn_id=turn_id,
+                item_id=self.id,
+                delta=msg.delta,
+                summary_index=msg.summary_index,
+            )
+            return [("item/reasoning/summaryTextDelta", summary_delta)]
         if isinstance(msg, ev.AgentReasoningSectionBreakEvent):
             _grow(self.summary, msg.summary_index)
-            return [
-                (
-                    "item/reasoning/summaryPartAdded",
-                    {"itemId": self.id, "summaryIndex": msg.summary_index},
-                )
-            ]
+            part = ReasoningSummaryPartAddedNotification(
+                thread_id=thread_id,
+                turn_id=turn_id,
+                item_id=self.id,
+                summary_index=msg.summary_index,
+            )
+            return [("item/reasoning/summaryPartAdded", part)]
         if isinstance(msg, ev.AgentReasoningRawContentDeltaEvent):
             _grow(self.content, msg.content_index)
             self.content[msg.content_index] += msg.delta
-            return [
-                (
-                    "item/reasoning/textDelta",
-                    {"itemId": self.id, "delta": msg.delta, "contentIndex": msg.content_index},
-                )
-            ]
+            text_delta = ReasoningTextDeltaNotification(
+                thread_id=thread_id,
+                turn_id=turn_id,
+                item_id=self.id,
+                delta=msg.delta,
+                content_index=msg.content_index,
+            )
+            return [("item/reasoning/textDelta", text_delta)]
         if isinstance(msg, ev.AgentReasoningEvent):
             self.final_summary.append(msg.text)
         elif isinstance(msg, ev.AgentReasoningRawContentEvent):

@@ -25,22 +25,33 @@ from codex_lsp.engine.history_ops import replacement
 from codex_lsp.protocol.events import ErrorEvent
 from codex_lsp.protocol.events_history import SteerAcceptedEvent
 from codex_lsp.protocol.ops import Compact, InjectItems, RevertToTurn, SteerInput
+from codex_lsp.protocol.v2_notifications import ThreadStatusChangedNotification
 from codex_lsp.protocol.v2_thread_ops import (
+    ThreadClosedNotification,
+    ThreadDeletedNotification,
     ThreadLoadedListParams,
     ThreadLoadedListResponse,
     ThreadMetadataUpdateParams,
     ThreadMetadataUpdateResponse,
+    ThreadRevertedNotification,
     ThreadRevertParams,
     ThreadRevertResponse,
     ThreadUnsubscribeResponse,
     TurnSteerParams,
     TurnSteerResponse,
 )
+from codex_lsp.protocol.v2_threads import NotLoadedThreadStatus
 from codex_lsp.store.history import history_before_turn
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.rollout import COMPACTED, RolloutRecorder, read_rollout
 from codex_lsp.store.rollout_files import find_rollout
 from codex_lsp.store.thread_metadata import record_git
+
+
+def _not_loaded(thread_id: str) -> ThreadStatusChangedNotification:
+    """The thread left memory: its status is `notLoaded` until it is resumed."""
+    return ThreadStatusChangedNotification(thread_id=thread_id, status=NotLoadedThreadStatus())
+
 
 IDLE_UNLOAD_S = float(os.environ.get("CODEX_LSP_THREAD_IDLE_UNLOAD_S", 30 * 60))
 """How long an unsubscribed thread stays loaded without activity (the environment variable is
@@ -98,23 +109,19 @@ class ThreadOps:
             return
         await self.ctx.threads.unload(thread_id)
         client = self.ctx.client
-        client.notify(
-            "thread/status/changed", {"threadId": thread_id, "status": {"type": "notLoaded"}}
-        )
-        client.notify("thread/closed", {"threadId": thread_id})
+        client.notify("thread/status/changed", _not_loaded(thread_id))
+        client.notify("thread/closed", ThreadClosedNotification(thread_id=thread_id))
 
     # -- stored threads ----------------------------------------------------------------------
 
     async def delete(self, thread_id: str) -> None:
         if await self.ctx.threads.unload(thread_id):
-            self.ctx.client.notify(
-                "thread/status/changed", {"threadId": thread_id, "status": {"type": "notLoaded"}}
-            )
+            self.ctx.client.notify("thread/status/changed", _not_loaded(thread_id))
         path = await anyio.to_thread.run_sync(find_rollout, self.home, thread_id)
         if path is None:
             raise ApiError(INVALID_REQUEST, f"no rollout found for thread id {thread_id}")
         await anyio.to_thread.run_sync(path.unlink)
-        self.ctx.after_response("thread/deleted", {"threadId": thread_id})
+        self.ctx.after_response("thread/deleted", ThreadDeletedNotification(thread_id=thread_id))
 
     async def update_metadata(
         self, params: ThreadMetadataUpdateParams
@@ -184,7 +191,9 @@ class ThreadOps:
                 _revert_stored, self.home, params.thread_id, params.before_turn_id, dropped
             )
         thread = await self._read(params.thread_id)
-        self.ctx.after_response("thread/reverted", {"threadId": params.thread_id})
+        self.ctx.after_response(
+            "thread/reverted", ThreadRevertedNotification(thread_id=params.thread_id)
+        )
         kept = turns[: ids.index(params.before_turn_id)]
         last_turn = kept[-1] if kept else None
         last_item = next((t for t in reversed(kept) if t.items), None)

@@ -31,7 +31,7 @@ from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
 from codex_lsp.protocol.inputs import Personality, ReasoningSummary
 from codex_lsp.protocol.ops import Interrupt, UserTurn
-from codex_lsp.protocol.v2_common import approval_policy_to_v2, dump, sandbox_policy_to_v2
+from codex_lsp.protocol.v2_common import approval_policy_to_v2, sandbox_policy_to_v2
 from codex_lsp.protocol.v2_items import UserInput
 from codex_lsp.protocol.v2_thread_ops import (
     CollaborationMode,
@@ -117,7 +117,7 @@ async def submit_turn(
         update = ThreadSettingsUpdatedNotification(
             thread_id=thread.thread_id, thread_settings=settings
         )
-        thread.client.notify("thread/settings/updated", dump(update))
+        thread.client.notify("thread/settings/updated", update)
     # A UUIDv7, like thread ids: unique, and ordered by when the turn began.
     turn_id = new_thread_id()
     thread.map.expect_turn(turn_id, shown)

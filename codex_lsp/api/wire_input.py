@@ -18,8 +18,10 @@ import json
 import re
 from typing import Any
 
-from codex_lsp.protocol.jsonrpc import INVALID_REQUEST as INVALID_REQUEST
-from codex_lsp.protocol.jsonrpc import PARSE_ERROR as PARSE_ERROR
+from codex_lsp.protocol.jsonrpc import (
+    INVALID_REQUEST as INVALID_REQUEST,
+    PARSE_ERROR as PARSE_ERROR,
+)
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MAX_NESTING_DEPTH = 128

@@ -4,6 +4,10 @@ Messages are JSON objects, one per line, without the `jsonrpc` member (the refer
 leaves it out; one a client sends is accepted and ignored). Server-to-client requests get ids of
 their own, counting from 0, and the connection awaits the client's answer to each.
 
+The API hands over notifications and requests as their v2 params models: they become JSON
+here, each written straight from its model (no intermediate dict on the streaming path), and the
+client's answers are read back into the result model the API asked for.
+
 When a request is settled (answered, or dropped because the API gave up on it when its turn
 ended) the client is told with `serverRequest/resolved`: only this door knows the wire id.
 
@@ -21,9 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codex_lsp.api.port import INTERNAL_ERROR, ApiError
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
+from codex_lsp.api.port import INTERNAL_ERROR, Answer, ApiError, read_answer
 from codex_lsp.api.wire_input import clip_error_message
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_notifications import ServerRequestResolvedNotification
+from codex_lsp.protocol.v2_requests import ServerRequestParams
 from codex_lsp.wire.output import Outbox
 
 log = logging.getLogger(__name__)
@@ -63,35 +73,47 @@ class Connection:
 
     # -- ClientPort -------------------------------------------------------------------------
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        if method not in self.opted_out:
-            # The envelope's `emittedAtMs`, as the reference server stamps its notifications.
-            stamp = time.time_ns() // 1_000_000
-            self.send({"method": method, "params": params, "emittedAtMs": stamp})
+    def notify(self, method: str, params: BaseModel) -> None:
+        if method in self.opted_out:
+            return
+        # The envelope's `emittedAtMs`, as the reference server stamps its notifications.
+        stamp = time.time_ns() // 1_000_000
+        try:
+            body = params.__pydantic_serializer__.to_json(params, by_alias=True)
+        except PydanticSerializationError:
+            # What pydantic will not write as JSON (a lone surrogate in a delta) goes the
+            # slower way, which writes what `json` can.
+            self.send({"method": method, "params": dump(params), "emittedAtMs": stamp})
+            return
+        self._writer.write(
+            b'{"method":"%s","params":%s,"emittedAtMs":%d}\n' % (method.encode(), body, stamp)
+        )
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: ServerRequestParams, answer: type[Answer]
+    ) -> Answer:
         if self.closed:
             raise ConnectionClosed()
         request_id = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self.send({"id": request_id, "method": method, "params": params})
+        self.send({"id": request_id, "method": method, "params": dump(params)})
         try:
-            answer = await future
+            response = await future
         finally:
             self._pending.pop(request_id, None)
-            thread_id = params.get("threadId")
-            if isinstance(thread_id, str) and not self.closed:
-                self.notify(
-                    "serverRequest/resolved", {"threadId": thread_id, "requestId": request_id}
+            if not self.closed:
+                resolved = ServerRequestResolvedNotification(
+                    thread_id=params.thread_id, request_id=request_id
                 )
-        error = answer.get("error")
+                self.notify("serverRequest/resolved", resolved)
+        error = response.get("error")
         if error is not None:
             code = error.get("code") if isinstance(error, dict) else None
             message = error.get("message") if isinstance(error, dict) else None
             raise ApiError(code if isinstance(code, int) else INTERNAL_ERROR, str(message or error))
-        result = answer.get("result")
-        return result if isinstance(result, dict) else {}
+        result = response.get("result")
+        return read_answer(method, result if isinstance(result, dict) else {}, answer)
 
     def backlog(self) -> int:
         """Messages written but not yet taken by the client: how far behind it reads."""

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codex_lsp.cli.main import add_config_arguments
+from codex_lsp.cli.arguments import add_config_arguments
 
 if TYPE_CHECKING:
     from codex_lsp.appserver.early_initialize import EarlyInitialize

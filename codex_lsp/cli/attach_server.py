@@ -8,8 +8,7 @@ The launcher (`appserver/attach.py`) runs `main` in a fresh interpreter; the ser
 from __future__ import annotations
 
 from codex_lsp.appserver import daemon
-from codex_lsp.cli.main import build_parser
-from codex_lsp.cli.main import main as cli_main
+from codex_lsp.cli.main import build_parser, main as cli_main
 
 SESSION_ENTRY = daemon.SessionEntry(
     # Building the parser imports every command's module, `app-server`'s among them.

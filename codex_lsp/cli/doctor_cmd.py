@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from codex_lsp import __version__
-from codex_lsp.cli.main import add_config_arguments
+from codex_lsp.cli.arguments import add_config_arguments
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

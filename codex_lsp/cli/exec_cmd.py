@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from codex_lsp.cli.main import add_config_arguments
+from codex_lsp.cli.arguments import add_config_arguments
 
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from codex_lsp.cli.main import add_config_arguments
+from codex_lsp.cli.arguments import add_config_arguments
 
 if TYPE_CHECKING:
     from codex_lsp.store.config import Config

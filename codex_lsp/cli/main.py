@@ -49,21 +49,6 @@ def _add_optional(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     module.add_parser(commands)
 
 
-def add_config_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options every engine-backed command shares."""
-    parser.add_argument(
-        "-c",
-        "--config",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config.toml key (dotted path)",
-    )
-    parser.add_argument("-p", "--profile", help="use [profiles.NAME] from config.toml")
-    parser.add_argument("-m", "--model", help="model to use")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if _wants_attach(arguments):
@@ -73,6 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return attach([arg for arg in arguments if arg != "--attach"])
     parser = build_parser()
     args = parser.parse_args(arguments)
+    rerun = getattr(args, "rerun", None)
+    if rerun is not None:
+        # `record COMMAND ...`: the recorded command's own line, with recording turned on.
+        command = rerun(args)
+        return main(command) if command is not None else 2
     if not getattr(args, "run", None):
         parser.print_help()
         return 2

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from codex_lsp.cli.main import add_config_arguments
+from codex_lsp.cli.arguments import add_config_arguments
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

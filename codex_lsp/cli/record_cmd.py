@@ -29,7 +29,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="COMMAND ...",
         help=f"the command to run and its arguments ({', '.join(RECORDABLE)}); default: serve",
     )
-    record.set_defaults(run=run_record)
+    record.set_defaults(rerun=recorded_command)
 
     replay = commands.add_parser(
         "replay", help="run a recorded thread again offline against its recording"
@@ -41,15 +41,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     replay.set_defaults(run=run_replay)
 
 
-def run_record(args: argparse.Namespace) -> int:
-    from codex_lsp.cli.main import main
-
+def recorded_command(args: argparse.Namespace) -> list[str] | None:
+    """The command line `record` runs, or None (said why) when it cannot be recorded."""
     recorded = list(args.recorded) or ["serve"]
     command, rest = recorded[0], recorded[1:]
     if command not in RECORDABLE:
         print(f"error: record runs one of {', '.join(RECORDABLE)}, not {command!r}")
-        return 2
-    return main([command, "-c", FEATURE_ON, *rest])
+        return None
+    return [command, "-c", FEATURE_ON, *rest]
 
 
 def run_replay(args: argparse.Namespace) -> int:

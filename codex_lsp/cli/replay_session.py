@@ -23,6 +23,7 @@ from codex_lsp.model.recording import (
     recording_path,
     rollout_path,
 )
+from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.store.rollout import read_rollout
 
 # Fields that differ from run to run without the thread being any different.
@@ -49,7 +50,7 @@ class RecordedThread:
     turns: list[RecordedTurn]
     events: list[dict[str, Any]]
     # Call id -> the decision that let the call through or stopped it.
-    decisions: dict[str, str] = field(default_factory=dict)
+    decisions: dict[str, ReviewDecision] = field(default_factory=dict)
 
 
 def locate(file: Path) -> tuple[Path, Path]:
@@ -95,12 +96,13 @@ def _turns(events: list[dict[str, Any]]) -> list[RecordedTurn]:
     return turns
 
 
-def _decisions(events: list[dict[str, Any]]) -> dict[str, str]:
-    decisions: dict[str, str] = {}
+def _decisions(events: list[dict[str, Any]]) -> dict[str, ReviewDecision]:
+    decisions: dict[str, ReviewDecision] = {}
     for event in events:
         if event.get("type") in ("exec_command_end", "patch_apply_end"):
             declined = event.get("status") == "declined"
-            decisions[str(event.get("call_id"))] = "denied" if declined else "approved"
+            decision = ReviewDecision.DENIED if declined else ReviewDecision.APPROVED
+            decisions[str(event.get("call_id"))] = decision
     return decisions
 
 
@@ -227,10 +229,10 @@ async def _run(home: Path, thread: RecordedThread, cwd: Path) -> list[dict[str, 
                         persisted.append(sanitize_event(payload))
                     msg = event.msg
                     if isinstance(msg, ExecApprovalRequestEvent):
-                        decision: Any = thread.decisions.get(msg.call_id, "denied")
+                        decision = thread.decisions.get(msg.call_id, ReviewDecision.DENIED)
                         await codex.submit(ExecApproval(id=msg.call_id, decision=decision))
                     elif isinstance(msg, ApplyPatchApprovalRequestEvent):
-                        decision = thread.decisions.get(msg.call_id, "denied")
+                        decision = thread.decisions.get(msg.call_id, ReviewDecision.DENIED)
                         await codex.submit(PatchApproval(id=msg.call_id, decision=decision))
                     elif msg.type in END_EVENTS and event.id == sub_id:
                         break

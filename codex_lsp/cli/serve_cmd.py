@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from codex_lsp.cli.main import add_config_arguments
+from codex_lsp.cli.arguments import add_config_arguments
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.engine_host import EngineOptions

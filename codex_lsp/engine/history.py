@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codex_lsp.store.history import message_text
-from codex_lsp.store.history import user_message_item as user_message
+from codex_lsp.store.history import message_text, user_message_item as user_message
 
 CALL_TYPES = {
     "function_call": "function_call_output",

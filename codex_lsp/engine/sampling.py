@@ -27,8 +27,10 @@ from codex_lsp.model import (
     ResponseEvent,
     backoff_delay,
 )
-from codex_lsp.model.events import RateLimitSnapshot as HeaderRateLimits
-from codex_lsp.model.events import RateLimitWindow as HeaderRateLimitWindow
+from codex_lsp.model.events import (
+    RateLimitSnapshot as HeaderRateLimits,
+    RateLimitWindow as HeaderRateLimitWindow,
+)
 from codex_lsp.protocol.events import (
     AgentMessageDeltaEvent,
     AgentMessageEvent,

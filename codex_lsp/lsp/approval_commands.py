@@ -32,6 +32,7 @@ from codex_lsp.lsp.pending_approvals import (
     UnknownEntryError,
 )
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.decisions import ReviewDecision
 
 if TYPE_CHECKING:
     from codex_lsp.engine.approvals import RememberedApproval
@@ -87,14 +88,17 @@ class ApprovalCommands:
     def approve(self, *arguments: object) -> dict[str, str]:
         options = command_options(APPROVE, arguments)
         entry = self._entry(APPROVE, options, "approval")
-        decision = "acceptForSession" if _flag(options, "forSession", APPROVE) else "accept"
+        for_session = _flag(options, "forSession", APPROVE)
+        chosen = ReviewDecision.APPROVED_FOR_SESSION if for_session else ReviewDecision.APPROVED
+        decision = chosen.v2
         self._pending.answer(entry, decision)
         return {"id": entry.id, "decision": decision}
 
     def deny(self, *arguments: object) -> dict[str, str]:
         options = command_options(DENY, arguments)
         entry = self._entry(DENY, options, "approval")
-        decision = "cancel" if _flag(options, "stopTurn", DENY) else "decline"
+        chosen = ReviewDecision.ABORT if _flag(options, "stopTurn", DENY) else ReviewDecision.DENIED
+        decision = chosen.v2
         self._pending.answer(entry, decision)
         return {"id": entry.id, "decision": decision}
 

@@ -29,18 +29,24 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pydantic import BaseModel
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp.lsp.pending_approvals import Choice, EntryKind, PendingApprovals
 from codex_lsp.protocol.decisions import ReviewDecision, V2Decision
 from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_items import FileUpdateChange, UpdatePatchChangeKind
+from codex_lsp.protocol.v2_notifications import ServerRequestResolvedNotification
+from codex_lsp.protocol.v2_requests import (
+    CommandExecutionRequestApprovalParams,
+    FileChangeRequestApprovalParams,
+    ServerRequestParams,
+    ToolRequestUserInputParams,
+)
 
 logger = logging.getLogger(__name__)
-
-COMMAND_APPROVAL = "item/commandExecution/requestApproval"
-FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval"
-USER_INPUT = "item/tool/requestUserInput"
 
 APPROVE = "Approve"
 APPROVE_FOR_SESSION = "Approve for session"
@@ -91,21 +97,23 @@ def script_of(command: str) -> str:
     return command
 
 
-def command_message(params: dict[str, Any]) -> str:
+def command_message(params: CommandExecutionRequestApprovalParams) -> str:
     """The prompt text for `item/commandExecution/requestApproval`."""
-    lines = ["Codex wants to run a command:", f"$ {params.get('command') or '(unknown command)'}"]
-    if params.get("cwd"):
-        lines.append(f"in {params['cwd']}")
-    network = params.get("networkApprovalContext")
-    if isinstance(network, dict) and network.get("host"):
-        lines.append(f"It needs network access to {network['host']} ({network.get('protocol')}).")
-    if params.get("reason"):
-        lines.append(f"Reason: {params['reason']}")
+    lines = ["Codex wants to run a command:", f"$ {params.command or '(unknown command)'}"]
+    if params.cwd:
+        lines.append(f"in {params.cwd}")
+    network = params.network_approval_context
+    if network is not None and network.host:
+        lines.append(f"It needs network access to {network.host} ({network.protocol}).")
+    if params.reason:
+        lines.append(f"Reason: {params.reason}")
     return "\n".join(lines)
 
 
 def file_change_message(
-    params: dict[str, Any], changes: list[dict[str, Any]] | None, cwd: Path | None
+    params: FileChangeRequestApprovalParams,
+    changes: list[FileUpdateChange] | None,
+    cwd: Path | None,
 ) -> str:
     """The prompt text for `item/fileChange/requestApproval`: files, reason, a short diff."""
     changes = changes or []
@@ -116,18 +124,15 @@ def file_change_message(
     else:
         lines = ["Codex wants to apply a patch."]
     for change in changes:
-        kind = change.get("kind") or {}
-        kind_type = kind.get("type") if isinstance(kind, dict) else str(kind)
-        shown = _relative(str(change.get("path", "")), cwd)
-        move = kind.get("movePath") if isinstance(kind, dict) else None
-        if move:
-            shown += f" -> {_relative(str(move), cwd)}"
-        lines.append(f"  {KIND_LETTERS.get(str(kind_type), '?')} {shown}")
-    if params.get("reason"):
-        lines.append(f"Reason: {params['reason']}")
-    if params.get("grantRoot"):
-        lines.append(f"It also asks to write anywhere under {params['grantRoot']}.")
-    diff_lines = [line for change in changes for line in str(change.get("diff") or "").splitlines()]
+        shown = _relative(change.path, cwd)
+        if isinstance(change.kind, UpdatePatchChangeKind) and change.kind.move_path:
+            shown += f" -> {_relative(change.kind.move_path, cwd)}"
+        lines.append(f"  {KIND_LETTERS[change.kind.type]} {shown}")
+    if params.reason:
+        lines.append(f"Reason: {params.reason}")
+    if params.grant_root:
+        lines.append(f"It also asks to write anywhere under {params.grant_root}.")
+    diff_lines = [line for change in changes for line in change.diff.splitlines()]
     if diff_lines:
         lines.append("")
         lines.extend(diff_lines[:DIFF_PREVIEW_LINES])
@@ -137,9 +142,9 @@ def file_change_message(
     return "\n".join(lines)
 
 
-def change_summary(changes: list[dict[str, Any]] | None, cwd: Path | None) -> str:
+def change_summary(changes: list[FileUpdateChange] | None, cwd: Path | None) -> str:
     """A short name for a file change: the files it touches."""
-    names = [_relative(str(change.get("path", "")), cwd) for change in changes or []]
+    names = [_relative(change.path, cwd) for change in changes or []]
     if not names:
         return "apply a patch"
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
@@ -160,6 +165,9 @@ class ApprovalBroker:
     shortens paths in prompts; `file_changes` returns the pending `fileChange` item's changes
     for an approval whose params do not carry them; `notify` sends a v2 notification
     (`serverRequest/resolved`) to the client.
+
+    `ask` returns the editor's result as JSON values; the client port reads it into the
+    request's result model.
     """
 
     def __init__(
@@ -168,9 +176,9 @@ class ApprovalBroker:
         *,
         rich: Callable[[], bool],
         thread_cwd: Callable[[str], Path | None] = lambda _thread: None,
-        file_changes: Callable[[str], list[dict[str, Any]] | None] = lambda _item: None,
+        file_changes: Callable[[str], list[FileUpdateChange] | None] = lambda _item: None,
         pending: PendingApprovals | None = None,
-        notify: Callable[[str, dict[str, Any]], None] = lambda _method, _params: None,
+        notify: Callable[[str, BaseModel], None] = lambda _method, _params: None,
     ) -> None:
         self._server = server
         self._notify = notify
@@ -179,20 +187,20 @@ class ApprovalBroker:
         self._file_changes = file_changes
         self.pending = pending or PendingApprovals()
 
-    async def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if self._rich() or method not in (COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INPUT):
+    async def ask(self, method: str, params: ServerRequestParams) -> object:
+        if self._rich():
             return await self._forward(method, params)
-        if method == USER_INPUT:
+        if isinstance(params, ToolRequestUserInputParams):
             return await self._ask_questions(params)
-        if method == COMMAND_APPROVAL:
+        if isinstance(params, CommandExecutionRequestApprovalParams):
             message = command_message(params)
-            summary = f"run `{script_of(str(params.get('command') or '(unknown command)'))}`"
+            summary = f"run `{script_of(params.command or '(unknown command)')}`"
         else:
-            extras = params.get("codexLsp") or {}
-            changes = extras.get("changes")
+            extras = params.codex_lsp
+            changes = extras.changes if extras is not None else None
             if changes is None:
-                changes = self._file_changes(str(params.get("itemId")))
-            cwd = self._thread_cwd(str(params.get("threadId")))
+                changes = self._file_changes(params.item_id)
+            cwd = self._thread_cwd(params.thread_id)
             message = file_change_message(params, changes, cwd)
             summary = change_summary(changes, cwd)
         if not self.message_requests():
@@ -231,31 +239,28 @@ class ApprovalBroker:
         )
         return await self.pending.wait(entry)
 
-    async def _ask_questions(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def _ask_questions(self, params: ToolRequestUserInputParams) -> dict[str, Any]:
         """One prompt per question, its options as the actions; free-text questions are skipped
         (a message prompt cannot take text) and a dismissal skips the rest."""
         answers: dict[str, dict[str, list[str]]] = {}
-        for question in params.get("questions") or []:
-            options = [o.get("label") for o in question.get("options") or [] if o.get("label")]
+        for question in params.questions:
+            labelled = [option for option in question.options or [] if option.label]
+            options = [option.label for option in labelled]
             if not options:
                 continue
-            lines = [str(question.get("header") or ""), str(question.get("question") or "")]
-            descriptions = [
-                f"{o['label']}: {o['description']}"
-                for o in question.get("options") or []
-                if o.get("label") and o.get("description")
-            ]
+            descriptions = [f"{o.label}: {o.description}" for o in labelled if o.description]
+            lines = [question.header, question.question]
             message = "\n".join([line for line in lines if line] + descriptions)
             if not self.message_requests():
-                summary = str(question.get("header") or question.get("question") or "a question")
+                summary = question.header or question.question or "a question"
                 choices = [Choice(option, option) for option in options]
                 answer = await self._wait_for_command("question", summary, message, choices)
-                answers[str(question.get("id"))] = {"answers": [answer]}
+                answers[question.id] = {"answers": [answer]}
                 continue
             choice = await self._prompt(message, options, types.MessageType.Info)
             if choice is None:
                 break
-            answers[str(question.get("id"))] = {"answers": [choice.title]}
+            answers[question.id] = {"answers": [choice.title]}
         return {"answers": answers}
 
     async def _prompt(
@@ -269,14 +274,15 @@ class ApprovalBroker:
         choice = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
         return choice if isinstance(choice, types.MessageActionItem) else None
 
-    async def _forward(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _forward(self, method: str, params: ServerRequestParams) -> dict[str, Any]:
         msg_id = f"codex-{uuid.uuid4().hex}"
         try:
-            result = await self._request(f"codex/{method}", params, msg_id)
+            result = await self._request(f"codex/{method}", dump(params), msg_id)
         finally:
-            thread_id = params.get("threadId")
-            if isinstance(thread_id, str):
-                self._notify("serverRequest/resolved", {"threadId": thread_id, "requestId": msg_id})
+            resolved = ServerRequestResolvedNotification(
+                thread_id=params.thread_id, request_id=msg_id
+            )
+            self._notify("serverRequest/resolved", resolved)
         if not isinstance(result, dict):
             raise ClientRequestError(
                 INTERNAL_ERROR, f"the editor answered codex/{method} with {result!r}"

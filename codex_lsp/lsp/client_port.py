@@ -1,8 +1,9 @@
 """The API's `ClientPort` over an LSP connection.
 
-v2 notifications go out as `codex/<method>`, and every observer (turn progress, review
-diagnostics, warnings shown as messages) sees each of them afterwards; v2 server requests
-become editor prompts or forwarded `codex/*` requests through the `ApprovalBroker`; every
+v2 notifications go out as `codex/<method>`, written from the API's params model, and every
+observer (turn progress, review diagnostics, warnings shown as messages) is handed that same
+model afterwards; v2 server requests become editor prompts or forwarded `codex/*` requests
+through the `ApprovalBroker`, whose result is read into the request's result model here; every
 thread reads and writes files through the one `EditorWorkspace`, and asks the editor about
 itself through `LspEditorContext` when the client offered to answer.
 
@@ -16,10 +17,15 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from codex_lsp.api.port import INTERNAL_ERROR, ApiError
+from pydantic import BaseModel
+
+from codex_lsp.api.port import INTERNAL_ERROR, Answer, ApiError, read_answer
 from codex_lsp.lsp.approvals import ApprovalBroker, ClientRequestError
+from codex_lsp.protocol.v2_items import FileChangeThreadItem, FileUpdateChange
+from codex_lsp.protocol.v2_notifications import ItemCompletedNotification, ItemStartedNotification
+from codex_lsp.protocol.v2_requests import ServerRequestParams
 
 if TYPE_CHECKING:
     import asyncio
@@ -51,26 +57,29 @@ class LspClientPort:
         self._editor = editor
         # Pending fileChange items by id: an approval prompt shows their diff when the
         # request itself does not carry it.
-        self._file_changes: dict[str, list[dict[str, Any]]] = {}
+        self._file_changes: dict[str, list[FileUpdateChange]] = {}
         self.closed = False
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
+    def notify(self, method: str, params: BaseModel) -> None:
         if self.closed:
             return
         if threading.get_ident() != self._loop_thread:
-            # Engine work done on a worker thread must not write to the stream concurrently.
-            self._loop.call_soon_threadsafe(self.notify, method, params)
+            # Engine work done on a worker thread must not write to the stream concurrently;
+            # the copy is what the API sent now, whatever it changes in its models later.
+            self._loop.call_soon_threadsafe(self.notify, method, params.model_copy(deep=True))
             return
-        self._remember(method, params)
+        self._remember(params)
         try:
-            self._protocol.send_notification(f"codex/{method}", params)
+            self._protocol.send_model_notification(f"codex/{method}", params)
         except Exception:
             logger.warning("could not send codex/%s", method, exc_info=True)
         self._observers.deliver(method, params)
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: ServerRequestParams, answer: type[Answer]
+    ) -> Answer:
         try:
-            return await self._approvals.ask(method, params)
+            result = await self._approvals.ask(method, params)
         except ClientRequestError as err:
             raise ApiError(err.code, err.message, err.data) from None
         except ApiError:
@@ -79,6 +88,7 @@ class LspClientPort:
             # The turn must see a failed request, not a crash of its approval machinery.
             logger.warning("asking the editor (%s) failed", method, exc_info=True)
             raise ApiError(INTERNAL_ERROR, f"could not ask the editor: {err}") from None
+        return read_answer(method, result, answer)
 
     def workspace_for(self, cwd: Path) -> Workspace:
         return self._workspace
@@ -97,16 +107,17 @@ class LspClientPort:
         if outbox is not None:
             await outbox.drained()
 
-    def file_changes(self, item_id: str) -> list[dict[str, Any]] | None:
+    def file_changes(self, item_id: str) -> list[FileUpdateChange] | None:
         return self._file_changes.get(item_id)
 
-    def _remember(self, method: str, params: dict[str, Any]) -> None:
-        if method not in ("item/started", "item/completed"):
+    def _remember(self, params: BaseModel) -> None:
+        """Keep the changes of a pending `fileChange` item until it completes."""
+        if not isinstance(params, ItemStartedNotification | ItemCompletedNotification):
             return
-        item = params.get("item")
-        if not isinstance(item, dict) or item.get("type") != "fileChange":
+        item = params.item
+        if not isinstance(item, FileChangeThreadItem):
             return
-        if method == "item/started":
-            self._file_changes[str(item.get("id"))] = list(item.get("changes") or [])
+        if isinstance(params, ItemStartedNotification):
+            self._file_changes[item.id] = list(item.changes)
         else:
-            self._file_changes.pop(str(item.get("id")), None)
+            self._file_changes.pop(item.id, None)

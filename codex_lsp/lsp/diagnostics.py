@@ -22,7 +22,6 @@ without them.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import os
 from collections.abc import Coroutine
@@ -45,6 +44,7 @@ from codex_lsp.protocol.v2_turns import Turn
 if TYPE_CHECKING:
     from codex_lsp.lsp.observers import NotificationObservers
     from codex_lsp.lsp.server import CodexLanguageServer
+    from codex_lsp.protocol.inputs import ReviewOutputEvent
 
 logger = logging.getLogger(__name__)
 
@@ -59,10 +59,10 @@ Resolution = Literal["fixed", "dismissed"]
 class ReviewSource(Protocol):
     """Where the findings come from and where their settling is remembered (the engine host)."""
 
-    def last_review(self, thread_id: str) -> Any:
-        """The thread's latest finished review (a `ReviewOutputEvent` or its JSON)."""
+    def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
+        """The thread's latest finished review."""
 
-    def resumed_review(self, thread_id: str) -> tuple[str, Any] | None:
+    def resumed_review(self, thread_id: str) -> tuple[str, ReviewOutputEvent] | None:
         """The review a resumed thread had finished before, with its turn id."""
 
     def settled_findings(self, thread_id: str) -> dict[str, Resolution]: ...
@@ -272,8 +272,6 @@ class ReviewDiagnostics:
             self._show_failure((turn.error.message if turn.error else "") or "unknown error")
             return
         output = self._source.last_review(thread_id)
-        if inspect.isawaitable(output):
-            output = await output
         if output is None:
             self._show_failure("its findings could not be read")
             return

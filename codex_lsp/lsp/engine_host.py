@@ -30,8 +30,14 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.client_port import LspClientPort
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
+    from codex_lsp.protocol.inputs import ReviewOutputEvent
     from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
-    from codex_lsp.protocol.v2_turns import TurnStartResponse
+    from codex_lsp.protocol.v2_threads import ThreadResumeResponse
+    from codex_lsp.protocol.v2_turns import (
+        ReviewStartParams,
+        ReviewStartResponse,
+        TurnStartResponse,
+    )
     from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
@@ -144,6 +150,8 @@ class EngineHost:
     async def call(self, method: str, params: Any) -> Any:
         """Serve the v2 method `method`; errors become JSON-RPC errors with the API's code."""
         from codex_lsp.api.port import ApiError
+        from codex_lsp.protocol.v2_common import dump
+        from codex_lsp.protocol.v2_threads import ThreadResumeResponse
 
         api = self._ready()
         if params is not None and not isinstance(params, dict):
@@ -153,12 +161,12 @@ class EngineHost:
         try:
             # What a cold start loads in the background waits while requests are handled.
             with preload.handling():
-                result = await api.handle(method, params)
+                result = await api.serve(method, params)
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
-        if method == "thread/resume":
+        if isinstance(result, ThreadResumeResponse):
             self._resumed(result)
-        return result
+        return {} if result is None else dump(result)
 
     async def start_thread(self, cwd: str) -> str:
         """Start a thread in `cwd`, as `codex/thread/start` would; its id."""
@@ -172,6 +180,16 @@ class EngineHost:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
         return started.thread.id
 
+    async def start_review(self, params: ReviewStartParams) -> ReviewStartResponse:
+        """Start a review, as `codex/review/start` would."""
+        from codex_lsp.api.port import ApiError
+
+        api = self._ready()
+        try:
+            return await api.start_review(params)
+        except ApiError as err:
+            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
+
     async def start_task(self, params: TurnStartTaskParams) -> TurnStartResponse:
         """Start a turn on an editor task, as `codex/turn/startTask` would."""
         from codex_lsp.api.port import ApiError
@@ -182,11 +200,8 @@ class EngineHost:
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
 
-    def _resumed(self, result: dict[str, Any]) -> None:
-        thread = result.get("thread")
-        thread_id = thread.get("id") if isinstance(thread, dict) else None
-        if not isinstance(thread_id, str):
-            return
+    def _resumed(self, response: ThreadResumeResponse) -> None:
+        thread_id = response.thread.id
         for observe in self.resume_observers:
             try:
                 observe(thread_id)
@@ -214,13 +229,13 @@ class EngineHost:
         home = self._options.codex_home or codex_home()
         return dump(initialize_response(parsed, home))
 
-    def last_review(self, thread_id: str) -> Any:
+    def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
         """The structured result of the thread's latest finished review (None if it has none),
         which the v2 items do not carry: the review diagnostics are made from it."""
         api = self.api
         return api.last_review(thread_id) if api is not None else None
 
-    def resumed_review(self, thread_id: str) -> tuple[str, Any] | None:
+    def resumed_review(self, thread_id: str) -> tuple[str, ReviewOutputEvent] | None:
         api = self.api
         return api.resumed_review(thread_id) if api is not None else None
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+
+if TYPE_CHECKING:
+    from codex_lsp.protocol.inputs import ReviewFinding, ReviewOutputEvent
 
 SOURCE = "codex"
 CORRECT = "patch is correct"
@@ -122,61 +125,48 @@ class ReviewVerdict:
 
 
 def verdict_from_output(
-    output: Any, thread_id: str, turn_id: str, uri_for: Callable[[str], str]
+    output: ReviewOutputEvent, thread_id: str, turn_id: str, uri_for: Callable[[str], str]
 ) -> ReviewVerdict:
-    """The engine's `ReviewOutputEvent` (a model or its JSON) as a verdict with placed findings.
+    """The engine's `ReviewOutputEvent` as a verdict with placed findings.
 
     `uri_for(path)` names the document a finding's file is shown as. Finding ids are unique to
     the review's turn, so a command naming an old review's finding finds nothing.
     """
-    data = output if isinstance(output, dict) else output.model_dump(mode="json")
-    findings: list[Finding] = []
-    for index, raw in enumerate(data.get("findings") or []):
-        finding = _finding(raw, f"{turn_id}:{index}", thread_id, turn_id, uri_for)
-        if finding is not None:
-            findings.append(finding)
+    findings = [
+        _finding(raw, f"{turn_id}:{index}", thread_id, turn_id, uri_for)
+        for index, raw in enumerate(output.findings)
+    ]
     return ReviewVerdict(
         thread_id=thread_id,
         turn_id=turn_id,
-        correctness=str(data.get("overall_correctness") or ""),
-        explanation=str(data.get("overall_explanation") or "").strip(),
-        confidence=_number(data.get("overall_confidence_score")),
+        correctness=output.overall_correctness,
+        explanation=output.overall_explanation.strip(),
+        confidence=output.overall_confidence_score,
         findings=findings,
     )
 
 
 def _finding(
-    raw: Any,
+    raw: ReviewFinding,
     finding_id: str,
     thread_id: str,
     turn_id: str,
     uri_for: Callable[[str], str],
-) -> Finding | None:
-    if not isinstance(raw, dict):
-        return None
-    location = raw.get("code_location") or {}
-    lines = location.get("line_range") or {}
-    path = location.get("absolute_file_path")
-    start, end = lines.get("start"), lines.get("end")
-    # The engine has already checked these; a finding without a place cannot be a diagnostic.
-    if not isinstance(path, str) or not isinstance(start, int) or not isinstance(end, int):
-        return None
-    first, last = sorted((max(1, start), max(1, end)))
-    priority = raw.get("priority")
+) -> Finding:
+    location = raw.code_location
+    path = location.absolute_file_path
+    lines = location.line_range
+    first, last = sorted((max(1, lines.start), max(1, lines.end)))
     return Finding(
         id=finding_id,
         thread_id=thread_id,
         turn_id=turn_id,
-        title=str(raw.get("title") or "").strip(),
-        body=str(raw.get("body") or "").strip(),
-        priority=min(3, max(0, priority)) if isinstance(priority, int) else 2,
-        confidence=_number(raw.get("confidence_score")),
+        title=raw.title.strip(),
+        body=raw.body.strip(),
+        priority=min(3, max(0, raw.priority)),
+        confidence=raw.confidence_score,
         path=path,
         uri=uri_for(path),
         start=first - 1,
         end=last - 1,
     )
-
-
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0

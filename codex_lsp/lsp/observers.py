@@ -3,17 +3,17 @@
 Every v2 notification goes to the editor as `codex/<method>` JSON; the features that also act
 on some of them (turn progress, review diagnostics, warnings shown as messages, approval
 prompts that show a pending diff) subscribe here by notification model and receive that model,
-never the wire dict. A notification is read into its model once, and only when some feature
-subscribed to its method, so streamed deltas nobody watches cost nothing.
+never the wire dict: the very model the API built and the client port sent, so a
+notification is never read back from JSON.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from codex_lsp.protocol.v2 import SERVER_NOTIFICATIONS
 
@@ -43,16 +43,20 @@ class NotificationObservers:
         for method in methods:
             self._handlers.setdefault(method, []).append(handler)
 
-    def deliver(self, method: str, params: Mapping[str, Any]) -> None:
+    def deliver(self, method: str, notification: BaseModel) -> None:
         """Hand a notification that went out to the client to the features watching it."""
         handlers = self._handlers.get(method)
         if not handlers:
             return
-        try:
-            notification = SERVER_NOTIFICATIONS[method].model_validate(params)
-        except ValidationError:
-            # The client already has it; a shape the features cannot read must not stop it.
-            logger.warning("notification %s does not match its model", method, exc_info=True)
+        if type(notification) is not SERVER_NOTIFICATIONS[method]:
+            # Each handler reads the model registered for the method; another one would be
+            # read wrongly. The client already has it: only the features miss it.
+            logger.warning(
+                "%s came as %s, not its %s",
+                method,
+                type(notification).__name__,
+                SERVER_NOTIFICATIONS[method].__name__,
+            )
             return
         for handler in handlers:
             try:

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 import cattrs
 import orjson
 from lsprotocol import converters, types
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.protocol import (
     JsonRPCNotification,
@@ -202,6 +204,27 @@ class CodexProtocol(LanguageServerProtocol):
         message = {"jsonrpc": self.VERSION, "method": method, "params": params}
         if not self._write_plain(message):
             self._send_data(message)
+
+    def send_model_notification(self, method: str, params: BaseModel) -> None:
+        """Send a notification whose params are a pydantic model, written straight from it.
+
+        The streaming path: the model becomes JSON in one step, with no intermediate dict.
+        What pydantic will not write (a lone surrogate in a delta) goes the plain-values way.
+        """
+        writer = self.writer
+        if writer is None:
+            return
+        try:
+            params_json = params.__pydantic_serializer__.to_json(params, by_alias=True)
+        except PydanticSerializationError:
+            self.send_notification(method, params.model_dump(mode="json", by_alias=True))
+            return
+        body = b'{"jsonrpc":"%s","method":"%s","params":%s}' % (
+            self.VERSION.encode(),
+            method.encode(),
+            params_json,
+        )
+        writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 
     def _send_result(self, msg_id: int | str, result: Any) -> None:
         """Answer a `codex/*` request with the API's result, plain JSON values as a rule.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from codex_lsp.lsp.commands import (
     command_options,
@@ -37,6 +37,7 @@ from codex_lsp.lsp.commands import (
 )
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.jsonrpc import INVALID_PARAMS
 from codex_lsp.protocol.v2_common import dump
 
 if TYPE_CHECKING:
@@ -86,6 +87,11 @@ class ReviewCommands:
         server.command(DISMISS_FINDING)(plain_handler(self.dismiss_finding))
 
     async def review(self, *arguments: object) -> Any:
+        from pydantic import ValidationError
+
+        from codex_lsp.api.validation import validation_message
+        from codex_lsp.protocol.v2_turns import ReviewStartParams
+
         options = command_options(REVIEW, arguments)
         target = options.get("target")
         if not isinstance(target, dict) or target.get("type") not in TARGET_TYPES:
@@ -95,9 +101,14 @@ class ReviewCommands:
         if thread_id is None:
             cwd = string_option(options, "cwd", REVIEW, required=False)
             thread_id = await self._host.start_thread(cwd or workspace_cwd(self._server))
-        # The API checks the target's fields and whether there is anything to review.
-        result = await self._host.call("review/start", {"threadId": thread_id, "target": target})
-        return {"threadId": thread_id, **result}
+        # The target's fields are checked as `review/start` checks them; the API checks
+        # whether there is anything to review.
+        try:
+            params = ReviewStartParams.model_validate({"threadId": thread_id, "target": target})
+        except ValidationError as err:
+            raise JsonRpcException(code=INVALID_PARAMS, message=validation_message(err)) from None
+        started = await self._host.start_review(params)
+        return {"threadId": thread_id, **dump(started)}
 
     async def fix_finding(self, *arguments: object) -> Any:
         return await self._finding_turn(FIX_FINDING, "fixFinding", arguments)

@@ -19,11 +19,10 @@ declined (`declinedHunks`); the rest of the change is applied and the model is t
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from codex_lsp.protocol.v2_common import Opt, V2Model
+from codex_lsp.protocol.v2_requests import FileChangeRequestApprovalResponse
 
 OPEN_BUFFERS = "editor/openBuffers"
 READ_BUFFER = "editor/readBuffer"
@@ -114,20 +113,17 @@ class DeclinedHunk(V2Model):
     index: int = Field(ge=0)
 
 
-class HunkDecisions(V2Model):
-    """The part of a file-change approval's answer that declines single hunks."""
+class FileChangeApprovalAnswer(FileChangeRequestApprovalResponse):
+    """An answer to `item/fileChange/requestApproval` with the hunks it declines, if any.
+
+    `declinedHunks` in a form that cannot be read makes the whole answer unreadable, which
+    must not be taken as "apply all of it".
+    """
 
     declined_hunks: list[DeclinedHunk] = Field(default_factory=list)
 
-
-def declined_hunks(result: dict[str, Any] | None) -> list[DeclinedHunk] | None:
-    """The hunks an approval answer declines ([] when it names none); None when it names them
-    in a form that cannot be read, which must not be taken as "apply all of it"."""
-    from pydantic import ValidationError
-
-    if not isinstance(result, dict) or result.get("declinedHunks") is None:
-        return []
-    try:
-        return HunkDecisions.model_validate(result).declined_hunks
-    except ValidationError:
-        return None
+    @field_validator("declined_hunks", mode="before")
+    @classmethod
+    def _none_declined(cls, value: object) -> object:
+        # `null` names no hunk, like leaving the key out.
+        return [] if value is None else value

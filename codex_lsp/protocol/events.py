@@ -10,14 +10,30 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, TypeAdapter
 
-from codex_lsp.protocol.decisions import ReviewDecision
+# The tools' events live beside this module; they are imported from here like every event.
+from codex_lsp.protocol.events_exec import (
+    ApplyPatchApprovalRequestEvent as ApplyPatchApprovalRequestEvent,
+    Duration as Duration,
+    ExecApprovalRequestEvent as ExecApprovalRequestEvent,
+    ExecCommandBeginEvent as ExecCommandBeginEvent,
+    ExecCommandEndEvent as ExecCommandEndEvent,
+    ExecCommandOutputDeltaEvent as ExecCommandOutputDeltaEvent,
+    ExecCommandSource as ExecCommandSource,
+    PatchApplyBeginEvent as PatchApplyBeginEvent,
+    PatchApplyEndEvent as PatchApplyEndEvent,
+    TerminalInteractionEvent as TerminalInteractionEvent,
+)
 from codex_lsp.protocol.events_history import (
     ItemsInjectedEvent,
     SteerAcceptedEvent,
     ThreadRolledBackEvent,
     ThreadSettingsAppliedEvent,
 )
-from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
+from codex_lsp.protocol.events_mcp import (
+    McpStartupUpdateEvent as McpStartupUpdateEvent,
+    McpToolCallBeginEvent as McpToolCallBeginEvent,
+    McpToolCallEndEvent as McpToolCallEndEvent,
+)
 from codex_lsp.protocol.inputs import (
     PlanItem,
     RateLimitSnapshot,
@@ -144,105 +160,6 @@ class AgentReasoningSectionBreakEvent(WireModel):
     summary_index: int = 0
 
 
-# Who started a command: the model's one-shot tool, the user, or the model's unified exec
-# (the call that started a process, or one that typed into it).
-ExecCommandSource = Literal[
-    "agent", "user_shell", "unified_exec_startup", "unified_exec_interaction"
-]
-
-
-class ExecCommandBeginEvent(WireModel):
-    type: Literal["exec_command_begin"] = "exec_command_begin"
-    call_id: str
-    turn_id: str
-    command: list[str]
-    cwd: str
-    parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    source: ExecCommandSource = "agent"
-    # The unified exec session id of a process the model may come back to.
-    process_id: str | None = None
-
-
-class ExecCommandOutputDeltaEvent(WireModel):
-    type: Literal["exec_command_output_delta"] = "exec_command_output_delta"
-    call_id: str
-    stream: Literal["stdout", "stderr"]
-    # Base64 of the raw bytes, as the core protocol sends them.
-    chunk: str
-
-
-class Duration(WireModel):
-    secs: int
-    nanos: int
-
-
-class ExecCommandEndEvent(WireModel):
-    type: Literal["exec_command_end"] = "exec_command_end"
-    call_id: str
-    turn_id: str
-    command: list[str]
-    cwd: str
-    parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    source: ExecCommandSource = "agent"
-    process_id: str | None = None
-    stdout: str = ""
-    stderr: str = ""
-    aggregated_output: str = ""
-    exit_code: int
-    duration: Duration
-    formatted_output: str = ""
-    status: Literal["completed", "failed", "declined"]
-
-
-class TerminalInteractionEvent(WireModel):
-    """The model typed `stdin` into the process `process_id` started by call `call_id`."""
-
-    type: Literal["terminal_interaction"] = "terminal_interaction"
-    call_id: str
-    process_id: str
-    stdin: str
-
-
-class ExecApprovalRequestEvent(WireModel):
-    type: Literal["exec_approval_request"] = "exec_approval_request"
-    call_id: str
-    approval_id: str | None = None
-    turn_id: str
-    command: list[str]
-    cwd: str
-    reason: str | None = None
-    parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
-    available_decisions: list[ReviewDecision] | None = None
-
-
-class ApplyPatchApprovalRequestEvent(WireModel):
-    type: Literal["apply_patch_approval_request"] = "apply_patch_approval_request"
-    call_id: str
-    turn_id: str
-    changes: dict[str, dict[str, Any]]
-    reason: str | None = None
-    grant_root: str | None = None
-
-
-class PatchApplyBeginEvent(WireModel):
-    type: Literal["patch_apply_begin"] = "patch_apply_begin"
-    call_id: str
-    turn_id: str
-    auto_approved: bool
-    changes: dict[str, dict[str, Any]]
-
-
-class PatchApplyEndEvent(WireModel):
-    type: Literal["patch_apply_end"] = "patch_apply_end"
-    call_id: str
-    turn_id: str
-    stdout: str = ""
-    stderr: str = ""
-    success: bool
-    changes: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    status: Literal["completed", "failed", "declined"]
-
-
 class TurnDiffEvent(WireModel):
     type: Literal["turn_diff"] = "turn_diff"
     unified_diff: str
@@ -265,21 +182,6 @@ class RequestUserInputEvent(WireModel):
     call_id: str
     turn_id: str
     questions: list[dict[str, Any]]
-
-
-class McpToolCallBeginEvent(WireModel):
-    type: Literal["mcp_tool_call_begin"] = "mcp_tool_call_begin"
-    call_id: str
-    invocation: dict[str, Any]
-
-
-class McpToolCallEndEvent(WireModel):
-    type: Literal["mcp_tool_call_end"] = "mcp_tool_call_end"
-    call_id: str
-    invocation: dict[str, Any]
-    duration: Duration | None = None
-    result: dict[str, Any] | None = None
-    error: str | None = None
 
 
 class WebSearchBeginEvent(WireModel):

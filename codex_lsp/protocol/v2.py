@@ -36,6 +36,7 @@ from codex_lsp.protocol.v2_families import FAMILIES
 from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
 from codex_lsp.protocol.v2_notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.v2_requests import SERVER_REQUESTS
+from codex_lsp.protocol.v2_subagents import EXTENSION_NOTIFICATIONS
 from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
     ThreadArchiveParams,
@@ -139,6 +140,12 @@ def _all_methods() -> frozenset[str]:
     return frozenset(CLIENT_REQUESTS) | frozenset(SERVER_NOTIFICATIONS) | frozenset(SERVER_REQUESTS)
 
 
+def notification_model(method: str) -> type[BaseModel] | None:
+    """The params model of the server notification `method` (ours included), None if unknown."""
+    model = SERVER_NOTIFICATIONS.get(method)
+    return model if model is not None else EXTENSION_NOTIFICATIONS.get(method)
+
+
 def is_known_method(method: str) -> bool:
     """Whether `method` is any v2 request, notification or server request we model."""
     return method in _all_methods()
@@ -155,6 +162,7 @@ __all__ = [
     "dump",
     "dump_json",
     "is_known_method",
+    "notification_model",
     "params_model",
     "parse_params",
     "result_model",

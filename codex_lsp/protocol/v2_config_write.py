@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeAliasType
 
 from codex_lsp.protocol.v2_common import Opt, V2Model
+from codex_lsp.protocol.v2_config import ConfigLayerMetadata
 
 MergeStrategy = TypeAliasType("MergeStrategy", Literal["replace", "upsert"])
 WriteStatus = TypeAliasType("WriteStatus", Literal["ok", "okOverridden"])
@@ -35,11 +36,6 @@ class ConfigBatchWriteParams(V2Model):
     file_path: Opt[str] = None
     expected_version: Opt[str] = None
     reload_user_config: Opt[bool] = None
-
-
-class ConfigLayerMetadata(V2Model):
-    name: dict[str, Any]
-    version: str
 
 
 class OverriddenMetadata(V2Model):

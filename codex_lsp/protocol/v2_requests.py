@@ -155,6 +155,13 @@ class ToolRequestUserInputResponse(V2Model):
     answers: dict[str, ToolRequestUserInputAnswer] = Field(default_factory=dict)
 
 
+ServerRequestParams = (
+    CommandExecutionRequestApprovalParams
+    | FileChangeRequestApprovalParams
+    | ToolRequestUserInputParams
+)
+"""The params of any server request: each names the thread and the item it is about."""
+
 SERVER_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "item/commandExecution/requestApproval": (
         CommandExecutionRequestApprovalParams,

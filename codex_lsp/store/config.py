@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from codex_lsp.protocol.policy import (
     AskForApproval,
@@ -27,6 +27,7 @@ from codex_lsp.protocol.policy import (
 )
 from codex_lsp.protocol.providers import ModelProviderInfo
 from codex_lsp.store.config_errors import ConfigError, describe_problem, format_key, locate_key
+from codex_lsp.store.config_mcp import McpServerConfig
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
 from codex_lsp.store.config_skills import SkillsConfig
 from codex_lsp.store.home import codex_home as default_codex_home
@@ -46,39 +47,6 @@ class SandboxWorkspaceWrite(_Table):
     network_access: bool = False
     exclude_tmpdir_env_var: bool = False
     exclude_slash_tmp: bool = False
-
-
-McpApprovalMode = Literal["auto", "prompt", "approve"]
-
-
-class McpToolConfig(_Table):
-    """`[mcp_servers.<name>.tools.<tool>]`: settings for one of the server's tools."""
-
-    approval_mode: McpApprovalMode | None = None
-
-
-class McpServerConfig(_Table):
-    """`[mcp_servers.<name>]`: a stdio server (`command`) or a streamable HTTP one (`url`)."""
-
-    command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] | None = None
-    cwd: str | None = None
-    url: str | None = None
-    bearer_token_env_var: str | None = None
-    enabled: bool = True
-    startup_timeout_sec: float | None = Field(default=None, gt=0)
-    tool_timeout_sec: float | None = Field(default=None, gt=0)
-    # Codex's keys: `auto` follows the session's approval policy, `prompt` always asks,
-    # `approve` never asks; a tool's own `approval_mode` wins over the server default.
-    default_tools_approval_mode: McpApprovalMode = "auto"
-    tools: dict[str, McpToolConfig] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _has_transport(self) -> McpServerConfig:
-        if not self.command and not self.url:
-            raise ValueError("expected a `command` (stdio server) or a `url` (HTTP server)")
-        return self
 
 
 class ToolToggle(_Table):
@@ -121,9 +89,7 @@ class Config(_Table):
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     personality: Literal["friendly", "pragmatic", "none"] | None = None
     hide_agent_reasoning: bool = False
-    shell_environment_policy: ShellEnvironmentPolicy = Field(
-        default_factory=ShellEnvironmentPolicy
-    )
+    shell_environment_policy: ShellEnvironmentPolicy = Field(default_factory=ShellEnvironmentPolicy)
     sandbox_linux: SandboxLinux = Field(default_factory=SandboxLinux)
     project_doc_max_bytes: int = Field(default=32 * 1024, ge=0)
     cli_auth_credentials_store: Literal["file", "keyring", "auto"] | None = None

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import pytest
+from pydantic import BaseModel
 
 from codex_lsp.api.approvals import ApprovalRouter
-from codex_lsp.api.port import ApiError
+from codex_lsp.api.port import ApiError, read_answer
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.ops import ExecApproval, PatchApproval, UserInputAnswer
+from codex_lsp.protocol.v2_common import dump
+from tests.support.ports import sent_params
 from tests.support.schema_check import SchemaChecker
+
+R = TypeVar("R", bound=BaseModel)
 
 
 class Client:
@@ -19,15 +24,15 @@ class Client:
         self.answers = answers
         self.sent: list[tuple[str, dict[str, Any]]] = []
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        pass
+    def notify(self, method: str, params: BaseModel) -> None:
+        sent_params(method, params)
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.sent.append((method, params))
+    async def request(self, method: str, params: BaseModel, result: type[R]) -> R:
+        self.sent.append((method, dump(params)))
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
-        return answer
+        return read_answer(method, answer, result)
 
     def workspace_for(self, cwd: Any) -> Any:
         return None

@@ -7,10 +7,12 @@ import base64
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from codex_lsp.api.events_map import ThreadEventMap
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.inputs import PlanItem, TokenUsage, TokenUsageInfo
+from tests.support.ports import sent_params
 from tests.support.schema_check import SchemaChecker
 
 THREAD = "thread-1"
@@ -22,8 +24,8 @@ class Recorder:
         self.asked: list[tuple[str, str]] = []
         self.ended: list[str] = []
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        self.sent.append((method, params))
+    def notify(self, method: str, params: BaseModel) -> None:
+        self.sent.append((method, sent_params(method, params)))
 
     def ask_exec(self, turn_id: str, event: Any) -> None:
         self.asked.append(("exec", event.call_id))

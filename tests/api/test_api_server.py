@@ -8,16 +8,25 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import pytest
+from pydantic import BaseModel
 
-from codex_lsp.api.port import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, ApiError
+from codex_lsp.api.port import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    ApiError,
+    read_answer,
+)
 from codex_lsp.api.server import ApiServer
 from codex_lsp.engine.bootstrap import load_services
 from codex_lsp.engine.workspace import DiskWorkspace
+from codex_lsp.protocol.v2_common import dump
 from tests.support.appserver import make_home, text_input
+from tests.support.ports import sent_params
 from tests.support.scripted_builders import (
     created,
     function_call_response,
@@ -26,6 +35,8 @@ from tests.support.scripted_builders import (
 )
 
 WAIT_S = 20.0
+
+R = TypeVar("R", bound=BaseModel)
 
 
 class FakeClient:
@@ -38,17 +49,18 @@ class FakeClient:
         self.cwds: list[Path] = []
         self._changed = asyncio.Event()
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        self.notes.append((method, params))
+    def notify(self, method: str, params: BaseModel) -> None:
+        self.notes.append((method, sent_params(method, params)))
         self._changed.set()
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.requests.append((method, params))
+    async def request(self, method: str, params: BaseModel, answer: type[R]) -> R:
+        wire = dump(params)
+        self.requests.append((method, wire))
         self._changed.set()
-        result = self.answer(method, params)
+        result = self.answer(method, wire)
         if asyncio.iscoroutine(result):
             result = await result
-        return result
+        return read_answer(method, result, answer)
 
     def workspace_for(self, cwd: Path) -> DiskWorkspace:
         self.cwds.append(cwd)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from codex_lsp.protocol import v2_commands as cmd
-from codex_lsp.protocol import v2_common as com
+from codex_lsp.protocol import v2_commands as cmd, v2_common as com
 
 COMMAND_CLIENT_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
     "command/exec": [

@@ -28,7 +28,7 @@ def test_a_watched_notification_arrives_as_its_model() -> None:
     seen: list[ItemCompletedNotification] = []
     observers.on(ItemCompletedNotification, seen.append)
     params = {"item": FILE_CHANGE, "threadId": "t", "turnId": "u", "completedAtMs": 5}
-    observers.deliver("item/completed", params)
+    observers.deliver("item/completed", ItemCompletedNotification.model_validate(params))
     assert len(seen) == 1
     item = seen[0].item
     assert isinstance(item, FileChangeThreadItem)
@@ -40,21 +40,24 @@ def test_only_the_watched_methods_reach_a_feature() -> None:
     observers = NotificationObservers()
     started: list[ItemStartedNotification] = []
     observers.on(ItemStartedNotification, started.append)
-    observers.deliver("item/completed", {"item": FILE_CHANGE})
-    observers.deliver("warning", {"message": "hello"})
+    params = {"item": FILE_CHANGE, "threadId": "t", "turnId": "u", "completedAtMs": 5}
+    observers.deliver("item/completed", ItemCompletedNotification.model_validate(params))
+    observers.deliver("warning", WarningNotification(message="hello"))
     assert started == []
 
 
-def test_a_notification_that_does_not_match_its_model_is_dropped_for_features_only(
+def test_a_notification_sent_as_another_model_is_dropped_for_features_only(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     observers = NotificationObservers()
     seen: list[TurnStartedNotification] = []
     observers.on(TurnStartedNotification, seen.append)
     with caplog.at_level(logging.WARNING):
-        observers.deliver("turn/started", {"threadId": "t"})
+        observers.deliver("turn/started", WarningNotification(thread_id="t", message="hi"))
     assert seen == []
-    assert "turn/started does not match its model" in caplog.text
+    assert "turn/started came as WarningNotification, not its TurnStartedNotification" in (
+        caplog.text
+    )
 
 
 def test_one_failing_feature_does_not_keep_a_notification_from_the_others() -> None:
@@ -66,7 +69,7 @@ def test_one_failing_feature_does_not_keep_a_notification_from_the_others() -> N
 
     observers.on(WarningNotification, broken)
     observers.on(WarningNotification, lambda notice: seen.append(notice.message))
-    observers.deliver("warning", {"message": "disk full"})
+    observers.deliver("warning", WarningNotification(message="disk full"))
     assert seen == ["disk full"]
 
 

@@ -23,19 +23,33 @@ from codex_lsp.lsp.logs import EditorLogHandler, redact
 from codex_lsp.lsp.progress import describe_item
 from codex_lsp.lsp.server import build_server
 from codex_lsp.lsp.transport import dispatch
-from codex_lsp.protocol.v2_items import ThreadItem
+from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_items import FileUpdateChange, ThreadItem
+from codex_lsp.protocol.v2_requests import (
+    CommandExecutionRequestApprovalParams,
+    FileChangeRequestApprovalParams,
+    ToolRequestUserInputParams,
+)
+
+# The fields every server request carries: which thread, turn and item it is about.
+ASKED = {"threadId": "t", "turnId": "1", "itemId": "call_1", "startedAtMs": 0}
+CHANGES = TypeAdapter(list[FileUpdateChange])
+ASK_TO_RUN_LS = CommandExecutionRequestApprovalParams.model_validate({**ASKED, "command": "ls"})
 
 # -- approval prompts ------------------------------------------------------------------------
 
 
 def test_command_prompt_shows_command_cwd_and_reason():
     text = command_message(
-        {
-            "command": "/bin/bash -lc 'rm -rf build'",
-            "cwd": "/repo",
-            "reason": "clean the build",
-            "networkApprovalContext": {"host": "pypi.org", "protocol": "https"},
-        }
+        CommandExecutionRequestApprovalParams.model_validate(
+            {
+                **ASKED,
+                "command": "/bin/bash -lc 'rm -rf build'",
+                "cwd": "/repo",
+                "reason": "clean the build",
+                "networkApprovalContext": {"host": "pypi.org", "protocol": "https"},
+            }
+        )
     )
     assert text.splitlines() == [
         "Codex wants to run a command:",
@@ -48,17 +62,22 @@ def test_command_prompt_shows_command_cwd_and_reason():
 
 def test_patch_prompt_lists_files_relative_to_the_thread_and_cuts_the_diff():
     diff = "".join(f"+line {i}\n" for i in range(30))
-    changes = [
-        {"path": "/repo/src/a.py", "kind": {"type": "update", "movePath": None}, "diff": diff},
-        {"path": "/repo/b.txt", "kind": {"type": "add"}, "diff": "+b\n"},
-        {
-            "path": "/repo/old.py",
-            "kind": {"type": "update", "movePath": "/repo/new.py"},
-            "diff": "",
-        },
-        {"path": "/elsewhere/c.txt", "kind": {"type": "delete"}, "diff": "-c\n"},
-    ]
-    text = file_change_message({"reason": "needs write access"}, changes, Path("/repo"))
+    changes = CHANGES.validate_python(
+        [
+            {"path": "/repo/src/a.py", "kind": {"type": "update", "move_path": None}, "diff": diff},
+            {"path": "/repo/b.txt", "kind": {"type": "add"}, "diff": "+b\n"},
+            {
+                "path": "/repo/old.py",
+                "kind": {"type": "update", "move_path": "/repo/new.py"},
+                "diff": "",
+            },
+            {"path": "/elsewhere/c.txt", "kind": {"type": "delete"}, "diff": "-c\n"},
+        ]
+    )
+    params = FileChangeRequestApprovalParams.model_validate(
+        {**ASKED, "reason": "needs write access"}
+    )
+    text = file_change_message(params, changes, Path("/repo"))
     lines = text.splitlines()
     assert lines[:6] == [
         "Codex wants to change 4 files:",
@@ -143,12 +162,15 @@ QUESTIONS = {
 }
 
 
+QUESTIONS_ASKED = ToolRequestUserInputParams.model_validate(QUESTIONS)
+
+
 async def test_questions_become_prompts_with_their_options_as_actions():
     server = FakeServer(
         [types.MessageActionItem(title="SQLite"), types.MessageActionItem(title="No")]
     )
     broker = ApprovalBroker(server, rich=lambda: False)  # type: ignore[arg-type]
-    result = await broker.ask("item/tool/requestUserInput", QUESTIONS)
+    result = await broker.ask("item/tool/requestUserInput", QUESTIONS_ASKED)
     assert result == {"answers": {"db": {"answers": ["SQLite"]}, "ci": {"answers": ["No"]}}}
     first = server.protocol.sent[0][1]
     assert [a.title for a in first.actions] == ["Postgres", "SQLite"]
@@ -159,7 +181,7 @@ async def test_questions_become_prompts_with_their_options_as_actions():
 async def test_dismissing_a_question_skips_the_rest():
     server = FakeServer([None])
     broker = ApprovalBroker(server, rich=lambda: False)  # type: ignore[arg-type]
-    assert await broker.ask("item/tool/requestUserInput", QUESTIONS) == {"answers": {}}
+    assert await broker.ask("item/tool/requestUserInput", QUESTIONS_ASKED) == {"answers": {}}
     assert len(server.protocol.sent) == 1
 
 
@@ -167,20 +189,22 @@ async def test_rich_clients_get_the_v2_request_and_answer_it_verbatim():
     answer = {"answers": {"db": {"answers": ["Postgres"]}}}
     server = FakeServer([answer])
     broker = ApprovalBroker(server, rich=lambda: True)  # type: ignore[arg-type]
-    assert await broker.ask("item/tool/requestUserInput", QUESTIONS) == answer
-    assert server.protocol.sent == [("codex/item/tool/requestUserInput", QUESTIONS)]
+    assert await broker.ask("item/tool/requestUserInput", QUESTIONS_ASKED) == answer
+    assert server.protocol.sent == [("codex/item/tool/requestUserInput", dump(QUESTIONS_ASKED))]
 
 
 async def test_patch_prompt_falls_back_to_the_pending_items_diff():
     server = FakeServer([types.MessageActionItem(title="Approve")])
-    changes = [{"path": "/repo/a.py", "kind": {"type": "add"}, "diff": "+hello\n"}]
+    changes = CHANGES.validate_python(
+        [{"path": "/repo/a.py", "kind": {"type": "add"}, "diff": "+hello\n"}]
+    )
     broker = ApprovalBroker(
         server,  # type: ignore[arg-type]
         rich=lambda: False,
         thread_cwd=lambda thread: Path("/repo"),
         file_changes=lambda item: changes if item == "call_p" else None,
     )
-    params = {"threadId": "t", "turnId": "1", "itemId": "call_p"}
+    params = FileChangeRequestApprovalParams.model_validate({**ASKED, "itemId": "call_p"})
     assert await broker.ask("item/fileChange/requestApproval", params) == {"decision": "accept"}
     message = server.protocol.sent[0][1].message
     assert "A a.py" in message and "+hello" in message
@@ -190,7 +214,7 @@ async def test_a_prompt_whose_turn_ends_is_withdrawn_from_the_editor():
     server = FakeServer(["hang"])
     broker = ApprovalBroker(server, rich=lambda: False)  # type: ignore[arg-type]
     asking = asyncio.ensure_future(
-        broker.ask("item/commandExecution/requestApproval", {"command": "ls"})
+        broker.ask("item/commandExecution/requestApproval", ASK_TO_RUN_LS)
     )
     while not server.protocol.sent:
         await asyncio.sleep(0)
@@ -320,7 +344,7 @@ async def test_without_message_requests_an_interrupted_approval_stops_waiting():
     server.window_show_message = shown.append  # type: ignore[attr-defined]
     broker = ApprovalBroker(server, rich=lambda: False)  # type: ignore[arg-type]
     asking = asyncio.ensure_future(
-        broker.ask("item/commandExecution/requestApproval", {"command": "ls"})
+        broker.ask("item/commandExecution/requestApproval", ASK_TO_RUN_LS)
     )
 
     async def waiting() -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from codex_lsp.protocol import v2
-from codex_lsp.protocol import v2_items as it
-from codex_lsp.protocol import v2_notifications as note
-from codex_lsp.protocol import v2_requests as req
-from codex_lsp.protocol import v2_threads as th
-from codex_lsp.protocol import v2_turns as tu
+from codex_lsp.protocol import (
+    v2,
+    v2_items as it,
+    v2_notifications as note,
+    v2_requests as req,
+    v2_threads as th,
+    v2_turns as tu,
+)
 from tests.exec.v2_samples import COMMAND_NOTIFICATION_SAMPLES
 from tests.protocol import v2_family_samples as family_samples
 from tests.protocol.test_v2_items import item_variants, limits, thread, turn, usage

@@ -9,12 +9,14 @@ from typing import get_args
 
 from pydantic import BaseModel
 
-from codex_lsp.protocol import v2
-from codex_lsp.protocol import v2_account as acc
-from codex_lsp.protocol import v2_common as com
-from codex_lsp.protocol import v2_items as it
-from codex_lsp.protocol import v2_threads as th
-from codex_lsp.protocol import v2_turns as tu
+from codex_lsp.protocol import (
+    v2,
+    v2_account as acc,
+    v2_common as com,
+    v2_items as it,
+    v2_threads as th,
+    v2_turns as tu,
+)
 from tests.support.schema_check import SchemaChecker
 
 

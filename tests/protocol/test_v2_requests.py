@@ -5,16 +5,18 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from codex_lsp.protocol import v2
-from codex_lsp.protocol import v2_account as acc
-from codex_lsp.protocol import v2_catalog as cat
-from codex_lsp.protocol import v2_common as com
-from codex_lsp.protocol import v2_config as cfg
-from codex_lsp.protocol import v2_initialize as ini
-from codex_lsp.protocol import v2_items as it
-from codex_lsp.protocol import v2_tasks as ta
-from codex_lsp.protocol import v2_threads as th
-from codex_lsp.protocol import v2_turns as tu
+from codex_lsp.protocol import (
+    v2,
+    v2_account as acc,
+    v2_catalog as cat,
+    v2_common as com,
+    v2_config as cfg,
+    v2_initialize as ini,
+    v2_items as it,
+    v2_tasks as ta,
+    v2_threads as th,
+    v2_turns as tu,
+)
 from tests.exec.v2_samples import COMMAND_CLIENT_SAMPLES
 from tests.protocol import v2_family_samples as family_samples
 from tests.protocol.test_v2_items import item_variants, limits, session, thread, turn

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol import v2
-from codex_lsp.protocol import v2_requests as req
+from codex_lsp.protocol import v2, v2_requests as req
 from tests.support.schema_check import (
     SchemaChecker,
     SchemaViolation,

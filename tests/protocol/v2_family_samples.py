@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from codex_lsp.protocol import policy
-from codex_lsp.protocol import v2_common as com
-from codex_lsp.protocol import v2_config_write as cw
-from codex_lsp.protocol import v2_feedback as fb
-from codex_lsp.protocol import v2_fs as fs
-from codex_lsp.protocol import v2_items as it
-from codex_lsp.protocol import v2_mcp as mcp
-from codex_lsp.protocol import v2_providers as pr
-from codex_lsp.protocol import v2_search as se
-from codex_lsp.protocol import v2_settings as st
-from codex_lsp.protocol import v2_thread_ops as to
+from codex_lsp.protocol import (
+    policy,
+    v2_common as com,
+    v2_config_write as cw,
+    v2_feedback as fb,
+    v2_fs as fs,
+    v2_items as it,
+    v2_mcp as mcp,
+    v2_providers as pr,
+    v2_search as se,
+    v2_settings as st,
+    v2_thread_ops as to,
+)
 from tests.protocol.test_v2_items import item_variants, thread, turn
 
 _CURSOR = '{"threadId":"t1","turnId":"turn1","includeAnchor":false}'

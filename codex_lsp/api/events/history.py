@@ -14,7 +14,6 @@ from codex_lsp.api.events.notifier import Notifier
 from codex_lsp.api.events.open_items import OpenItems
 from codex_lsp.api.events.state import Handler, ThreadState
 from codex_lsp.protocol import events as ev
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_thread_ops import ContextCompactedNotification
 from codex_lsp.store.home import new_thread_id
 
@@ -45,7 +44,7 @@ class CompactionEvents:
         notice = ContextCompactedNotification(
             thread_id=self._state.thread_id, turn_id=self._state.turn_id()
         )
-        self._notifier.send("thread/compacted", dump(notice))
+        self._notifier.send("thread/compacted", notice)
 
     def _compaction_item(self) -> None:
         turn = self._state.turn

@@ -16,6 +16,7 @@ from codex_lsp.api.events.open_items import OpenItems
 from codex_lsp.api.events.state import Handler, ThreadState, TurnState
 from codex_lsp.api.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.v2_notifications import AgentMessageDeltaNotification
 from codex_lsp.store.home import new_thread_id
 
 
@@ -48,12 +49,9 @@ class MessageEvents:
         stream.parts.append(msg.delta)
         self._notifier.send(
             "item/agentMessage/delta",
-            {
-                "threadId": self._state.thread_id,
-                "turnId": turn.id,
-                "itemId": stream.id,
-                "delta": msg.delta,
-            },
+            AgentMessageDeltaNotification(
+                thread_id=self._state.thread_id, turn_id=turn.id, item_id=stream.id, delta=msg.delta
+            ),
         )
 
     def _user_message(self, event: ev.Event) -> None:
@@ -98,7 +96,5 @@ class MessageEvents:
             self._items.close_streams()
             turn.reasoning = ReasoningStream(self._state.new_id("rs"))
             self._notifier.item_started(turn.reasoning.item(), turn.reasoning.started_ms)
-        for method, params in turn.reasoning.apply(event.msg):
-            self._notifier.send(
-                method, {"threadId": self._state.thread_id, "turnId": turn.id, **params}
-            )
+        for method, params in turn.reasoning.apply(event.msg, self._state.thread_id, turn.id):
+            self._notifier.send(method, params)

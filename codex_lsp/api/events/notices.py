@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from codex_lsp.api.convert import DEFAULT_LIMIT_ID, rate_limits, token_usage, turn_error
 from codex_lsp.api.events.notifier import Notifier
@@ -15,13 +14,25 @@ from codex_lsp.api.events.status import StatusTracker
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_mcp import McpServerStatusUpdatedNotification
+from codex_lsp.protocol.v2_notifications import (
+    AccountRateLimitsUpdatedNotification,
+    ThreadNameUpdatedNotification,
+    ThreadTokenUsageUpdatedNotification,
+    TurnDiffUpdatedNotification,
+    TurnPlanStep,
+    TurnPlanStepStatus,
+    TurnPlanUpdatedNotification,
+)
 from codex_lsp.protocol.v2_subagents import AgentInboxNotification, SubagentLifecycleNotification
 
 log = logging.getLogger(__name__)
 
-_PLAN_STATUS = {"pending": "pending", "in_progress": "inProgress", "completed": "completed"}
+_PLAN_STATUS: dict[str, TurnPlanStepStatus] = {
+    "pending": "pending",
+    "in_progress": "inProgress",
+    "completed": "completed",
+}
 
 
 class TurnNotices:
@@ -60,18 +71,19 @@ class TurnNotices:
         self._send_diff(msg.unified_diff)
 
     def _send_diff(self, diff: str) -> None:
-        params = {"threadId": self._state.thread_id, "turnId": self._state.turn_id(), "diff": diff}
+        params = TurnDiffUpdatedNotification(
+            thread_id=self._state.thread_id, turn_id=self._state.turn_id(), diff=diff
+        )
         self._notifier.send("turn/diff/updated", params)
 
     def _plan_update(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.PlanUpdateEvent)
-        params: dict[str, Any] = {
-            "threadId": self._state.thread_id,
-            "turnId": self._state.turn_id(),
-            "plan": [{"step": p.step, "status": _PLAN_STATUS[p.status]} for p in msg.plan],
-        }
-        if msg.explanation is not None:
-            params["explanation"] = msg.explanation
+        params = TurnPlanUpdatedNotification(
+            thread_id=self._state.thread_id,
+            turn_id=self._state.turn_id(),
+            explanation=msg.explanation,
+            plan=[TurnPlanStep(step=p.step, status=_PLAN_STATUS[p.status]) for p in msg.plan],
+        )
         self._notifier.send("turn/plan/updated", params)
 
     def _token_count(self, event: ev.Event) -> None:
@@ -81,21 +93,19 @@ class TurnNotices:
         msg = event.msg_as(ev.TokenCountEvent)
         turn_id = self._state.turn_id()
         if msg.info is not None and turn_id:
-            self._notifier.send(
-                "thread/tokenUsage/updated",
-                {
-                    "threadId": self._state.thread_id,
-                    "turnId": turn_id,
-                    "tokenUsage": dump(token_usage(msg.info)),
-                },
+            usage = ThreadTokenUsageUpdatedNotification(
+                thread_id=self._state.thread_id, turn_id=turn_id, token_usage=token_usage(msg.info)
             )
+            self._notifier.send("thread/tokenUsage/updated", usage)
         if msg.rate_limits is not None:
             snapshot = rate_limits(msg.rate_limits)
             if self._on_rate_limits is not None:
                 self._on_rate_limits(snapshot)
         else:
             snapshot = RateLimitSnapshot(limit_id=DEFAULT_LIMIT_ID)
-        self._notifier.send("account/rateLimits/updated", {"rateLimits": dump(snapshot)})
+        self._notifier.send(
+            "account/rateLimits/updated", AccountRateLimitsUpdatedNotification(rate_limits=snapshot)
+        )
         if self._state.turn is not None and self._state.turn.diff:
             self._send_diff(self._state.turn.diff)
 
@@ -126,9 +136,9 @@ class TurnNotices:
 
     def _name_updated(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.ThreadNameUpdatedEvent)
-        params: dict[str, Any] = {"threadId": self._state.thread_id}
-        if msg.thread_name is not None:
-            params["threadName"] = msg.thread_name
+        params = ThreadNameUpdatedNotification(
+            thread_id=self._state.thread_id, thread_name=msg.thread_name
+        )
         self._notifier.send("thread/name/updated", params)
 
     def _mcp_startup(self, event: ev.Event) -> None:
@@ -136,18 +146,18 @@ class TurnNotices:
         params = McpServerStatusUpdatedNotification(
             thread_id=self._state.thread_id, name=msg.server, status=msg.state, error=msg.error
         )
-        self._notifier.send("mcpServer/startupStatus/updated", dump(params))
+        self._notifier.send("mcpServer/startupStatus/updated", params)
 
     def _subagent_lifecycle(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.SubagentLifecycleEvent)
         params = SubagentLifecycleNotification.model_validate(
             {"thread_id": self._state.thread_id, **msg.model_dump(exclude={"type"})}
         )
-        self._notifier.send("subagent/lifecycle", dump(params))
+        self._notifier.send("subagent/lifecycle", params)
 
     def _agent_inbox(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.AgentInboxEvent)
         params = AgentInboxNotification.model_validate(
             {"thread_id": self._state.thread_id, **msg.model_dump(exclude={"type"})}
         )
-        self._notifier.send("agent/inbox", dump(params))
+        self._notifier.send("agent/inbox", params)

@@ -4,15 +4,22 @@ error notifications written in one place so every family sends them alike."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+from pydantic import BaseModel
 
 from codex_lsp.api.convert import now_ms
 from codex_lsp.api.events.state import ThreadState
-from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_items import ThreadItem
+from codex_lsp.protocol.v2_notifications import (
+    ErrorNotification,
+    ItemCompletedNotification,
+    ItemStartedNotification,
+    WarningNotification,
+)
 from codex_lsp.protocol.v2_turns import TurnError
 
-Notify = Callable[[str, dict[str, Any]], None]
+Notify = Callable[[str, BaseModel], None]
+"""Sends one v2 notification: its method and its params model."""
 
 
 class Notifier:
@@ -31,12 +38,12 @@ class Notifier:
         item.started_at_ms = at
         self.send(
             "item/started",
-            {
-                "item": dump(item),
-                "threadId": self.thread_id,
-                "turnId": turn_id or self._state.turn_id(),
-                "startedAtMs": at,
-            },
+            ItemStartedNotification(
+                item=item,
+                thread_id=self.thread_id,
+                turn_id=turn_id or self._state.turn_id(),
+                started_at_ms=at,
+            ),
         )
 
     def item_completed(self, item: ThreadItem, turn_id: str | None = None) -> None:
@@ -44,13 +51,12 @@ class Notifier:
         item.completed_at_ms = at
         self.send(
             "item/completed",
-            {
-                "item": dump(item),
-                "threadId": self.thread_id,
-                "turnId": turn_id or self._state.turn_id(),
-                "contentTokenCount": None,
-                "completedAtMs": at,
-            },
+            ItemCompletedNotification(
+                item=item,
+                thread_id=self.thread_id,
+                turn_id=turn_id or self._state.turn_id(),
+                completed_at_ms=at,
+            ),
         )
 
     def error(self, error: TurnError, turn_id: str, *, will_retry: bool) -> None:
@@ -58,13 +64,10 @@ class Notifier:
         engine will retry."""
         self.send(
             "error",
-            {
-                "error": dump(error),
-                "willRetry": will_retry,
-                "threadId": self.thread_id,
-                "turnId": turn_id,
-            },
+            ErrorNotification(
+                error=error, will_retry=will_retry, thread_id=self.thread_id, turn_id=turn_id
+            ),
         )
 
     def warning(self, message: str) -> None:
-        self.send("warning", {"message": message, "threadId": self.thread_id})
+        self.send("warning", WarningNotification(message=message, thread_id=self.thread_id))

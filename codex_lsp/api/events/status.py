@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from codex_lsp.api.events.notifier import Notifier
 from codex_lsp.api.events.state import ThreadState
-from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_notifications import ThreadStatusChangedNotification
 from codex_lsp.protocol.v2_threads import (
     ActiveThreadStatus,
     IdleThreadStatus,
@@ -53,5 +53,7 @@ class StatusTracker:
             self._status = status
             self._notifier.send(
                 "thread/status/changed",
-                {"threadId": self._state.thread_id, "status": dump(self.current())},
+                ThreadStatusChangedNotification(
+                    thread_id=self._state.thread_id, status=self.current()
+                ),
             )

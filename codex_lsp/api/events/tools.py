@@ -11,7 +11,12 @@ from codex_lsp.api.events.notifier import Notifier
 from codex_lsp.api.events.open_items import OpenItems
 from codex_lsp.api.events.state import Handler, ThreadState
 from codex_lsp.protocol import events as ev
+from codex_lsp.protocol.v2_commands import TerminalInteractionNotification
 from codex_lsp.protocol.v2_items import FileChangeThreadItem
+from codex_lsp.protocol.v2_notifications import (
+    CommandExecutionOutputDeltaNotification,
+    FileChangeOutputDeltaNotification,
+)
 
 
 class ToolEvents:
@@ -51,12 +56,12 @@ class ToolEvents:
         if text:
             self._notifier.send(
                 "item/commandExecution/outputDelta",
-                {
-                    "threadId": self._state.thread_id,
-                    "turnId": turn_id,
-                    "itemId": msg.call_id,
-                    "delta": text,
-                },
+                CommandExecutionOutputDeltaNotification(
+                    thread_id=self._state.thread_id,
+                    turn_id=turn_id,
+                    item_id=msg.call_id,
+                    delta=text,
+                ),
             )
 
     def _exec_end(self, event: ev.Event) -> None:
@@ -74,14 +79,14 @@ class ToolEvents:
         msg = event.msg_as(ev.TerminalInteractionEvent)
         self._notifier.send(
             "item/commandExecution/terminalInteraction",
-            {
-                "threadId": self._state.thread_id,
+            TerminalInteractionNotification(
+                thread_id=self._state.thread_id,
                 # The turn the model typed in; the item may have started in an earlier one.
-                "turnId": self._state.turn_id(),
-                "itemId": msg.call_id,
-                "processId": msg.process_id,
-                "stdin": msg.stdin,
-            },
+                turn_id=self._state.turn_id(),
+                item_id=msg.call_id,
+                process_id=msg.process_id,
+                stdin=msg.stdin,
+            ),
         )
 
     # -- patches ----------------------------------------------------------------------------
@@ -106,12 +111,12 @@ class ToolEvents:
         if msg.stdout:
             self._notifier.send(
                 "item/fileChange/outputDelta",
-                {
-                    "threadId": self._state.thread_id,
-                    "turnId": turn.id,
-                    "itemId": msg.call_id,
-                    "delta": msg.stdout,
-                },
+                FileChangeOutputDeltaNotification(
+                    thread_id=self._state.thread_id,
+                    turn_id=turn.id,
+                    item_id=msg.call_id,
+                    delta=msg.stdout,
+                ),
             )
         self._items.end_tool(turn, msg.call_id, item)
 

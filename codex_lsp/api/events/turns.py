@@ -20,7 +20,10 @@ from codex_lsp.api.events.requests import ApprovalHooks
 from codex_lsp.api.events.state import Handler, ThreadState, TurnState
 from codex_lsp.api.events.status import StatusTracker
 from codex_lsp.protocol import events as ev
-from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_notifications import (
+    TurnCompletedNotification,
+    TurnStartedNotification,
+)
 from codex_lsp.protocol.v2_turns import Turn, TurnStatus
 
 
@@ -84,7 +87,9 @@ class TurnLifecycle:
             started_at=started_at,
             items_view="notLoaded",
         )
-        self._notifier.send("turn/started", {"threadId": self._state.thread_id, "turn": dump(turn)})
+        self._notifier.send(
+            "turn/started", TurnStartedNotification(thread_id=self._state.thread_id, turn=turn)
+        )
 
     def _task_complete(self, event: ev.Event) -> None:
         self._finish("completed", event.msg_as(ev.TaskCompleteEvent))
@@ -135,9 +140,8 @@ class TurnLifecycle:
         self._state.turn = None
         self._status.clear_waiting()
         self._status.update()
-        self._notifier.send(
-            "turn/completed", {"threadId": self._state.thread_id, "turn": dump(result)}
-        )
+        ended = TurnCompletedNotification(thread_id=self._state.thread_id, turn=result)
+        self._notifier.send("turn/completed", ended)
         # Requests still out are moot now; the client hears so after the turn's end.
         self._hooks.turn_ended(turn.id)
         hold = self._hold

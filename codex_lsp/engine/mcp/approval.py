@@ -27,7 +27,7 @@ from codex_lsp.engine.tools.base import ToolCall
 from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events import ExecApprovalRequestEvent
 from codex_lsp.protocol.policy import AskForApproval
-from codex_lsp.store.config import McpServerConfig
+from codex_lsp.store.config_mcp import McpServerConfig
 
 DECISIONS = [
     ReviewDecision.APPROVED,

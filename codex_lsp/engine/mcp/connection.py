@@ -35,7 +35,7 @@ from mcp.types import (
 )
 
 from codex_lsp import __version__
-from codex_lsp.store.config import McpServerConfig
+from codex_lsp.store.config_mcp import McpServerConfig
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")

@@ -17,7 +17,7 @@ from mcp.types import Tool
 
 from codex_lsp.engine.mcp.connection import McpServerConnection
 from codex_lsp.engine.mcp.names import function_spec, qualified_name
-from codex_lsp.store.config import McpServerConfig
+from codex_lsp.store.config_mcp import McpServerConfig
 
 # Start a long-lived task, named.
 Spawn = Callable[[Callable[[], Awaitable[None]], str], None]

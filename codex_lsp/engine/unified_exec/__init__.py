@@ -2,7 +2,7 @@
 commands a client runs (`command/exec`).
 
 * `process`: `ExecProcess`, one process with bounded, streamed, pollable output, input,
-  resizing and a group kill;
+  resizing and a group kill; `spawn`: what it starts and how;
 * `store`: `ProcessStore`, the processes a session keeps open for the model, by session id;
 * `model_output`: the text a poll returns to the model.
 
@@ -16,15 +16,13 @@ from codex_lsp.engine.unified_exec.model_output import (
     format_chunk,
     new_chunk_id,
 )
-from codex_lsp.engine.unified_exec.process import (
+from codex_lsp.engine.unified_exec.process import ExecProcess, OutputListener, Stream
+from codex_lsp.engine.unified_exec.spawn import (
     DEFAULT_TERMINAL_SIZE,
     OUTPUT_RETAINED_BYTES,
-    ExecProcess,
-    OutputListener,
     ProcessError,
     SpawnSpec,
     StdinClosedError,
-    Stream,
     TerminalSize,
 )
 from codex_lsp.engine.unified_exec.store import (

@@ -20,116 +20,41 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import fcntl
 import logging
 import os
 import signal
-import struct
 import subprocess
-import termios
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from codex_lsp.engine.exec import TERM_GRACE_S, kill_process_group
 from codex_lsp.engine.exec_output import HeadTailBuffer, RetainedOutput
-from codex_lsp.sandbox import STOP_NOW_SIGNAL, block_stop_now
+from codex_lsp.engine.unified_exec.spawn import (
+    ProcessError,
+    SpawnSpec,
+    StdinClosedError,
+    TerminalSize,
+    child_setup,
+    exit_code,
+    set_winsize,
+)
+from codex_lsp.sandbox import STOP_NOW_SIGNAL
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "DEFAULT_TERMINAL_SIZE",
-    "OUTPUT_RETAINED_BYTES",
-    "ExecProcess",
-    "OutputListener",
-    "ProcessError",
-    "SpawnSpec",
-    "StdinClosedError",
-    "Stream",
-    "TerminalSize",
-]
+__all__ = ["ExecProcess", "OutputListener", "Stream"]
 
 Stream = Literal["stdout", "stderr"]
 OutputListener = Callable[[Stream, bytes], None]
 
-# How much output is kept, per buffer, whatever a process prints (Codex keeps 1 MiB).
-OUTPUT_RETAINED_BYTES = 1024 * 1024
 READ_CHUNK_BYTES = 64 * 1024
 # After the process exits, how long what it started may keep the output open before the
 # group is killed; output written in that window is still read.
 DRAIN_GUARD_S = 2.0
 # Once the process has exited, a poller waits at most this long for the last bytes.
 POST_EXIT_CLOSE_WAIT_S = 0.05
-# Shells report death by signal N as 128 + N; so do we.
-SIGNAL_EXIT_BASE = 128
-
-
-@dataclass(frozen=True, slots=True)
-class TerminalSize:
-    rows: int
-    cols: int
-
-
-DEFAULT_TERMINAL_SIZE = TerminalSize(rows=24, cols=80)
-
-
-@dataclass(frozen=True, slots=True)
-class SpawnSpec:
-    """What to start. `argv` runs as given: wrap it for the sandbox before it gets here.
-
-    `stdin`: `"none"` reads `/dev/null`; `"pipe"` keeps a pipe open for `write`. A `tty`
-    process always has its terminal as stdin. `retained_bytes` caps each kept transcript.
-    """
-
-    argv: Sequence[str]
-    cwd: Path
-    env: Mapping[str, str]
-    tty: bool = False
-    size: TerminalSize = DEFAULT_TERMINAL_SIZE
-    stdin: Literal["none", "pipe"] = "none"
-    retained_bytes: int = OUTPUT_RETAINED_BYTES
-    # `argv` runs the sandbox launcher (`wrap_command`'s argv), which `terminate` asks to
-    # end the command's whole tree.
-    sandboxed: bool = False
-
-
-class ProcessError(RuntimeError):
-    """The process cannot do what was asked (start, take input, resize)."""
-
-
-class StdinClosedError(ProcessError):
-    """The process has no stdin to write to: it was started without one, or it was closed."""
-
-
-def _set_winsize(fd: int, size: TerminalSize) -> None:
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size.rows, size.cols, 0, 0))
-
-
-def _take_controlling_terminal() -> None:  # pragma: no cover - runs in the forked child
-    # The child is a session leader by now (start_new_session); its stdin is the PTY.
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
-def _start_launcher_on_terminal() -> None:  # pragma: no cover - runs in the forked child
-    _take_controlling_terminal()
-    block_stop_now()
-
-
-def _child_setup(spec: SpawnSpec) -> Callable[[], None] | None:
-    """What the child does between fork and exec, if anything."""
-    if spec.sandboxed:
-        return _start_launcher_on_terminal if spec.tty else block_stop_now
-    return _take_controlling_terminal if spec.tty else None
-
-
-def _exit_code(returncode: int | None) -> int | None:
-    if returncode is None:
-        return None
-    if returncode < 0:
-        return SIGNAL_EXIT_BASE - returncode
-    return returncode
 
 
 @dataclass
@@ -200,7 +125,7 @@ class ExecProcess:
                 master, slave = os.openpty()
                 parent_fds.append(master)
                 child_fds.append(slave)
-                _set_winsize(master, spec.size)
+                set_winsize(master, spec.size)
                 stdin_arg: int = slave
                 stdout_arg, stderr_arg = slave, slave
                 self._pty_fd = master
@@ -229,7 +154,7 @@ class ExecProcess:
                 cwd=spec.cwd,
                 env=dict(spec.env),
                 start_new_session=True,
-                preexec_fn=_child_setup(spec),
+                preexec_fn=child_setup(spec),
             )
         except (OSError, subprocess.SubprocessError) as err:
             for fd in parent_fds:
@@ -372,7 +297,7 @@ class ExecProcess:
         fd = self._pty_fd
         if fd is None:
             raise ProcessError("the terminal is closed")
-        _set_winsize(fd, size)
+        set_winsize(fd, size)
         if self._proc is not None and not self._exited.is_set():
             # Programs redraw on SIGWINCH; the kernel sends it only to the foreground group.
             kill_process_group(self._proc.pid, signal.SIGWINCH)
@@ -390,7 +315,7 @@ class ExecProcess:
 
     @property
     def exit_code(self) -> int | None:
-        return _exit_code(self._proc.returncode) if self._proc is not None else None
+        return exit_code(self._proc.returncode) if self._proc is not None else None
 
     @property
     def killed(self) -> bool:

@@ -45,7 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     await chat?.reveal();
     chat?.revealRequests();
   });
-  server.inlineRequestHandler = (method, params, token) => requests.handle(method, params, token);
+  server.inlineRequestHandler = (request, token) => requests.handle(request, token);
   const restart = async () => {
     await server.start();
   };

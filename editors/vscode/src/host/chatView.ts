@@ -280,7 +280,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const state = this.store.state;
     const request = message.key ? state.requests.find((r) => r.key === message.key) : undefined;
     const itemId = message.itemId ?? request?.itemId;
-    const changes = request ? requestChanges(state, request) : (findItem(state, itemId)?.changes ?? []);
+    const changes = request ? requestChanges(state, request) : (findItem(state, itemId, 'fileChange')?.changes ?? []);
     const change = changes[message.index];
     if (!change) throw new Error('That change is no longer available.');
     const cwd = state.threads.find((t) => t.id === state.conversation?.threadId)?.cwd;

@@ -7,15 +7,12 @@
 
 import * as vscode from 'vscode';
 import type {
-  ConfigReadResult,
+  ApprovalPolicy,
   ContextItem,
-  ModelInfo,
-  ReasoningEffort,
+  RequestParams,
+  ReviewTarget,
   Thread,
-  ThreadListResult,
-  ThreadStartResult,
   TurnOverrides,
-  TurnStartResult,
   TurnTask,
 } from '../shared/protocol';
 import { errorText, type ServerConnection } from './server';
@@ -25,15 +22,19 @@ const THREAD_KEY = 'codexChat.threadId';
 const REVIEW_THREAD_KEY = 'codexChat.reviewThreadId';
 const SETTINGS_KEY = 'codexChat.selection';
 
-export type ReviewTarget =
-  | { type: 'uncommittedChanges' }
-  | { type: 'baseBranch'; branch: string }
-  | { type: 'commit'; sha: string; title?: string };
-
 interface Picks {
   model?: string;
   effort?: string;
   approvalPolicy?: string;
+}
+
+/**
+ * A picked policy as v2 takes it. A pick saved by an earlier version may be the core's
+ * `on-failure`, which v2 dropped: `on-request` is its closest surviving neighbour, as the server
+ * reads it in config.toml.
+ */
+function wirePolicy(policy: string): ApprovalPolicy {
+  return (policy === 'on-failure' ? 'on-request' : policy) as ApprovalPolicy;
 }
 
 export class ChatController {
@@ -68,14 +69,14 @@ export class ChatController {
     const saved = this.threadId ?? this.memento.get<string>(THREAD_KEY);
     if (review && review !== saved) {
       try {
-        await this.server.request<ThreadStartResult>('thread/resume', { threadId: review });
+        await this.server.request('thread/resume', { threadId: review });
       } catch {
         await this.memento.update(REVIEW_THREAD_KEY, undefined);
       }
     }
     if (saved && this.opened === opened) {
       try {
-        const result = await this.server.request<ThreadStartResult>('thread/resume', { threadId: saved });
+        const result = await this.server.request('thread/resume', { threadId: saved });
         if (this.opened === opened) this.open(result.thread);
       } catch {
         await this.memento.update(THREAD_KEY, undefined);
@@ -86,10 +87,10 @@ export class ChatController {
 
   async refreshThreads(query = this.store.state.threadQuery): Promise<void> {
     try {
-      const params: Record<string, unknown> = { limit: 50, sortKey: 'updated_at' };
+      const params: RequestParams<'thread/list'> = { limit: 50, sortKey: 'updated_at' };
       if (this.cwd) params.cwd = this.cwd;
       if (query.trim()) params.searchTerm = query.trim();
-      const result = await this.server.request<ThreadListResult>('thread/list', params);
+      const result = await this.server.request('thread/list', params);
       this.store.dispatch({ type: 'threadQuery', query });
       this.store.dispatch({ type: 'threads', threads: result.data ?? [] });
     } catch (err) {
@@ -100,7 +101,7 @@ export class ChatController {
 
   async loadModels(): Promise<void> {
     try {
-      const result = await this.server.request<{ data: ModelInfo[] }>('model/list', {});
+      const result = await this.server.request('model/list', {});
       this.store.dispatch({ type: 'models', models: result.data ?? [] });
     } catch (err) {
       this.server.client?.outputChannel.warn(`model/list failed: ${errorText(err)}`);
@@ -109,12 +110,13 @@ export class ChatController {
 
   async loadConfig(): Promise<void> {
     try {
-      const { config } = await this.server.request<ConfigReadResult>('config/read', {});
+      const { config } = await this.server.request('config/read', {});
       this.store.dispatch({
         type: 'configured',
         model: config.model ?? undefined,
         effort: config.model_reasoning_effort ?? undefined,
-        approvalPolicy: config.approval_policy ?? undefined,
+        // A granular policy has no entry in the picker: it stays as configured.
+        approvalPolicy: typeof config.approval_policy === 'string' ? config.approval_policy : undefined,
       });
     } catch (err) {
       this.server.client?.outputChannel.warn(`config/read failed: ${errorText(err)}`);
@@ -131,30 +133,29 @@ export class ChatController {
     // Without a configured effort, the model's own default is what "as configured" means.
     const info = models.find((x) => (x.model || x.id) === m);
     const e = pick(effort, configured.effort ?? info?.defaultReasoningEffort ?? undefined);
-    if (e) out.effort = e as ReasoningEffort;
+    if (e) out.effort = e;
     const p = pick(approvalPolicy, configured.approvalPolicy);
-    if (p) out.approvalPolicy = p;
+    if (p) out.approvalPolicy = wirePolicy(p);
     return out;
   }
 
   async newThread(): Promise<string> {
-    const result = await this.server.request<ThreadStartResult>('thread/start', this.threadParams());
+    const result = await this.server.request('thread/start', this.threadParams());
     this.open(result.thread);
     return result.thread.id;
   }
 
-  private threadParams(): Record<string, unknown> {
-    const params: Record<string, unknown> = { ...this.overrides() };
+  private threadParams(): RequestParams<'thread/start'> {
+    const { effort, ...overrides } = this.overrides();
+    const params: RequestParams<'thread/start'> = { ...overrides };
     if (this.cwd) params.cwd = this.cwd;
-    const effort = params.effort;
-    delete params.effort;
     // thread/start takes the effort as a config key.
     if (effort) params.config = { model_reasoning_effort: effort };
     return params;
   }
 
   async resume(threadId: string): Promise<void> {
-    const result = await this.server.request<ThreadStartResult>('thread/resume', { threadId });
+    const result = await this.server.request('thread/resume', { threadId });
     this.open(result.thread);
   }
 
@@ -205,8 +206,7 @@ export class ChatController {
       await this.startTask(threadId, { type: 'ask', text }, context);
       return;
     }
-    const params = { threadId, input: [{ type: 'text', text }], ...this.overrides() };
-    await this.server.request<TurnStartResult>('turn/start', params);
+    await this.server.request('turn/start', { threadId, input: [{ type: 'text', text }], ...this.overrides() });
   }
 
   /** An editor request (ask about or edit a selection, apply a code block) in the chat's thread. */
@@ -216,7 +216,7 @@ export class ChatController {
   }
 
   private async startTask(threadId: string, task: TurnTask, context: ContextItem[]): Promise<void> {
-    await this.server.request<TurnStartResult>('turn/startTask', { threadId, task, context, ...this.overrides() });
+    await this.server.request('turn/startTask', { threadId, task, context, ...this.overrides() });
   }
 
   async interrupt(): Promise<boolean> {

@@ -8,7 +8,8 @@
 import * as vscode from 'vscode';
 import type { ChatViewProvider } from './chatView';
 import { type ContextPicker, lspRange } from './contextPicker';
-import type { ChatController, ReviewTarget } from './controller';
+import type { ReviewTarget } from '../shared/protocol';
+import type { ChatController } from './controller';
 import { errorText } from './server';
 
 /** The text an argument carries; a URI (the context menu's) or nothing carries none. */
@@ -104,7 +105,7 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
       'codexChat.reviewCommit',
       guarded('Review', async (arg) => {
         const sha = textArgument(arg) ?? (await vscode.window.showInputBox({ title: 'Review commit', value: 'HEAD', prompt: 'Commit (sha, branch or HEAD)' }));
-        if (sha) await review({ type: 'commit', sha });
+        if (sha) await review({ type: 'commit', sha, title: null });
       }),
     ),
     vscode.commands.registerCommand(

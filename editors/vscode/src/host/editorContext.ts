@@ -9,6 +9,7 @@
  */
 
 import * as vscode from 'vscode';
+import type { LspPosition as Position, LspRange as Range } from '../shared/protocol';
 
 export const EDITOR_REQUESTS = {
   openBuffers: 'codex/editor/openBuffers',
@@ -16,16 +17,6 @@ export const EDITOR_REQUESTS = {
   selection: 'codex/editor/selection',
   diagnostics: 'codex/editor/diagnostics',
 } as const;
-
-interface Position {
-  line: number;
-  character: number;
-}
-
-interface Range {
-  start: Position;
-  end: Position;
-}
 
 export interface OpenBuffer {
   uri: string;

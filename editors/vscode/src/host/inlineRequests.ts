@@ -10,12 +10,12 @@
 
 import * as vscode from 'vscode';
 import {
-  type ApprovalParams,
+  type ApprovalRequest,
   COMMAND_APPROVAL,
   type Decision,
   FILE_CHANGE_APPROVAL,
+  type InlineRequest,
   type InlineRequestMethod,
-  type InlineRequestParams,
   type InlineRequestResult,
   USER_INPUT,
   type UserInputAnswers,
@@ -52,13 +52,13 @@ export class InlineRequests implements vscode.Disposable {
     });
   }
 
-  handle(method: InlineRequestMethod, params: InlineRequestParams, token: vscode.CancellationToken): Promise<InlineRequestResult> {
+  handle(request: InlineRequest, token: vscode.CancellationToken): Promise<InlineRequestResult> {
     const key = `req-${++this.counter}`;
     return new Promise((resolve) => {
-      this.waiting.set(key, { method, settle: resolve });
+      this.waiting.set(key, { method: request.method, settle: resolve });
       token.onCancellationRequested(() => this.settle(key, undefined));
-      this.store.dispatch({ type: 'request', key, method, params });
-      void this.surface(params.threadId ?? '').then(() => this.notify(key, method, params));
+      this.store.dispatch({ type: 'request', key, ...request });
+      void this.surface(request.params.threadId ?? '').then(() => this.notify(key, request));
     });
   }
 
@@ -71,29 +71,29 @@ export class InlineRequests implements vscode.Disposable {
   }
 
   /** A notification that says what is asked; its buttons answer while the request waits. */
-  private async notify(key: string, method: InlineRequestMethod, params: InlineRequestParams): Promise<void> {
+  private async notify(key: string, request: InlineRequest): Promise<void> {
     if (!this.waiting.has(key)) return;
-    if (method === USER_INPUT) {
+    if (request.method === USER_INPUT) {
       const choice = await vscode.window.showInformationMessage('Codex has a question for you.', SHOW);
-      if (choice === SHOW) await this.surface(params.threadId);
+      if (choice === SHOW) await this.surface(request.params.threadId);
       return;
     }
-    const choice = await vscode.window.showWarningMessage(this.describe(key, method, params as ApprovalParams), APPROVE, DENY, SHOW);
+    const choice = await vscode.window.showWarningMessage(this.describe(key, request), APPROVE, DENY, SHOW);
     if (choice === APPROVE) this.decide(key, 'accept');
     else if (choice === DENY) this.decide(key, 'decline');
-    else if (choice === SHOW) await this.surface(params.threadId);
+    else if (choice === SHOW) await this.surface(request.params.threadId);
   }
 
-  private describe(key: string, method: InlineRequestMethod, params: ApprovalParams): string {
-    if (method === COMMAND_APPROVAL) {
-      const command = params.command ?? 'a command';
+  private describe(key: string, request: ApprovalRequest): string {
+    if (request.method === COMMAND_APPROVAL) {
+      const command = request.params.command ?? 'a command';
       return `Codex wants to run: ${command.length > 120 ? command.slice(0, 119) + '…' : command}`;
     }
-    if (method === FILE_CHANGE_APPROVAL) {
+    if (request.method === FILE_CHANGE_APPROVAL) {
       const state = this.store.state;
-      const request = state.requests.find((r) => r.key === key);
+      const pending = state.requests.find((r) => r.key === key);
       const cwd = state.conversation?.cwd;
-      const files = request ? requestChanges(state, request).map((c) => shortPath(c.path, cwd)) : [];
+      const files = pending ? requestChanges(state, pending).map((c) => shortPath(c.path, cwd)) : [];
       return files.length ? `Codex wants to change ${files.join(', ')}` : 'Codex wants to change files';
     }
     return 'Codex is waiting for you';

@@ -34,10 +34,14 @@ import {
 } from '../shared/serverCommand';
 import {
   FOLLOWED_NOTIFICATIONS,
+  followedNotification,
   INLINE_REQUESTS,
-  type InlineRequestMethod,
-  type InlineRequestParams,
+  type InlineRequest,
+  inlineRequest,
   type InlineRequestResult,
+  type KnownRequest,
+  type RequestParams,
+  type RequestResults,
 } from '../shared/protocol';
 import * as editorContext from './editorContext';
 import { EDITOR_REQUESTS } from './editorContext';
@@ -51,11 +55,7 @@ const OUTPUT_TAIL_CHARS = 2000;
 /** How long a failed start waits for the process to report its exit code. */
 const EXIT_WAIT_MS = 3000;
 
-export type InlineRequestHandler = (
-  method: InlineRequestMethod,
-  params: InlineRequestParams,
-  token: vscode.CancellationToken,
-) => Promise<InlineRequestResult>;
+export type InlineRequestHandler = (request: InlineRequest, token: vscode.CancellationToken) => Promise<InlineRequestResult>;
 
 interface ExitInfo {
   code: number | null;
@@ -225,13 +225,13 @@ export class ServerConnection implements vscode.Disposable {
     client.onRequest(EDITOR_REQUESTS.diagnostics, (params: { uri?: unknown } | null) => editorContext.diagnostics(params));
     for (const method of FOLLOWED_NOTIFICATIONS) {
       client.onNotification(`codex/${method}`, (params: unknown) =>
-        this.store.dispatch({ type: 'notify', method, params }),
+        this.store.dispatch({ type: 'notify', ...followedNotification(method, params) }),
       );
     }
     for (const method of INLINE_REQUESTS) {
-      client.onRequest(`codex/${method}`, (params: InlineRequestParams, token: vscode.CancellationToken) => {
+      client.onRequest(`codex/${method}`, (params: unknown, token: vscode.CancellationToken) => {
         if (!this.inlineRequestHandler) throw new Error('the chat is not ready for approvals');
-        return this.inlineRequestHandler(method, params, token);
+        return this.inlineRequestHandler(inlineRequest(method, params), token);
       });
     }
     client.onDidChangeState((e) => {
@@ -303,13 +303,13 @@ export class ServerConnection implements vscode.Disposable {
     });
   }
 
-  /** A v2 method over LSP (`codex/<method>`), or a plain LSP method when `raw`. */
-  async request<R>(method: string, params: unknown, raw = false): Promise<R> {
+  /** The v2 request `method` over LSP (`codex/<method>`), with the params and result v2 types for it. */
+  async request<M extends KnownRequest>(method: M, params: RequestParams<M>): Promise<RequestResults[M]> {
     const client = this.client;
     if (!client || !this.running) {
       throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
     }
-    return client.sendRequest<R>(raw ? method : `codex/${method}`, params);
+    return client.sendRequest<RequestResults[M]>(`codex/${method}`, params);
   }
 
 

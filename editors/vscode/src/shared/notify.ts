@@ -1,10 +1,11 @@
 /**
  * The chat state after one v2 notification from the server. Pure, like the rest of the reducer:
- * each method's params are read as the protocol types them, and a notification about a thread
- * other than the one shown only touches the lists.
+ * the notification is discriminated by its method, so each case reads the params the protocol's
+ * generated types give that method, and a notification about a thread other than the one shown
+ * only touches the lists.
  */
 
-import type { FollowedNotification, NotificationParams, RateLimits, ThreadItem } from './protocol';
+import type { FollowedNotification, RateLimits, ThreadItem, ThreadItemOf } from './protocol';
 import {
   addNotice,
   type ChatState,
@@ -17,8 +18,6 @@ import {
   type TurnView,
   upsertThread,
 } from './state';
-
-type Params<M extends FollowedNotification> = NotificationParams[M];
 
 /** Apply `change` to the current conversation when `threadId` is the one shown. */
 function onConversation(
@@ -57,27 +56,38 @@ function withItem(turn: TurnView, itemId: string, change: (item: ThreadItem | un
 /** Later fields win, except that a missing or null one keeps what streaming built up. */
 function mergeItem(old: ThreadItem | undefined, next: ThreadItem): ThreadItem {
   if (!old) return next;
-  const merged: ThreadItem = { ...old };
-  for (const key of Object.keys(next) as (keyof ThreadItem)[]) {
-    const value = next[key];
-    if (value !== undefined && value !== null) Object.assign(merged, { [key]: value });
+  const merged = { ...old } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(next)) {
+    if (value !== undefined && value !== null) merged[key] = value;
   }
-  if (next.type === 'agentMessage' && !next.text && old.text) merged.text = old.text;
-  if (next.type === 'commandExecution' && !next.aggregatedOutput && old.aggregatedOutput) {
-    merged.aggregatedOutput = old.aggregatedOutput;
+  const item = merged as ThreadItem;
+  if (item.type === 'agentMessage' && old.type === 'agentMessage' && next.type === 'agentMessage') {
+    if (!next.text && old.text) item.text = old.text;
+  }
+  if (item.type === 'commandExecution' && old.type === 'commandExecution' && next.type === 'commandExecution') {
+    if (!next.aggregatedOutput && old.aggregatedOutput) item.aggregatedOutput = old.aggregatedOutput;
   }
   // A completed fileChange may come without its diffs; the started one had them.
-  if (next.type === 'fileChange' && !next.changes?.length && old.changes?.length) merged.changes = old.changes;
-  return merged;
+  if (item.type === 'fileChange' && old.type === 'fileChange' && next.type === 'fileChange') {
+    if (!next.changes?.length && old.changes?.length) item.changes = old.changes;
+  }
+  return item;
 }
 
-function appendText(item: ThreadItem | undefined, fallback: ThreadItem, field: 'text' | 'aggregatedOutput', delta: string): ThreadItem {
-  const base = item ?? fallback;
-  let text = String(base[field] ?? '') + delta;
-  if (field === 'aggregatedOutput' && text.length > MAX_OUTPUT_CHARS) {
-    text = '…' + text.slice(text.length - MAX_OUTPUT_CHARS);
-  }
-  return { ...base, [field]: text };
+/** An item that streams text, with the text it has so far. */
+type Streamed = ThreadItemOf<'agentMessage' | 'plan'>;
+
+function appendText(item: ThreadItem | undefined, fallback: Streamed, delta: string): ThreadItem {
+  const base = item?.type === fallback.type ? item : fallback;
+  return { ...base, text: (base.text ?? '') + delta };
+}
+
+function appendOutput(item: ThreadItem | undefined, itemId: string, delta: string): ThreadItem {
+  const base: ThreadItemOf<'commandExecution'> =
+    item?.type === 'commandExecution' ? item : { type: 'commandExecution', id: itemId, status: 'inProgress' };
+  let text = (base.aggregatedOutput ?? '') + delta;
+  if (text.length > MAX_OUTPUT_CHARS) text = '…' + text.slice(text.length - MAX_OUTPUT_CHARS);
+  return { ...base, aggregatedOutput: text };
 }
 
 function dropThread(state: ChatState, threadId: string): ChatState {
@@ -85,28 +95,26 @@ function dropThread(state: ChatState, threadId: string): ChatState {
   return state.conversation?.threadId === threadId ? { ...state, conversation: undefined } : state;
 }
 
-export function notify(state: ChatState, method: string, raw: unknown): ChatState {
-  // The server sends each method with the params its protocol type says.
-  const as = <M extends FollowedNotification>(_m: M) => (raw ?? {}) as Params<M>;
-  switch (method) {
+export function notify(state: ChatState, notification: FollowedNotification): ChatState {
+  switch (notification.method) {
     case 'thread/started': {
-      const p = as('thread/started');
+      const p = notification.params;
       if (!p.thread) return state;
       state = { ...state, threads: upsertThread(state.threads, p.thread) };
       return onConversation(state, p.thread.id, (c) => ({ ...c, title: threadTitle(p.thread) }));
     }
     case 'thread/archived':
-      return dropThread(state, as('thread/archived').threadId);
     case 'thread/deleted':
-      return dropThread(state, as('thread/deleted').threadId);
+      return dropThread(state, notification.params.threadId);
     case 'thread/name/updated': {
-      const p = as('thread/name/updated');
-      const name = p.threadName ?? p.name ?? null;
+      const p = notification.params;
+      // Older servers named the field `name`.
+      const name = p.threadName ?? (p as { name?: string | null }).name ?? null;
       state = { ...state, threads: state.threads.map((t) => (t.id === p.threadId ? { ...t, name } : t)) };
       return onConversation(state, p.threadId, (c) => ({ ...c, title: threadTitle({ id: c.threadId, name }) }));
     }
     case 'turn/started': {
-      const p = as('turn/started');
+      const p = notification.params;
       return onConversation(state, p.threadId, (c) => {
         const turnId = String(p.turn?.id ?? '');
         const locals: ThreadItem[] = c.pendingUserTexts.map((text, n) => ({
@@ -124,7 +132,7 @@ export function notify(state: ChatState, method: string, raw: unknown): ChatStat
       });
     }
     case 'turn/completed': {
-      const p = as('turn/completed');
+      const p = notification.params;
       const turnId = String(p.turn?.id ?? '');
       state = { ...state, requests: state.requests.filter((r) => !(r.threadId === p.threadId && r.turnId === turnId)) };
       return onConversation(state, p.threadId, (c) => {
@@ -137,20 +145,20 @@ export function notify(state: ChatState, method: string, raw: unknown): ChatStat
       });
     }
     case 'turn/plan/updated': {
-      const p = as('turn/plan/updated');
+      const p = notification.params;
       return onConversation(state, p.threadId, (c) => ({
         ...c,
         plan: { turnId: p.turnId, explanation: p.explanation, steps: p.plan ?? [] },
       }));
     }
     case 'turn/diff/updated': {
-      const p = as('turn/diff/updated');
+      const p = notification.params;
       return onConversation(state, p.threadId, (c) => ({ ...c, diff: p.diff ?? '' }));
     }
     case 'item/started':
     case 'item/completed': {
-      const p = as('item/started');
-      const item = p.item;
+      const p = notification.params;
+      const item: ThreadItem = p.item;
       if (!item?.id) return state;
       return onConversation(state, p.threadId, (c) => {
         // A new thread is known by its first request (a review by what it reviews) until named.
@@ -171,59 +179,58 @@ export function notify(state: ChatState, method: string, raw: unknown): ChatStat
     }
     case 'item/agentMessage/delta':
     case 'item/plan/delta': {
-      const p = as('item/agentMessage/delta');
-      const type = method === 'item/plan/delta' ? 'plan' : 'agentMessage';
+      const p = notification.params;
+      const type = notification.method === 'item/plan/delta' ? 'plan' : 'agentMessage';
       return onConversation(state, p.threadId, (c) =>
         withTurn(c, String(p.turnId ?? ''), (t) =>
-          withItem(t, p.itemId, (old) => appendText(old, { type, id: p.itemId, text: '' }, 'text', String(p.delta ?? ''))),
+          withItem(t, p.itemId, (old) => appendText(old, { type, id: p.itemId, text: '' }, String(p.delta ?? ''))),
         ),
       );
     }
     case 'item/reasoning/summaryPartAdded':
     case 'item/reasoning/summaryTextDelta': {
-      const p = as('item/reasoning/summaryTextDelta');
+      const p = notification.params;
+      const delta = notification.method === 'item/reasoning/summaryTextDelta' ? String(notification.params.delta ?? '') : '';
       const index = Number(p.summaryIndex ?? 0);
       return onConversation(state, p.threadId, (c) =>
         withTurn(c, String(p.turnId ?? ''), (t) =>
           withItem(t, p.itemId, (old) => {
-            const summary = [...(old?.summary ?? [])];
+            const base: ThreadItemOf<'reasoning'> = old?.type === 'reasoning' ? old : { type: 'reasoning', id: p.itemId };
+            const summary = [...(base.summary ?? [])];
             while (summary.length <= index) summary.push('');
-            if (method === 'item/reasoning/summaryTextDelta') summary[index] += String(p.delta ?? '');
-            return { ...(old ?? { type: 'reasoning', id: p.itemId }), summary };
+            summary[index] += delta;
+            return { ...base, summary };
           }),
         ),
       );
     }
     case 'item/commandExecution/outputDelta': {
-      const p = as('item/commandExecution/outputDelta');
+      const p = notification.params;
       return onConversation(state, p.threadId, (c) =>
-        withTurn(c, String(p.turnId ?? ''), (t) =>
-          withItem(t, p.itemId, (old) =>
-            appendText(old, { type: 'commandExecution', id: p.itemId, status: 'inProgress' }, 'aggregatedOutput', String(p.delta ?? '')),
-          ),
-        ),
+        withTurn(c, String(p.turnId ?? ''), (t) => withItem(t, p.itemId, (old) => appendOutput(old, p.itemId, String(p.delta ?? '')))),
       );
     }
     case 'thread/tokenUsage/updated': {
-      const p = as('thread/tokenUsage/updated');
+      const p = notification.params;
       state = { ...state, tokenUsage: p.tokenUsage };
       return onConversation(state, p.threadId, (c) => ({ ...c, tokenUsage: p.tokenUsage }));
     }
     case 'account/rateLimits/updated': {
       // Updates are sparse: keep the windows this one does not mention.
-      const incoming: RateLimits = as('account/rateLimits/updated').rateLimits ?? {};
+      const incoming: RateLimits = notification.params.rateLimits ?? {};
       const merged: RateLimits = { ...(state.rateLimits ?? {}) };
       if (incoming.primary) merged.primary = incoming.primary;
       if (incoming.secondary) merged.secondary = incoming.secondary;
       return { ...state, rateLimits: merged };
     }
     case 'error': {
-      const p = as('error');
-      const message = String(p.error?.message ?? p.message ?? 'unknown error');
+      const p = notification.params;
+      // Older servers put the message at the top level.
+      const message = String(p.error?.message ?? (p as { message?: string }).message ?? 'unknown error');
       return p.willRetry ? addNotice(state, 'warning', `Retrying: ${message}`) : addNotice(state, 'error', message);
     }
     case 'warning':
-      return addNotice(state, 'warning', String(as('warning').message ?? ''));
+      return addNotice(state, 'warning', String(notification.params.message ?? ''));
     default:
       return state;
   }

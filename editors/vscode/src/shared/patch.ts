@@ -108,7 +108,7 @@ export function changeKind(change: FileUpdateChange): 'add' | 'delete' | 'update
 }
 
 export function movePath(change: FileUpdateChange): string | undefined {
-  return typeof change.kind === 'object' && change.kind?.movePath ? change.kind.movePath : undefined;
+  return typeof change.kind === 'object' && 'movePath' in change.kind && change.kind.movePath ? change.kind.movePath : undefined;
 }
 
 function isUnifiedDiff(text: string): boolean {

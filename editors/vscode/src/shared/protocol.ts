@@ -1,205 +1,115 @@
 /**
- * The slice of the app-server v2 wire types the extension reads and writes. Every v2 method `M`
- * is the LSP request `codex/M`, every v2 notification `N` the LSP notification `codex/N`; the
- * shapes are the v2 ones (camelCase). Fields the UI never reads are left out; a field a server
- * may omit or send as null is optional and nullable, so older and newer servers both read.
+ * The app-server v2 wire types the extension reads and writes. Every v2 method `M` is the LSP
+ * request `codex/M`, every v2 notification `N` the LSP notification `codex/N`. The shapes come
+ * from the server's own `generate-ts` bindings in `../generated` (see
+ * scripts/generate-vscode-types); this module names the ones the extension uses and adds the few
+ * types of its own: the chat's view of an item while it streams, and the lists its pickers offer.
  */
 
-export type ApprovalPolicy = 'untrusted' | 'on-failure' | 'on-request' | 'never';
-export const APPROVAL_POLICIES: ApprovalPolicy[] = ['untrusted', 'on-failure', 'on-request', 'never'];
+import type * as v2 from '../generated';
 
-export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+export type {
+  AgentMessageDeltaNotification,
+  ContextItem,
+  EditorProblem,
+  FileContextItem,
+  LspPosition,
+  LspRange,
+  ProblemsContextItem,
+  ReasoningEffortOption,
+  ReviewTarget,
+  RateLimitWindow,
+  ServerNotification,
+  TurnTask,
+  ThreadTokenUsage as TokenUsage,
+  TurnPlanStep as PlanStep,
+  Model as ModelInfo,
+  TurnStatus,
+  UserInput,
+} from '../generated';
+
+/** An approval policy the picker offers: v2's named ones (a granular policy is config's alone). */
+export type ApprovalPolicy = Exclude<v2.AskForApproval, v2.GranularAskForApproval>;
+export const APPROVAL_POLICIES: ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
+
+/** The efforts the picker knows. v2 types an effort as any string: a model lists its own. */
+export type ReasoningEffort = v2.ReasoningEffort & ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh');
 export const REASONING_EFFORTS: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'xhigh'];
 
-export type Decision = 'accept' | 'acceptForSession' | 'decline' | 'cancel';
+/** The decisions this client gives: the plain ones both approval requests take. */
+export type Decision = v2.FileChangeApprovalDecision;
 export const DECISIONS: Decision[] = ['accept', 'acceptForSession', 'decline', 'cancel'];
 
-export interface UserInput {
-  type: string;
-  text?: string;
-  url?: string;
-  path?: string;
-  name?: string;
-}
+/** The types of `ThreadItem`, the union's discriminant. */
+export type ThreadItemType = v2.ThreadItem['type'];
 
+/** One file of a patch. Older servers sent `kind` as a bare string. */
 export interface FileUpdateChange {
   path: string;
-  kind: { type: 'add' | 'delete' | 'update'; movePath?: string | null } | string;
+  kind: v2.PatchChangeKind | { type: v2.PatchChangeKind['type']; movePath?: string | null } | string;
   diff: string;
 }
 
-export interface CommandAction {
-  type: string;
-  command?: string;
+/**
+ * One `ThreadItem` as the chat holds it, discriminated by `type`. Deltas build an item up before
+ * (or without) the server's whole copy, so only `type` and `id` are sure; the other fields are the
+ * protocol's for that type.
+ */
+export type ThreadItem = {
+  [T in ThreadItemType]: Partial<Held<Extract<v2.ThreadItem, { type: T }>>> & { type: T; id: string };
+}[ThreadItemType];
+
+/** A `fileChange` item's changes as the chat reads them: older servers' too. */
+type Held<I> = I extends { changes: unknown } ? Omit<I, 'changes'> & { changes: FileUpdateChange[] } : I;
+
+/** The `ThreadItem` of one type. */
+export type ThreadItemOf<T extends ThreadItemType> = Extract<ThreadItem, { type: T }>;
+
+/** A turn as the chat keeps it: what any server sends, so only `id` and `status` are sure. */
+export type Turn = Pick<v2.Turn, 'id' | 'status'> & Partial<Omit<v2.Turn, 'id' | 'status' | 'items'>> & { items?: ThreadItem[] };
+
+/** A thread as the chat keeps it (the list, `open`): only `id` is sure. */
+export type Thread = Pick<v2.Thread, 'id'> & Partial<Omit<v2.Thread, 'id' | 'turns'>> & { turns?: Turn[] };
+
+/** Usage windows as the chat keeps them: updates are sparse, so each may be missing. */
+export type RateLimits = Partial<Pick<v2.RateLimitSnapshot, 'primary' | 'secondary'>>;
+
+export type UserInputQuestion = v2.ToolRequestUserInputQuestion;
+
+/**
+ * A server request the chat shows inline, discriminated by its v2 method. A file-change
+ * approval's diffs come in `codexLsp.changes` (codex-lsp's own addition; the `fileChange` item
+ * announced by `item/started` carries them too), or at the top level from older codex-lsp servers.
+ */
+export type InlineRequest =
+  | { method: typeof COMMAND_APPROVAL; params: v2.CommandExecutionRequestApprovalParams }
+  | { method: typeof FILE_CHANGE_APPROVAL; params: v2.FileChangeRequestApprovalParams & { changes?: FileUpdateChange[] | null } }
+  | { method: typeof USER_INPUT; params: v2.ToolRequestUserInputParams };
+
+/**
+ * Where JSON from the wire becomes a typed inline request: the server sends each method with the
+ * params its protocol type says, so the params are taken as that type.
+ */
+export function inlineRequest(method: InlineRequestMethod, params: unknown): InlineRequest {
+  return { method, params } as InlineRequest;
 }
 
-/** One `ThreadItem`; `type` says which of the optional fields are there. */
-export interface ThreadItem {
-  type: string;
-  id: string;
-  // userMessage
-  content?: UserInput[];
-  // agentMessage, plan
-  text?: string;
-  // reasoning
-  summary?: string[];
-  // commandExecution
-  command?: string;
-  cwd?: string | null;
-  status?: string;
-  commandActions?: CommandAction[] | null;
-  aggregatedOutput?: string | null;
-  exitCode?: number | null;
-  durationMs?: number | null;
-  // fileChange
-  changes?: FileUpdateChange[];
-  // mcpToolCall
-  server?: string;
-  tool?: string;
-  error?: { message?: string } | null;
-  // webSearch
-  query?: string;
-  // enteredReviewMode / exitedReviewMode
-  review?: string;
-}
+/** The inline request of one method. */
+export type InlineRequestOf<M extends InlineRequestMethod> = Extract<InlineRequest, { method: M }>;
 
-export interface TurnError {
-  message: string;
-}
+/** Either approval request. */
+export type ApprovalRequest = InlineRequestOf<typeof COMMAND_APPROVAL | typeof FILE_CHANGE_APPROVAL>;
 
-export type TurnStatus = 'completed' | 'interrupted' | 'failed' | 'inProgress';
+export type UserInputParams = v2.ToolRequestUserInputParams;
 
-export interface Turn {
-  id: string;
-  items?: ThreadItem[];
-  status: TurnStatus | string;
-  error?: TurnError | null;
-}
+/** The answers to a `requestUserInput`, by question id. */
+export type UserInputAnswers = NonNullable<v2.ToolRequestUserInputResponse['answers']>;
 
-export interface Thread {
-  id: string;
-  preview?: string;
-  name?: string | null;
-  createdAt?: number;
-  updatedAt?: number;
-  cwd?: string;
-  model?: string | null;
-  turns?: Turn[];
-}
-
-export interface ThreadStartResult {
-  thread: Thread;
-  model?: string;
-  approvalPolicy?: ApprovalPolicy | string;
-  reasoningEffort?: ReasoningEffort | null;
-}
-
-export interface ThreadListResult {
-  data: Thread[];
-  nextCursor?: string | null;
-}
-
-export interface ReasoningEffortOption {
-  reasoningEffort: ReasoningEffort;
-  description?: string;
-}
-
-export interface ModelInfo {
-  id: string;
-  model?: string;
-  displayName?: string;
-  hidden?: boolean;
-  isDefault?: boolean;
-  supportedReasoningEfforts?: ReasoningEffortOption[];
-  defaultReasoningEffort?: ReasoningEffort | null;
-}
-
-/** What `config/read` says the user configured (the keys the pickers fall back to). */
-export interface ConfigReadResult {
-  config: {
-    model?: string | null;
-    approval_policy?: ApprovalPolicy | string | null;
-    model_reasoning_effort?: ReasoningEffort | null;
-  };
-}
-
-export interface TokenUsageBreakdown {
-  totalTokens: number;
-  inputTokens?: number;
-  cachedInputTokens?: number;
-  outputTokens?: number;
-  reasoningOutputTokens?: number;
-}
-
-export interface TokenUsage {
-  total: TokenUsageBreakdown;
-  last?: TokenUsageBreakdown;
-  modelContextWindow?: number | null;
-}
-
-export interface RateLimitWindow {
-  usedPercent: number;
-  windowDurationMins?: number | null;
-  resetsAt?: number | null;
-}
-
-export interface RateLimits {
-  primary?: RateLimitWindow | null;
-  secondary?: RateLimitWindow | null;
-}
-
-export interface PlanStep {
-  step: string;
-  status: 'pending' | 'inProgress' | 'completed' | string;
-}
-
-export interface UserInputOption {
-  label: string;
-  description?: string;
-}
-
-export interface UserInputQuestion {
-  id: string;
-  header?: string;
-  question: string;
-  isOther?: boolean;
-  isSecret?: boolean;
-  options?: UserInputOption[] | null;
-}
-
-/** A decision as offered in `availableDecisions`: one of ours, or one this client cannot give. */
-export type OfferedDecision = Decision | Record<string, unknown>;
-
-export interface ApprovalParams {
-  threadId: string;
-  turnId: string;
-  itemId: string;
-  reason?: string | null;
-  availableDecisions?: OfferedDecision[] | null;
-  // commandExecution
-  command?: string | null;
-  cwd?: string | null;
-  // fileChange
-  grantRoot?: string | null;
-  /** codex-lsp's own addition, namespaced so the protocol's shape stays exact: the patch's diffs.
-   * The `fileChange` item announced by `item/started` carries them too, as the protocol intends. */
-  codexLsp?: { changes?: FileUpdateChange[] | null } | null;
-  /** Older codex-lsp servers sent the diffs at the top level. */
-  changes?: FileUpdateChange[] | null;
-}
-
-export interface UserInputParams {
-  threadId: string;
-  turnId: string;
-  itemId: string;
-  questions: UserInputQuestion[];
-}
-
-export type InlineRequestParams = ApprovalParams | UserInputParams;
-
-export type UserInputAnswers = Record<string, { answers: string[] }>;
-
-export type InlineRequestResult = { decision: Decision } | { answers: UserInputAnswers };
+/** What the chat answers an inline request with. */
+export type InlineRequestResult =
+  | v2.CommandExecutionRequestApprovalResponse
+  | v2.FileChangeRequestApprovalResponse
+  | v2.ToolRequestUserInputResponse;
 
 /** The server requests the chat renders inline, by their v2 method. */
 export const COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
@@ -208,90 +118,40 @@ export const USER_INPUT = 'item/tool/requestUserInput';
 export const INLINE_REQUESTS = [COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INPUT] as const;
 export type InlineRequestMethod = (typeof INLINE_REQUESTS)[number];
 
-// -- turn/startTask (codex-lsp's extension to v2) --------------------------------------------
+/** The per-turn choices of `turn/start` and `turn/startTask` that the pickers set. */
+export type TurnOverrides = Pick<v2.TurnStartParams, 'model' | 'effort' | 'approvalPolicy'>;
 
-export interface LspPosition {
-  line: number;
-  character: number;
+// -- requests -----------------------------------------------------------------------------
+
+/** The v2 methods a client calls, each the LSP request `codex/<method>`. */
+export type RequestMethod = v2.ClientRequest['method'];
+
+/** The params of the request `M`, as the generated `ClientRequest` union types them. */
+export type RequestParams<M extends RequestMethod> = Extract<v2.ClientRequest, { method: M }>['params'];
+
+/** The result of each request the extension makes (the bindings type results by name only). */
+export interface RequestResults {
+  'thread/start': v2.ThreadStartResponse;
+  'thread/resume': v2.ThreadResumeResponse;
+  'thread/list': v2.ThreadListResponse;
+  'thread/archive': v2.ThreadArchiveResponse;
+  'thread/delete': v2.ThreadDeleteResponse;
+  'thread/name/set': v2.ThreadSetNameResponse;
+  'turn/start': v2.TurnStartResponse;
+  'turn/startTask': v2.TurnStartResponse;
+  'turn/interrupt': v2.TurnInterruptResponse;
+  'review/start': v2.ReviewStartResponse;
+  'model/list': v2.ModelListResponse;
+  'config/read': v2.ConfigReadResponse;
 }
 
-export interface LspRange {
-  start: LspPosition;
-  end: LspPosition;
-}
+/** A name that must be a v2 method: a misspelt key of `RequestResults` fails the type check. */
+type V2Method<M extends RequestMethod> = M;
 
-export interface FileContextItem {
-  type: 'file';
-  path: string;
-  range?: LspRange;
-  text?: string;
-}
-
-export interface EditorProblem {
-  path: string;
-  range: LspRange;
-  severity: 'error' | 'warning' | 'information' | 'hint';
-  message: string;
-  source?: string;
-}
-
-export interface ProblemsContextItem {
-  type: 'problems';
-  problems: EditorProblem[];
-}
-
-export type ContextItem = FileContextItem | ProblemsContextItem;
-
-export type TurnTask =
-  | { type: 'ask'; text: string }
-  | { type: 'edit'; instruction: string; path: string; range: LspRange; text?: string }
-  | { type: 'applyCode'; path: string; code: string; language?: string };
-
-export interface TurnOverrides {
-  model?: string;
-  effort?: ReasoningEffort;
-  approvalPolicy?: ApprovalPolicy | string;
-}
-
-export interface TurnStartTaskParams extends TurnOverrides {
-  threadId: string;
-  task: TurnTask;
-  context?: ContextItem[];
-}
-
-export interface TurnStartResult {
-  turn: Turn;
-}
+/** A request the extension makes: a v2 method whose result it knows. */
+export type KnownRequest = V2Method<keyof RequestResults>;
 
 // -- notifications ------------------------------------------------------------------------
-
-/** The params of each v2 notification the chat follows, by method. */
-export interface NotificationParams {
-  'thread/started': { thread: Thread };
-  'thread/archived': { threadId: string };
-  'thread/deleted': { threadId: string };
-  'thread/name/updated': { threadId: string; threadName?: string | null; name?: string | null };
-  'turn/started': { threadId: string; turn: Turn };
-  'turn/completed': { threadId: string; turn: Turn };
-  'turn/plan/updated': { threadId: string; turnId: string; explanation?: string | null; plan?: PlanStep[] };
-  'turn/diff/updated': { threadId: string; turnId: string; diff?: string };
-  'item/started': { threadId: string; turnId: string; item: ThreadItem };
-  'item/completed': { threadId: string; turnId: string; item: ThreadItem };
-  'item/agentMessage/delta': { threadId: string; turnId: string; itemId: string; delta: string };
-  'item/plan/delta': { threadId: string; turnId: string; itemId: string; delta: string };
-  'item/reasoning/summaryTextDelta': { threadId: string; turnId: string; itemId: string; delta: string; summaryIndex?: number };
-  'item/reasoning/summaryPartAdded': { threadId: string; turnId: string; itemId: string; summaryIndex?: number };
-  'item/commandExecution/outputDelta': { threadId: string; turnId: string; itemId: string; delta: string };
-  'item/fileChange/outputDelta': { threadId: string; turnId: string; itemId: string; delta: string };
-  'thread/tokenUsage/updated': { threadId: string; tokenUsage: TokenUsage };
-  'account/rateLimits/updated': { rateLimits?: RateLimits };
-  'serverRequest/resolved': { threadId?: string; requestId?: string | number };
-  error: { threadId?: string; error?: { message?: string }; message?: string; willRetry?: boolean };
-  warning: { threadId?: string; message?: string };
-  'review/completed': ReviewCompleted;
-}
-
-export type FollowedNotification = keyof NotificationParams;
 
 /** `codex/review/completed` (the language server's, not v2): a review's verdict and findings. */
 export interface ReviewCompleted {
@@ -308,8 +168,16 @@ export interface ReviewCompleted {
   }[];
 }
 
+/** A notification as it arrives: its method, and the params the protocol types for it. */
+export type Notification =
+  | v2.ServerNotification
+  /** The proposed plan's text as it streams (plan mode of the real `codex app-server`). */
+  | { method: 'item/plan/delta'; params: v2.AgentMessageDeltaNotification }
+  /** The language server's own, not v2. */
+  | { method: 'review/completed'; params: ReviewCompleted };
+
 /** The notifications the chat follows (sent over LSP as `codex/<name>`). */
-export const FOLLOWED_NOTIFICATIONS: FollowedNotification[] = [
+export const FOLLOWED_NOTIFICATIONS = [
   'thread/started',
   'thread/archived',
   'thread/deleted',
@@ -332,4 +200,18 @@ export const FOLLOWED_NOTIFICATIONS: FollowedNotification[] = [
   'error',
   'warning',
   'review/completed',
-];
+] as const satisfies readonly Notification['method'][];
+
+export type FollowedMethod = (typeof FOLLOWED_NOTIFICATIONS)[number];
+
+/** One notification the chat follows, discriminated by `method`. */
+export type FollowedNotification = Extract<Notification, { method: FollowedMethod }>;
+
+/**
+ * Where JSON from the wire becomes a typed notification: the server sends each method with the
+ * params its protocol type says, so the params are taken as that type.
+ */
+export function followedNotification(method: FollowedMethod, params: unknown): FollowedNotification {
+  // A notification without params is read as one whose fields are all absent.
+  return { method, params: params ?? {} } as FollowedNotification;
+}

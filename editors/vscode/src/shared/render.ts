@@ -8,7 +8,7 @@
 import { turnChanges } from './changes';
 import { classToken, escapeHtml as e } from './escape';
 import { renderMarkdown } from './markdown';
-import type { ThreadItem } from './protocol';
+import type { ThreadItem, ThreadItemOf, UserInput } from './protocol';
 import { renderFileList } from './renderFiles';
 import { renderChanges, renderRequest } from './renderRequests';
 import { type ChatState, type TurnView, visibleRequests } from './state';
@@ -94,7 +94,7 @@ export function renderItem(item: ThreadItem, options: ItemOptions = {}): string 
     case 'userMessage': {
       // The first text is what the user wrote; later ones name what they attached.
       const [first, ...rest] = (item.content ?? []).map((c) =>
-        c.type === 'text' ? (c.text ?? '') : `[${c.type}${c.name || c.path ? `: ${c.name || c.path}` : ''}]`,
+        c.type === 'text' ? (c.text ?? '') : `[${c.type}${inputLabel(c) ? `: ${inputLabel(c)}` : ''}]`,
       );
       return renderUserText(first ?? '', false, rest);
     }
@@ -128,14 +128,19 @@ export function renderItem(item: ThreadItem, options: ItemOptions = {}): string 
   }
 }
 
-function statusLabel(item: ThreadItem, options: ItemOptions): string {
+/** What names an attachment of a user message: a mention's or skill's name, else its path. */
+function inputLabel(input: UserInput): string {
+  return ('name' in input && input.name) || ('path' in input && input.path) || '';
+}
+
+function statusLabel(item: ThreadItemOf<'commandExecution'>, options: ItemOptions): string {
   const status = item.status ?? '';
   if (status === 'inProgress') return options.compact ? 'waiting for approval' : 'running';
   if (item.exitCode !== undefined && item.exitCode !== null) return `${status}, exit ${item.exitCode}`;
   return status;
 }
 
-function renderCommand(item: ThreadItem, options: ItemOptions): string {
+function renderCommand(item: ThreadItemOf<'commandExecution'>, options: ItemOptions): string {
   const output = item.aggregatedOutput ?? '';
   return (
     `<div class="cmd status-${classToken(item.status)}">` +
@@ -145,7 +150,7 @@ function renderCommand(item: ThreadItem, options: ItemOptions): string {
   );
 }
 
-function renderFileChange(item: ThreadItem, options: ItemOptions): string {
+function renderFileChange(item: ThreadItemOf<'fileChange'>, options: ItemOptions): string {
   const status = item.status === 'inProgress' && options.compact ? 'waiting for approval' : (item.status ?? '');
   return (
     `<div class="files status-${classToken(item.status)}">` +

@@ -6,7 +6,7 @@
 import type { FileChangeSummary } from './changes';
 import { escapeHtml as e } from './escape';
 import {
-  type ApprovalParams,
+  type ApprovalRequest,
   COMMAND_APPROVAL,
   type Decision,
   DECISIONS,
@@ -27,9 +27,12 @@ const DECISION_BUTTONS: Record<Decision, [string, string]> = {
   cancel: ['Abort', 'abort secondary'],
 };
 
-/** The decisions to offer: the server's `availableDecisions` we can give, else all four. */
-export function offeredDecisions(params: ApprovalParams): Decision[] {
-  const offered = params.availableDecisions;
+/**
+ * The decisions to offer: of a command, the server's `availableDecisions` we can give, else all
+ * four (a file change offers all four).
+ */
+export function offeredDecisions(request: ApprovalRequest): Decision[] {
+  const offered = request.method === COMMAND_APPROVAL ? request.params.availableDecisions : undefined;
   if (!offered?.length) return DECISIONS;
   const ours = DECISIONS.filter((d) => offered.includes(d));
   return ours.length ? ours : DECISIONS;
@@ -42,19 +45,19 @@ function decisionButtons(key: string, decisions: Decision[]): string {
 
 /** A file-change approval's diffs: on the request (codex-lsp servers) or on its item. */
 export function requestChanges(state: ChatState, request: PendingRequest): FileUpdateChange[] {
-  const params = request.params as ApprovalParams;
-  return params.codexLsp?.changes ?? params.changes ?? findItem(state, request.itemId)?.changes ?? [];
+  const sent = request.method === FILE_CHANGE_APPROVAL ? (request.params.codexLsp?.changes ?? request.params.changes) : undefined;
+  return sent ?? findItem(state, request.itemId, 'fileChange')?.changes ?? [];
 }
 
 export function renderRequest(state: ChatState, request: PendingRequest): string {
-  if (request.method === USER_INPUT) return renderQuestions(request.key, request.params as UserInputParams);
-  const p = request.params as ApprovalParams;
-  const reason = p.reason ? `<div class="reason">Reason: ${e(p.reason)}</div>` : '';
-  const decisions = offeredDecisions(p);
+  if (request.method === USER_INPUT) return renderQuestions(request.key, request.params);
+  const why = request.params.reason;
+  const reason = why ? `<div class="reason">Reason: ${e(why)}</div>` : '';
+  const decisions = offeredDecisions(request);
   if (request.method === COMMAND_APPROVAL) {
-    const item = findItem(state, request.itemId);
-    const command = p.command ?? item?.command ?? '';
-    const cwd = p.cwd ?? item?.cwd;
+    const item = findItem(state, request.itemId, 'commandExecution');
+    const command = request.params.command ?? item?.command ?? '';
+    const cwd = request.params.cwd ?? item?.cwd;
     return (
       `<div class="request approval" data-request="${e(request.key)}" role="alert">` +
       `<div class="request-title">Run this command?</div>` +
@@ -67,7 +70,8 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
   }
   if (request.method === FILE_CHANGE_APPROVAL) {
     const changes = requestChanges(state, request);
-    const grant = p.grantRoot ? `<div class="reason">Also asks to write anywhere under ${e(p.grantRoot)}</div>` : '';
+    const root = request.params.grantRoot;
+    const grant = root ? `<div class="reason">Also asks to write anywhere under ${e(root)}</div>` : '';
     const what = changes.length === 1 ? 'this change' : changes.length ? `these ${changes.length} changes` : 'the proposed change';
     return (
       `<div class="request approval" data-request="${e(request.key)}" role="alert">` +

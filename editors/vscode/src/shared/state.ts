@@ -8,14 +8,16 @@
 
 import { notify } from './notify';
 import type {
-  InlineRequestMethod,
-  InlineRequestParams,
+  FollowedNotification,
+  InlineRequest,
   LspRange,
   ModelInfo,
   PlanStep,
   RateLimits,
   Thread,
   ThreadItem,
+  ThreadItemOf,
+  ThreadItemType,
   TokenUsage,
   Turn,
 } from './protocol';
@@ -51,15 +53,13 @@ export interface Conversation {
   tokenUsage?: TokenUsage;
 }
 
-/** A server request waiting for the user: an approval or a question. */
-export interface PendingRequest {
+/** A server request waiting for the user: an approval or a question, by its method. */
+export type PendingRequest = InlineRequest & {
   key: string;
-  method: InlineRequestMethod;
   threadId: string;
   turnId?: string;
   itemId?: string;
-  params: InlineRequestParams;
-}
+};
 
 export interface Notice {
   id: number;
@@ -111,8 +111,8 @@ export type Action =
   | { type: 'open'; thread: Thread }
   | { type: 'close' }
   | { type: 'userText'; text: string }
-  | { type: 'notify'; method: string; params: unknown }
-  | { type: 'request'; key: string; method: InlineRequestMethod; params: InlineRequestParams }
+  | ({ type: 'notify' } & FollowedNotification)
+  | ({ type: 'request'; key: string } & InlineRequest)
   | { type: 'requestDone'; key: string }
   | { type: 'attach'; attachment: Attachment }
   | { type: 'detach'; id: string }
@@ -154,7 +154,7 @@ export function changeKey(turnId: string, path: string): string {
   return `${turnId}\n${path}`;
 }
 
-export function reviewTitle(item: ThreadItem): string {
+export function reviewTitle(item: ThreadItemOf<'enteredReviewMode'>): string {
   return `Review of ${item.review || 'changes'}`;
 }
 
@@ -230,14 +230,13 @@ export function reduce(state: ChatState, action: Action): ChatState {
       };
     }
     case 'request': {
-      const params = action.params;
+      const { type: _, ...inline } = action;
+      const params = inline.params;
       const request: PendingRequest = {
-        key: action.key,
-        method: action.method,
+        ...inline,
         threadId: params.threadId ?? '',
         turnId: params.turnId,
         itemId: params.itemId,
-        params,
       };
       return { ...state, requests: [...state.requests.filter((r) => r.key !== action.key), request] };
     }
@@ -260,7 +259,7 @@ export function reduce(state: ChatState, action: Action): ChatState {
     case 'dismissNotice':
       return { ...state, notices: state.notices.filter((n) => n.id !== action.id) };
     case 'notify':
-      return notify(state, action.method, action.params);
+      return notify(state, action);
   }
 }
 
@@ -286,12 +285,16 @@ export function visibleRequests(state: ChatState): PendingRequest[] {
   return state.requests.filter((r) => r.threadId === id);
 }
 
-/** The item a pending request is about, when the conversation has it. */
-export function findItem(state: ChatState, itemId: string | undefined): ThreadItem | undefined {
+/** The item `itemId` of the conversation shown, when it is of type `type`. */
+export function findItem<T extends ThreadItemType>(
+  state: ChatState,
+  itemId: string | undefined,
+  type: T,
+): ThreadItemOf<T> | undefined {
   if (!itemId || !state.conversation) return undefined;
   for (const turn of state.conversation.turns) {
     const item = turn.items.find((i) => i.id === itemId);
-    if (item) return item;
+    if (item) return item.type === type ? (item as ThreadItemOf<T>) : undefined;
   }
   return undefined;
 }

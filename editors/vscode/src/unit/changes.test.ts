@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { turnChanges } from '../shared/changes';
 import { reverseUnifiedDiff, textBefore } from '../shared/patch';
+import { type ApprovalRequest, COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, inlineRequest } from '../shared/protocol';
 import { offeredDecisions, renderChanges } from '../shared/renderRequests';
 import { type ChatState, initialState, reduce, type TurnView } from '../shared/state';
 
@@ -89,13 +90,18 @@ describe('the changes card', () => {
 
 describe('offeredDecisions', () => {
   const base = { threadId: 't', turnId: 'u', itemId: 'i' };
+  const command = (params: object) => inlineRequest(COMMAND_APPROVAL, { ...base, ...params }) as ApprovalRequest;
   it('offers the four decisions when the server names none', () => {
-    assert.deepEqual(offeredDecisions(base), ['accept', 'acceptForSession', 'decline', 'cancel']);
+    assert.deepEqual(offeredDecisions(command({})), ['accept', 'acceptForSession', 'decline', 'cancel']);
   });
   it('offers only what the server lists and this client can give', () => {
     assert.deepEqual(
-      offeredDecisions({ ...base, availableDecisions: ['accept', { acceptWithExecpolicyAmendment: {} }, 'decline'] }),
+      offeredDecisions(command({ availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['make'] } }, 'decline'] })),
       ['accept', 'decline'],
     );
+  });
+  it('offers all four for a file change', () => {
+    const change = inlineRequest(FILE_CHANGE_APPROVAL, { ...base, reason: null, grantRoot: null }) as ApprovalRequest;
+    assert.deepEqual(offeredDecisions(change), ['accept', 'acceptForSession', 'decline', 'cancel']);
   });
 });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeCommand, LAUNCHER_PROBE, parseLauncher, serverCommand, warmServerCommand } from '../shared/serverCommand';
+import type { FollowedMethod } from '../shared/protocol';
 import { type Action, type ChatState, initialState, reduce } from '../shared/state';
 import { statusText } from '../shared/status';
+import { notification, request } from './wire';
 
 describe('serverCommand', () => {
   it('runs the module with python3 by default', () => {
@@ -52,13 +54,13 @@ describe('thread titles', () => {
     let s = reduce(initialState(), { type: 'open', thread: { id: 't' } });
     assert.equal(s.conversation!.title, 'New thread');
     s = reduce(s, { type: 'userText', text: 'Fix the parser\nplease' });
-    s = reduce(s, { type: 'notify', method: 'turn/started', params: { threadId: 't', turn: { id: 'u' } } });
+    s = reduce(s, notification('turn/started', { threadId: 't', turn: { id: 'u' } }));
     assert.equal(s.conversation!.title, 'Fix the parser');
   });
 });
 
 describe('status bar text', () => {
-  const n = (method: string, params: Record<string, unknown>): Action => ({ type: 'notify', method, params: { threadId: 't', ...params } });
+  const n = (method: FollowedMethod, params: Record<string, unknown>): Action => notification(method, { threadId: 't', ...params });
   const running = (): ChatState =>
     [{ type: 'server', state: 'ready' } as Action, { type: 'open', thread: { id: 't' } } as Action, n('turn/started', { turn: { id: 'u', status: 'inProgress' } })].reduce(
       reduce,
@@ -71,7 +73,7 @@ describe('status bar text', () => {
     assert.equal(statusText(s).text, '$(loading~spin) Codex Thinking');
     s = reduce(s, n('item/started', { turnId: 'u', item: { type: 'commandExecution', id: 'c', command: 'pytest -q', status: 'inProgress' } }));
     assert.equal(statusText(s).text, '$(terminal) Codex Running pytest -q');
-    s = reduce(s, { type: 'request', key: 'k', method: 'item/commandExecution/requestApproval', params: { threadId: 't', turnId: 'u', itemId: 'c' } });
+    s = reduce(s, request('k', 'item/commandExecution/requestApproval', { threadId: 't', turnId: 'u', itemId: 'c' }));
     const waiting = statusText(s);
     assert.equal(waiting.text, '$(bell-dot) Codex Waiting for approval');
     assert.equal(waiting.attention, true);
@@ -84,11 +86,7 @@ describe('status bar text', () => {
   it('shows tokens and the highest rate-limit use when idle, and a failed last turn', () => {
     let s = running();
     s = reduce(s, n('thread/tokenUsage/updated', { tokenUsage: { total: { totalTokens: 12300 }, last: { totalTokens: 300 } } }));
-    s = reduce(s, {
-      type: 'notify',
-      method: 'account/rateLimits/updated',
-      params: { rateLimits: { primary: { usedPercent: 42, windowDurationMins: 300 }, secondary: { usedPercent: 7, windowDurationMins: 10080 } } },
-    });
+    s = reduce(s, notification('account/rateLimits/updated', { rateLimits: { primary: { usedPercent: 42, windowDurationMins: 300 }, secondary: { usedPercent: 7, windowDurationMins: 10080 } } }));
     s = reduce(s, n('turn/completed', { turn: { id: 'u', status: 'completed' } }));
     const shown = statusText(s);
     assert.equal(shown.text, '$(comment-discussion) Codex 12k tok 42%');

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatCount, formatRateLimits, formatTokenUsage } from '../shared/format';
 import { renderChips, renderConversation, renderItem, renderNotices, renderThreadList, renderToolbar, renderUsage, shortPath } from '../shared/render';
+import type { RateLimits, ThreadItem, TokenUsage } from '../shared/protocol';
 import { type Action, initialState, reduce } from '../shared/state';
+import { notification, request, sparse } from './wire';
 
 const EVIL = '<img src=x onerror=alert(1)>"\'';
 
@@ -40,14 +42,14 @@ describe('renderItem', () => {
   });
 
   it('shows paths under the thread cwd relative, and only file names when a request shows the diff', () => {
-    const item = { type: 'fileChange', id: 'f', status: 'inProgress', changes: [{ path: '/w/src/a.py', kind: { type: 'update' as const }, diff: '@@ -1 +1 @@\n-a\n+b\n' }] };
+    const item = sparse<ThreadItem>({ type: 'fileChange', id: 'f', status: 'inProgress', changes: [{ path: '/w/src/a.py', kind: { type: 'update' }, diff: '@@ -1 +1 @@\n-a\n+b\n' }] });
     assert.match(renderItem(item, { cwd: '/w' }), /<code title="\/w\/src\/a.py">M src\/a.py<\/code>/);
     assert.doesNotMatch(renderItem(item, { cwd: '/w', compact: true }), /class="diff"/);
     assert.equal(shortPath('/other/a.py', '/w'), '/other/a.py');
   });
 
   it('keeps a status out of class attributes when it is odd', () => {
-    const html = renderItem({ type: 'commandExecution', id: 'c', command: 'x', status: '" onclick="x' });
+    const html = renderItem(sparse<ThreadItem>({ type: 'commandExecution', id: 'c', command: 'x', status: '" onclick="x' }));
     assert.match(html, /class="cmd status-onclickx"/);
   });
 });
@@ -55,11 +57,11 @@ describe('renderItem', () => {
 describe('renderConversation', () => {
   const actions: Action[] = [
     { type: 'open', thread: { id: 't', preview: EVIL, turns: [] } },
-    { type: 'notify', method: 'turn/started', params: { threadId: 't', turn: { id: 'u' } } },
-    { type: 'notify', method: 'item/started', params: { threadId: 't', turnId: 'u', item: { type: 'commandExecution', id: 'c1', command: 'rm -rf build', cwd: '/w', status: 'inProgress' } } },
-    { type: 'request', key: 'k1', method: 'item/commandExecution/requestApproval', params: { threadId: 't', turnId: 'u', itemId: 'c1', reason: EVIL } },
-    { type: 'request', key: 'k2', method: 'item/tool/requestUserInput', params: { threadId: 't', turnId: 'u', itemId: 'q', questions: [{ id: 'color', header: 'Pick', question: EVIL, options: [{ label: 'Red', description: 'warm' }, { label: EVIL, description: '' }] }] } },
-    { type: 'notify', method: 'turn/plan/updated', params: { threadId: 't', turnId: 'u', plan: [{ step: 'Look', status: 'completed' }, { step: 'Fix', status: 'inProgress' }] } },
+    notification('turn/started', { threadId: 't', turn: { id: 'u' } }),
+    notification('item/started', { threadId: 't', turnId: 'u', item: { type: 'commandExecution', id: 'c1', command: 'rm -rf build', cwd: '/w', status: 'inProgress' } }),
+    request('k1', 'item/commandExecution/requestApproval', { threadId: 't', turnId: 'u', itemId: 'c1', reason: EVIL }),
+    request('k2', 'item/tool/requestUserInput', { threadId: 't', turnId: 'u', itemId: 'q', questions: [{ id: 'color', header: 'Pick', question: EVIL, options: [{ label: 'Red', description: 'warm' }, { label: EVIL, description: '' }] }] }),
+    notification('turn/plan/updated', { threadId: 't', turnId: 'u', plan: [{ step: 'Look', status: 'completed' }, { step: 'Fix', status: 'inProgress' }] }),
   ];
   const state = actions.reduce(reduce, initialState());
   const blocks = renderConversation(state);
@@ -104,6 +106,12 @@ describe('toolbar, thread list, usage', () => {
     assert.match(html, /<option value="never" selected>/);
   });
 
+  it('offers the approval policies v2 takes', () => {
+    const html = renderToolbar(initialState());
+    const offered = [...html.matchAll(/<option value="([^"]+)"[^>]*>Approvals:/g)].map((m) => m[1]);
+    assert.deepEqual(offered, ['untrusted', 'on-request', 'never']);
+  });
+
   it('lists threads with open and archive actions, escaped', () => {
     const s = reduce(initialState(), { type: 'threads', threads: [{ id: 'a"b', preview: EVIL, updatedAt: 0 }] });
     const html = renderThreadList(s);
@@ -116,9 +124,9 @@ describe('toolbar, thread list, usage', () => {
     assert.equal(formatCount(999), '999');
     assert.equal(formatCount(1234), '1.2k');
     assert.equal(formatCount(25_000), '25k');
-    assert.equal(formatTokenUsage({ total: { totalTokens: 1500 }, last: { totalTokens: 300 }, modelContextWindow: 3000 }), '1.5k tokens (300 last turn, 10% of context)');
-    assert.equal(formatRateLimits({ primary: { usedPercent: 12, windowDurationMins: 300 }, secondary: { usedPercent: 3.4, windowDurationMins: 10080 } }), '12% of 5h, 3% of weekly');
-    const s = reduce(initialState(), { type: 'notify', method: 'account/rateLimits/updated', params: { rateLimits: { primary: { usedPercent: 50 } } } });
+    assert.equal(formatTokenUsage(sparse<TokenUsage>({ total: { totalTokens: 1500 }, last: { totalTokens: 300 }, modelContextWindow: 3000 })), '1.5k tokens (300 last turn, 10% of context)');
+    assert.equal(formatRateLimits(sparse<RateLimits>({ primary: { usedPercent: 12, windowDurationMins: 300 }, secondary: { usedPercent: 3.4, windowDurationMins: 10080 } })), '12% of 5h, 3% of weekly');
+    const s = reduce(initialState(), notification('account/rateLimits/updated', { rateLimits: { primary: { usedPercent: 50 } } }));
     assert.match(renderUsage(s), /rate limits: 50% of primary/);
   });
 });
@@ -149,7 +157,7 @@ describe('what the extension adds to the panel', () => {
   });
 
   it('says a review is over once its turn is, and links its findings to the files', () => {
-    const entered = { type: 'enteredReviewMode', id: 'r', review: 'current changes' };
+    const entered: ThreadItem = { type: 'enteredReviewMode', id: 'r', review: 'current changes' };
     assert.match(renderItem(entered, { running: true }), /Reviewing current changes…/);
     assert.match(renderItem(entered, { running: false }), /Reviewed current changes/);
     const review = renderItem({ type: 'exitedReviewMode', id: 'x', review: '- [P1] Bad — /w/a.py:2-2\n  why' }, { cwd: '/w' });
@@ -174,12 +182,7 @@ describe('a server that sends every absent field as null', () => {
     let s = reduce(initialState(), { type: 'threads', threads: [{ id: 't', name: null, preview: null, cwd: null } as unknown as { id: string }] });
     assert.doesNotMatch(renderThreadList(s), /null/);
     s = reduce(s, { type: 'open', thread: { id: 't', name: null, cwd: null, turns: [{ id: 'u', status: 'inProgress', items: null, error: null }] } as unknown as { id: string } });
-    s = reduce(s, {
-      type: 'request',
-      key: 'k',
-      method: 'item/fileChange/requestApproval',
-      params: { threadId: 't', turnId: 'u', itemId: 'f', reason: null, grantRoot: null, changes: null, availableDecisions: null },
-    });
+    s = reduce(s, request('k', 'item/fileChange/requestApproval', { threadId: 't', turnId: 'u', itemId: 'f', reason: null, grantRoot: null, changes: null, availableDecisions: null }));
     const html = renderConversation(s).map((b) => b.html).join('');
     assert.doesNotMatch(html, /null/);
     assert.match(html, /Apply the proposed change\?/);

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { type FollowedMethod, followedNotification } from '../shared/protocol';
 import { type Action, type ChatState, initialState, MAX_NOTICES, MAX_OUTPUT_CHARS, reduce } from '../shared/state';
+import { fields, notification, request } from './wire';
 
 function run(actions: Action[], start: ChatState = initialState()): ChatState {
   return actions.reduce(reduce, start);
 }
 
 const open: Action = { type: 'open', thread: { id: 't1', preview: 'hello there', turns: [] } };
-const n = (method: string, params: Record<string, unknown>): Action => ({ type: 'notify', method, params: { threadId: 't1', ...params } });
+const n = (method: FollowedMethod, params: Record<string, unknown>): Action => notification(method, { threadId: 't1', ...params });
 
 describe('reduce: a streamed turn', () => {
   it('shows the sent text at once, then the server copy replaces it', () => {
@@ -34,7 +36,7 @@ describe('reduce: a streamed turn', () => {
     ]);
     const items = s.conversation!.turns[0].items;
     assert.equal(items.length, 1);
-    assert.equal(items[0].text, 'Hello');
+    assert.equal(fields(items[0]).text, 'Hello');
     assert.equal(s.conversation!.turns[0].status, 'completed');
     assert.equal(s.conversation!.runningTurnId, undefined);
   });
@@ -47,7 +49,7 @@ describe('reduce: a streamed turn', () => {
       n('item/commandExecution/outputDelta', { turnId: 'u1', itemId: 'c1', delta: 'b\n' }),
       n('item/completed', { turnId: 'u1', item: { type: 'commandExecution', id: 'c1', status: 'completed', exitCode: 0, aggregatedOutput: null } }),
     ]);
-    const item = s.conversation!.turns[0].items[0];
+    const item = fields(s.conversation!.turns[0].items[0]);
     assert.equal(item.command, 'ls');
     assert.equal(item.aggregatedOutput, 'a\nb\n');
     assert.equal(item.status, 'completed');
@@ -61,7 +63,7 @@ describe('reduce: a streamed turn', () => {
       n('item/commandExecution/outputDelta', { turnId: 'u1', itemId: 'c1', delta: big }),
       n('item/commandExecution/outputDelta', { turnId: 'u1', itemId: 'c1', delta: 'END' }),
     ]);
-    const out = s.conversation!.turns[0].items[0].aggregatedOutput!;
+    const out = String(fields(s.conversation!.turns[0].items[0]).aggregatedOutput);
     assert.ok(out.length <= MAX_OUTPUT_CHARS + 1);
     assert.ok(out.endsWith('END'));
   });
@@ -72,7 +74,7 @@ describe('reduce: a streamed turn', () => {
       n('item/reasoning/summaryPartAdded', { turnId: 'u1', itemId: 'r1', summaryIndex: 1 }),
       n('item/reasoning/summaryTextDelta', { turnId: 'u1', itemId: 'r1', summaryIndex: 1, delta: 'think' }),
     ]);
-    assert.deepEqual(s.conversation!.turns[0].items[0].summary, ['', 'think']);
+    assert.deepEqual(fields(s.conversation!.turns[0].items[0]).summary, ['', 'think']);
   });
 
   it('tracks the plan, the diff and token usage', () => {
@@ -91,7 +93,7 @@ describe('reduce: a streamed turn', () => {
 
   it('ignores notifications for other threads, but keeps global usage', () => {
     const before = run([open]);
-    const after = run([{ type: 'notify', method: 'item/agentMessage/delta', params: { threadId: 'other', turnId: 'x', itemId: 'm', delta: 'no' } }], before);
+    const after = run([notification('item/agentMessage/delta', { threadId: 'other', turnId: 'x', itemId: 'm', delta: 'no' })], before);
     assert.equal(after, before);
   });
 
@@ -154,8 +156,8 @@ describe('reduce: threads, requests, notices', () => {
   it('adds and removes pending requests, and drops them when their turn ends', () => {
     let s = run([
       open,
-      { type: 'request', key: 'r1', method: 'item/commandExecution/requestApproval', params: { threadId: 't1', turnId: 'u1', itemId: 'c1' } },
-      { type: 'request', key: 'r2', method: 'item/tool/requestUserInput', params: { threadId: 't1', turnId: 'u2', itemId: 'q', questions: [] } },
+      request('r1', 'item/commandExecution/requestApproval', { threadId: 't1', turnId: 'u1', itemId: 'c1' }),
+      request('r2', 'item/tool/requestUserInput', { threadId: 't1', turnId: 'u2', itemId: 'q', questions: [] }),
     ]);
     assert.deepEqual(s.requests.map((r) => r.key), ['r1', 'r2']);
     s = reduce(s, { type: 'requestDone', key: 'r2' });
@@ -166,22 +168,31 @@ describe('reduce: threads, requests, notices', () => {
 
   it('merges sparse rate-limit updates', () => {
     const s = run([
-      { type: 'notify', method: 'account/rateLimits/updated', params: { rateLimits: { primary: { usedPercent: 10 }, secondary: { usedPercent: 2 } } } },
-      { type: 'notify', method: 'account/rateLimits/updated', params: { rateLimits: { primary: { usedPercent: 12 } } } },
+      notification('account/rateLimits/updated', { rateLimits: { primary: { usedPercent: 10 }, secondary: { usedPercent: 2 } } }),
+      notification('account/rateLimits/updated', { rateLimits: { primary: { usedPercent: 12 } } }),
     ]);
     assert.deepEqual(s.rateLimits, { primary: { usedPercent: 12 }, secondary: { usedPercent: 2 } });
+  });
+
+  it('takes a notification that came without params as one with no fields', () => {
+    const s = run([
+      { type: 'notify', ...followedNotification('account/rateLimits/updated', null) },
+      { type: 'notify', ...followedNotification('warning', undefined) },
+    ]);
+    assert.deepEqual(s.rateLimits, {});
+    assert.equal(s.notices.at(-1)?.kind, 'warning');
   });
 
   it('keeps the last few notices, errors and retries apart', () => {
     let s = initialState();
     for (let i = 0; i < MAX_NOTICES + 2; i++) {
-      s = reduce(s, { type: 'notify', method: 'error', params: { error: { message: `e${i}` }, willRetry: i === 0 } });
+      s = reduce(s, notification('error', { error: { message: `e${i}` }, willRetry: i === 0 }));
     }
     assert.equal(s.notices.length, MAX_NOTICES);
     assert.equal(s.notices.at(-1)!.text, `e${MAX_NOTICES + 1}`);
     s = reduce(s, { type: 'dismissNotice', id: s.notices[0].id });
     assert.equal(s.notices.length, MAX_NOTICES - 1);
-    const retry = reduce(initialState(), { type: 'notify', method: 'error', params: { error: { message: 'slow' }, willRetry: true } });
+    const retry = reduce(initialState(), notification('error', { error: { message: 'slow' }, willRetry: true }));
     assert.equal(retry.notices[0].kind, 'warning');
   });
 });
@@ -212,7 +223,7 @@ describe('reduce: what the extension adds', () => {
       n('item/started', { turnId: 'u1', item: { type: 'fileChange', id: 'f', status: 'inProgress', changes: [change] } }),
       n('item/completed', { turnId: 'u1', item: { type: 'fileChange', id: 'f', status: 'completed', changes: [] } }),
     ]);
-    const item = s.conversation!.turns[0].items[0];
+    const item = fields(s.conversation!.turns[0].items[0]);
     assert.equal(item.status, 'completed');
     assert.deepEqual(item.changes, [change]);
   });

@@ -42,7 +42,7 @@ export const startupJourneys: Journey[] = [
         await vscode.commands.executeCommand('codexChat.restartServer');
         await waitFor('the server to be up', () => api.store.state.server.state === 'ready', 60000);
         assert(!api.server.startedWarm, 'the server that answered was started cold');
-        const threads = await api.server.request<{ data: unknown[] }>('thread/list', {});
+        const threads = await api.server.request('thread/list', {});
         assert(Array.isArray(threads.data), `the cold server answers, got ${JSON.stringify(threads)}`);
         await vscode.commands.executeCommand('codexChat.chatView.focus');
         await ui('chat.waitFor', { absent: '.notice.error' });
