@@ -11,6 +11,8 @@ figure is the median over the repetitions, and each ratio is ours / the peer's i
 
 Per session, against one scripted Responses-API server in this process:
 - spawn -> `initialize` answer, and spawn -> first `thread/start` answer;
+- the wait for `thread/start`'s answer when it is sent 1 s after the `initialize` answer (in a
+  session of its own), as an editor whose user takes a second to type sees it;
 - `turn/start` -> the first `item/agentMessage/delta` (over LSP: `codex/item/...`);
 - p50/p95 latency from an SSE delta being written to its notification arriving (paced 1 ms);
 - deltas per second when the model streams as fast as it can;
@@ -20,16 +22,18 @@ Per session, against one scripted Responses-API server in this process:
 Then the scale curves (`bench/scale.py`) and the budgets, each marked met or OVER.
 
 Conditions that move the absolute figures (printed at the top): the load average (the figures
-hold best on a quiet machine; the ratios hold better than the figures under load), CPUs, and
+hold best on a quiet machine; the ratios hold better than the figures under load), CPUs,
 whether codex-lsp is an editable install (its import hook costs every cold start of ours tens of
-milliseconds that an installed wheel does not pay). Byte-code is compiled first, as an install
-would have it.
+milliseconds that an installed wheel does not pay), and whether httpx's command-line extras
+(rich, pygments: development tools bring them) are installed, which httpx imports with itself.
+Byte-code is compiled first, as an install would have it.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import importlib.util
 import os
 import platform
 import statistics
@@ -52,6 +56,7 @@ METRICS: list[tuple[str, str, bool]] = [
     # (label, key, lower is better)
     ("spawn -> initialize answer (ms)", "initialize_ms", True),
     ("spawn -> thread/start answer (ms)", "thread_start_ms", True),
+    ("thread/start 1 s after initialize (ms)", "paused_thread_start_ms", True),
     ("turn/start -> first delta (ms)", "first_delta_ms", True),
     ("delta latency p50 (ms)", "p50_ms", True),
     ("delta latency p95 (ms)", "p95_ms", True),
@@ -113,6 +118,23 @@ def measure(
     }
 
 
+PAUSE_S = 1.0
+
+
+def measure_after_pause(door: Door, home: Path, env: dict[str, str]) -> float:
+    """A session whose client pauses `PAUSE_S` after the `initialize` answer, then starts a
+    thread: the wait for that answer (ms)."""
+    session = Session(door, env, home / "work")
+    try:
+        session.initialize()
+        time.sleep(PAUSE_S)
+        sent = time.perf_counter_ns()
+        answer = session.call("thread/start", {"cwd": str(home / "work")})
+    finally:
+        session.close()
+    return (answer.at_ns - sent) / 1e6
+
+
 def compare_doors(peer: Path, reps: int, deltas: int, workdir: Path) -> dict[str, dict[str, float]]:
     """Medians of every metric, per door."""
     every = doors(peer)
@@ -138,9 +160,11 @@ def compare_doors(peer: Path, reps: int, deltas: int, workdir: Path) -> dict[str
                 order = every[rep % len(every) :] + every[: rep % len(every)]
                 for door in order:
                     tag = f"{door.name}-{rep}"
-                    samples[door.name].append(
-                        measure(door, homes[door.name], env(door), model, tag, deltas)
+                    figures = measure(door, homes[door.name], env(door), model, tag, deltas)
+                    figures["paused_thread_start_ms"] = measure_after_pause(
+                        door, homes[door.name], env(door)
                     )
+                    samples[door.name].append(figures)
     finally:
         warm.stop()
     return {
@@ -203,10 +227,14 @@ def conditions(peer: Path) -> str:
         for path in Path(entry).iterdir()
     )
     version = subprocess.run([str(peer), "--version"], capture_output=True, text=True).stdout
+    # httpx imports its command line's modules when they are installed: here they come with
+    # the development tools (import-linter, pytest), and a cold start of ours pays for them.
+    extras = [name for name in ("rich", "pygments") if importlib.util.find_spec(name)]
     return (
         f"{platform.node()}: {os.cpu_count()} CPUs, load average {load}; "
         f"Python {platform.python_version()}; codex-lsp "
         f"{'editable install' if editable else 'installed'}; peer {version.strip()}"
+        + (f"; httpx's CLI extras installed ({', '.join(extras)})" if extras else "")
     )
 
 

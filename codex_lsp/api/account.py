@@ -3,7 +3,8 @@ and the latest rate limits.
 
 The browser flow finishes on the login server's own thread; its completion is carried back to
 the event loop before the client hears `account/login/completed`. A new browser sign-in cancels
-one still pending, as the reference server does.
+one still pending, as the reference server does. The login server (and its HTTP stack) is
+imported by the first browser sign-in.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -38,7 +39,9 @@ from codex_lsp.protocol.v2_notifications import (
     AccountUpdatedNotification,
 )
 from codex_lsp.store.auth import AuthError, AuthStore
-from codex_lsp.store.login_server import DEFAULT_ISSUER, BrowserLogin
+
+if TYPE_CHECKING:
+    from codex_lsp.store.login_server import BrowserLogin
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,8 @@ class Accounts:
         )
 
     def _browser_login(self) -> ChatgptLoginAccountResponse:
+        from codex_lsp.store.login_server import DEFAULT_ISSUER, BrowserLogin
+
         for pending in list(self._logins.values()):
             pending.cancel()
         loop = asyncio.get_running_loop()

@@ -19,7 +19,6 @@ import importlib
 import json
 import logging
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -37,17 +36,16 @@ from codex_lsp.api.port import (
 from codex_lsp.api.validation import validation_message
 from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.appserver.connection import Connection
+from codex_lsp.appserver.early_initialize import EarlyInitialize
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_initialize import InitializeParams
+from codex_lsp.wire import preload
 from codex_lsp.wire.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
 from codex_lsp.wire.stdio import LineReader, OversizedLine
 
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
-
-# The API and the engine behind it take a while to import; `initialize` does not need them.
-_API_MODULE = "codex_lsp.api.server"
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +70,11 @@ class AppServer:
         services_factory: Callable[[], EngineServices],
         codex_home: Path,
         writer: Outbox,
+        *,
+        answered_initialize: int | str | None = None,
     ) -> None:
+        """`answered_initialize`: the id of an `initialize` request already answered for this
+        connection (`early_initialize.py`); it is still read, for the client's options."""
         self.connection = Connection(writer)
         self._outbox = writer
         # Ids of the client's requests still being handled: an id may not be reused until
@@ -82,6 +84,7 @@ class AppServer:
         self._api: ApiServer | None = None
         self._codex_home = codex_home
         self._initialized = False
+        self._answered_initialize = answered_initialize
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def serve(self, reader: MessageReader) -> None:
@@ -104,7 +107,7 @@ class AppServer:
     @property
     def api(self) -> ApiServer:
         if self._api is None:
-            module = importlib.import_module(_API_MODULE)
+            module = importlib.import_module(preload.API_MODULE)
             self._api = module.ApiServer(self._services_factory, self.connection)
         return self._api
 
@@ -179,22 +182,30 @@ class AppServer:
         if self._initialized:
             self.connection.send_error(request_id, INVALID_REQUEST, "Already initialized")
             return
+        answered = request_id == self._answered_initialize
+        self._answered_initialize = None
         try:
             parsed = InitializeParams.model_validate(params if params is not None else {})
         except ValidationError as err:
-            self.connection.send_error(request_id, INVALID_PARAMS, validation_message(err))
+            if answered:  # the early answer accepts only params the API accepts too
+                log.error("initialize was answered early, then refused: %s", err)
+            else:
+                self.connection.send_error(request_id, INVALID_PARAMS, validation_message(err))
             return
         capabilities = parsed.capabilities
         if capabilities is not None and capabilities.opt_out_notification_methods:
             self.connection.opted_out = frozenset(capabilities.opt_out_notification_methods)
         self._initialized = True
-        self.connection.send_result(request_id, dump(initialize_response(parsed, self._codex_home)))
-        # Import the API while the client reads the answer, ready for its first real request.
-        threading.Thread(target=importlib.import_module, args=(_API_MODULE,), daemon=True).start()
+        if not answered:
+            response = initialize_response(parsed, self._codex_home)
+            self.connection.send_result(request_id, dump(response))
+        # Load the API while the client reads the answer, ready for its first real request.
+        preload.start()
 
     async def _run(self, request_id: Any, method: str, params: Any) -> None:
         try:
-            result = await self.api.handle(method, params)
+            with preload.handling():
+                result = await self.api.handle(method, params)
         except ApiError as err:
             self.connection.send_error(request_id, err.code, err.message, err.data)
         except Exception as err:  # a bug in one request must not take the server down
@@ -213,14 +224,21 @@ def run_stdio(
     stdout: BinaryIO | None = None,
     *,
     hangup: int | None = None,
+    early: EarlyInitialize | None = None,
 ) -> int:
-    """Serve stdin/stdout until stdin ends (or `hangup`, a descriptor, closes); the exit status."""
+    """Serve stdin/stdout until stdin ends (or `hangup`, a descriptor, closes); the exit status.
+
+    `early`: what `early_initialize.take_initialize` read from stdin, and answered, first."""
     writer = OutputWriter(stdout or sys.stdout.buffer)
+    early = early or EarlyInitialize()
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        reader = LineReader(stdin or sys.stdin.buffer, loop, hangup=hangup)
-        await AppServer(services_factory, codex_home, writer).serve(reader)
+        reader = LineReader(stdin or sys.stdin.buffer, loop, hangup=hangup, consumed=early.consumed)
+        server = AppServer(
+            services_factory, codex_home, writer, answered_initialize=early.answered_id
+        )
+        await server.serve(reader)
 
     try:
         anyio.run(main)

@@ -9,6 +9,9 @@ TypeScript export.
     codex-lsp app-server generate-ts --out DIR
 
 Logs go to stderr (level from `CODEX_LSP_LOG`, default warning): stdout carries only protocol.
+On stdio the client's `initialize` is answered first (`appserver/early_initialize.py`), before
+the config is read; the API and the engine then load in the background
+(`wire/preload.py`). A config error still ends the server, after that answer.
 `--attach` serves the same session from a warm per-user server (see `appserver/attach.py`);
 `cli/main.py` hands it to the launcher before this module is even imported.
 """
@@ -17,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from pathlib import Path
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 from codex_lsp.cli.arguments import add_config_arguments
 
 if TYPE_CHECKING:
+    from codex_lsp.appserver.early_initialize import EarlyInitialize
     from codex_lsp.engine.services import EngineServices
 
 
@@ -88,11 +91,18 @@ def run(args: argparse.Namespace) -> int:
         rebuilt += ["-p", args.profile] if args.profile else []
         rebuilt += ["-m", args.model] if args.model else []
         return attach(["app-server", *rebuilt])
+    early, loaded = _answer_initialize_early(args)
+    import logging
+
     logging.basicConfig(
         stream=sys.stderr,
         level=os.environ.get("CODEX_LSP_LOG", "warning").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if early is not None:
+        logging.getLogger(__name__).debug(
+            "initialize answered; heavy modules loaded by then: %s", ", ".join(loaded) or "none"
+        )
     from codex_lsp.appserver.listen import ListenError, parse_listen, websocket_auth
     from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
@@ -137,7 +147,26 @@ def run(args: argparse.Namespace) -> int:
         return run_websocket(services, home, target, auth)
     from codex_lsp.appserver.server import run_stdio
 
-    return run_stdio(services, home, hangup=args.hangup_fd)
+    return run_stdio(services, home, hangup=args.hangup_fd, early=early)
+
+
+def _answer_initialize_early(args: argparse.Namespace) -> tuple[EarlyInitialize | None, list[str]]:
+    """On a cold stdio start for a program (not a person at a terminal, not a warm session),
+    answer `initialize` now and start loading the rest; what was read, and which of the
+    heavy modules were loaded when the answer went out (for the debug log)."""
+    stdio = args.listen in (None, "stdio://") and not (args.ws_auth or args.ws_token_file)
+    if not stdio or args.ws_token_sha256 or args.hangup_fd is not None or sys.stdin.isatty():
+        return None, []
+    from codex_lsp.appserver.early_initialize import take_initialize
+    from codex_lsp.store.home import codex_home
+
+    early = take_initialize(codex_home())
+    from codex_lsp.wire import preload
+
+    loaded = preload.loaded_heavy_modules()
+    if early.answered_id is not None:
+        preload.start()
+    return early, loaded
 
 
 def run_generate_json_schema(args: argparse.Namespace) -> int:

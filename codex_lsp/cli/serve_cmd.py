@@ -2,7 +2,8 @@
 
 Only the argument parser lives at module level. On stdio the editor's `initialize` is answered
 first (`lsp/early_initialize.py`); pygls, lsprotocol and the features are imported after that,
-and the engine only once the editor has said `initialized`.
+while the API and the engine load in the background (`wire/preload.py`); the engine starts
+once the editor has said `initialized`.
 
 `--attach` serves the same session from the warm per-user server (`appserver/attach.py`),
 which is how the editor shims start it; `--print-launcher` prints the leanest command line for
@@ -86,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from codex_lsp.lsp.early_initialize import take_initialize
 
     first = take_initialize()
+    _load_the_rest(answered=first.answered_id is not None)
 
     from codex_lsp.lsp.server import build_server
     from codex_lsp.lsp.transport import dispatch, run_stdio
@@ -96,6 +98,21 @@ def run(args: argparse.Namespace) -> int:
         before_reading=lambda: first.replay(server.protocol, dispatch),
         hangup=args.hangup_fd,
     )
+
+
+def _load_the_rest(*, answered: bool) -> None:
+    """Once `initialize` is answered, load the API and the engine in the background while
+    pygls and the features load here (`wire/preload.py`)."""
+    import logging
+
+    from codex_lsp.wire import preload
+
+    loaded = preload.loaded_heavy_modules()
+    if answered:
+        preload.start()
+        logging.getLogger(__name__).debug(
+            "initialize answered; heavy modules loaded by then: %s", ", ".join(loaded) or "none"
+        )
 
 
 def _options(args: argparse.Namespace) -> EngineOptions:

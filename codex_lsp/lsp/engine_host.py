@@ -22,6 +22,7 @@ from pygls.exceptions import JsonRpcException
 from codex_lsp.lsp.observers import NotificationObservers
 from codex_lsp.lsp.pending_approvals import PendingApprovals
 from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, SERVER_NOT_INITIALIZED
+from codex_lsp.wire import preload
 
 if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
@@ -158,7 +159,9 @@ class EngineHost:
         if method == "initialize":
             return self._v2_initialize(params)
         try:
-            result = await api.serve(method, params)
+            # What a cold start loads in the background waits while requests are handled.
+            with preload.handling():
+                result = await api.serve(method, params)
         except ApiError as err:
             raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
         if isinstance(result, ThreadResumeResponse):

@@ -44,7 +44,6 @@ import anyio
 import httpx
 
 from codex_lsp import __version__
-from codex_lsp.model.chat import build_chat_body, iter_chat_events
 from codex_lsp.model.errors import ModelError, quote_server_text, redact, stream_disconnected
 from codex_lsp.model.events import Completed, ResponseEvent
 from codex_lsp.model.failures import error_for_code, error_for_status, server_error_fields
@@ -115,6 +114,9 @@ class ModelClient:
         `extra_headers` carries per-request headers such as `x-openai-subagent`.
         """
         if self.provider.wire_api == "chat":
+            # The Chat Completions wire is imported by the first provider that speaks it.
+            from codex_lsp.model.chat import build_chat_body, iter_chat_events
+
             url, body, iterate = (
                 f"{self.base_url}/chat/completions",
                 build_chat_body(prompt),
@@ -149,6 +151,7 @@ class ModelClient:
 
     def _base_path(self) -> str:
         return httpx.URL(self.base_url).path.rstrip("/")
+
     async def list_models(self, client_version: str) -> list[dict[str, Any]] | None:
         """The provider's catalog entries, or None when it has no catalog in Codex's shape (no
         route, an error, another format, unreachable)."""

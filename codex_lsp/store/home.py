@@ -12,7 +12,6 @@ Layout (the same as Codex's, so a Codex user's home can be pointed at as is):
 from __future__ import annotations
 
 import os
-import secrets
 import time
 import uuid
 from pathlib import Path
@@ -45,7 +44,7 @@ def new_thread_id(now_ms: int | None = None) -> str:
     ids keep that order equal to creation order.
     """
     ms = int(time.time() * 1000) if now_ms is None else now_ms
-    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    rand = int.from_bytes(os.urandom(10), "big")  # what `secrets.token_bytes` returns
     value = (ms & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76  # version
     value |= ((rand >> 62) & 0xFFF) << 64  # rand_a, 12 bits

@@ -197,7 +197,9 @@ class LineReader:
         *,
         hangup: int | None = None,
         max_line: int = MAX_MESSAGE_BYTES,
+        consumed: bytes = b"",
     ) -> None:
+        """`consumed`: input already read from `stream` by someone else, to be read first."""
         self._chunks = ChunkReader(stream, loop, hangup=hangup)
         self._max_line = max_line
         self._ready: collections.deque[bytes | OversizedLine] = collections.deque()
@@ -206,6 +208,8 @@ class LineReader:
         self._size = 0
         self._skipping = False  # the current line is over the limit: count it, keep nothing
         self._ended = False
+        if consumed:
+            self._split(consumed)
 
     async def readline(self) -> bytes | OversizedLine | None:
         while not self._ready:

@@ -170,3 +170,25 @@ def test_a_garbled_first_message_is_answered_and_the_server_reads_on(tmp_path: P
         assert server.shutdown() == 0
     finally:
         server.kill()
+
+
+def test_a_cold_serve_answers_before_loading_anything_heavy_then_serves_a_thread(
+    tmp_path: Path,
+) -> None:
+    home, stderr = tmp_path / "home", tmp_path / "serve.stderr"
+    home.mkdir()
+    server = LspProcess(
+        [sys.executable, "-m", "codex_lsp", "serve"],
+        env={**os.environ, "CODEX_HOME": str(home), "CODEX_LSP_LOG": "debug"},
+        cwd=tmp_path,
+        stderr=stderr,
+    )
+    try:
+        assert server.initialize()["serverInfo"]["name"] == "codex-lsp"
+        # Sent at once: it waits for what it needs of what loads in the background.
+        thread = server.result("codex/thread/start", {"cwd": str(tmp_path)})["thread"]
+        assert thread["id"]
+        assert server.shutdown() == 0
+    finally:
+        server.kill()
+    assert "initialize answered; heavy modules loaded by then: none" in stderr.read_text()

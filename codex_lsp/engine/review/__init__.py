@@ -59,11 +59,46 @@ nothing to the history (an interrupt still leaves the session's usual `<turn_abo
 as it does for every interrupted task).
 """
 
-from codex_lsp.engine.review.extension import ReviewExtension, last_review
-from codex_lsp.engine.review.git import ReviewMaterial, ReviewTargetError, collect_review_material
-from codex_lsp.engine.review.output import REVIEW_OUTPUT_SCHEMA, parse_review_output
-from codex_lsp.engine.review.prompts import review_instructions, review_prompt, user_facing_hint
-from codex_lsp.engine.review.render import render_finding, render_review
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.review.extension import ReviewExtension, last_review
+    from codex_lsp.engine.review.git import (
+        ReviewMaterial,
+        ReviewTargetError,
+        collect_review_material,
+    )
+    from codex_lsp.engine.review.output import REVIEW_OUTPUT_SCHEMA, parse_review_output
+    from codex_lsp.engine.review.prompts import review_instructions, review_prompt, user_facing_hint
+    from codex_lsp.engine.review.render import render_finding, render_review
+
+# The names below load with their modules on first use (PEP 562): importing one submodule,
+# say `render` to show a past review, must not load the reviewer's task and the model client.
+_HOMES = {
+    "ReviewExtension": "extension",
+    "last_review": "extension",
+    "ReviewMaterial": "git",
+    "ReviewTargetError": "git",
+    "collect_review_material": "git",
+    "REVIEW_OUTPUT_SCHEMA": "output",
+    "parse_review_output": "output",
+    "review_instructions": "prompts",
+    "review_prompt": "prompts",
+    "user_facing_hint": "prompts",
+    "render_finding": "render",
+    "render_review": "render",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "REVIEW_OUTPUT_SCHEMA",

@@ -3,6 +3,9 @@
 The target is resolved before anything starts (in a worker thread: git may take a moment),
 so a target that cannot be reviewed is one `error` event and leaves a running turn alone.
 A resolvable target starts the review as the session's task, replacing any running one.
+
+The reviewer's task (`task.py`, with the sampling loop and the model client) is imported by
+the first review, not with the extension, which every session is built with.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from codex_lsp.engine.review.git import (
     collect_review_material,
 )
 from codex_lsp.engine.review.prompts import review_prompt, user_facing_hint
-from codex_lsp.engine.review.task import ReviewJob, review_context, run_review_task
 from codex_lsp.protocol.events import ErrorEvent
 from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewRequest
 from codex_lsp.protocol.ops import Review
@@ -83,6 +85,8 @@ class ReviewExtension(Extension):
         except ReviewTargetError as err:
             session.emit(sub_id, ErrorEvent(message=str(err)))
             return False
+        from codex_lsp.engine.review.task import ReviewJob, review_context, run_review_task
+
         hint = (request.user_facing_hint or "").strip() or user_facing_hint(request.target)
         job = ReviewJob(
             target=request.target,
