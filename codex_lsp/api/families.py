@@ -20,10 +20,12 @@ from codex_lsp.api import (
     skills_settings,
     thread_ops,
     thread_pages,
+    thread_records,
 )
 
 API_FAMILIES: tuple[ModuleType, ...] = (
     commands,
+    thread_records,
     thread_pages,
     thread_ops,
     config_write,

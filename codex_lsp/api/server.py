@@ -25,7 +25,6 @@ import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel, ValidationError
 
-from codex_lsp.api import thread_store
 from codex_lsp.api.account import Accounts
 from codex_lsp.api.catalog import model_list
 from codex_lsp.api.config_read import read_config
@@ -51,23 +50,17 @@ from codex_lsp.engine.approvals import RememberedApproval
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
 from codex_lsp.protocol.inputs import ReviewOutputEvent
-from codex_lsp.protocol.ops import SetThreadName
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_common import dump
 from codex_lsp.protocol.v2_notifications import (
-    ThreadArchivedNotification,
-    ThreadNameUpdatedNotification,
     ThreadStartedNotification,
     ThreadStatusChangedNotification,
-    ThreadUnarchivedNotification,
 )
 from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
 from codex_lsp.protocol.v2_threads import (
-    NotLoadedThreadStatus,
     ThreadForkParams,
     ThreadResumeParams,
     ThreadResumeResponse,
-    ThreadSetNameParams,
     ThreadStartParams,
     ThreadStartResponse,
 )
@@ -93,11 +86,6 @@ class ApiServer:
             "thread/start": self._thread_start,
             "thread/resume": self._thread_resume,
             "thread/fork": self._thread_fork,
-            "thread/list": self._thread_list,
-            "thread/read": self._thread_read,
-            "thread/archive": self._thread_archive,
-            "thread/unarchive": self._thread_unarchive,
-            "thread/name/set": self._thread_name_set,
             "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
             "turn/startTask": lambda p, _raw: self.start_task(p),
             "turn/interrupt": self._turn_interrupt,
@@ -301,65 +289,6 @@ class ApiServer:
         response = await self.threads.fork(params, _path(raw))
         self._announce(self.threads.get(response.thread.id))
         return response
-
-    async def _thread_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return await thread_store.list_page(
-            self._services().codex_home, params, self.threads.statuses()
-        )
-
-    async def _thread_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        loaded = self.threads.loaded.get(params.thread_id)
-        if loaded is not None and loaded.rollout_path is None:
-            # An ephemeral thread has no rollout: it is what the engine holds.
-            return v2.result_model("thread/read")(thread=self.threads.thread_object(loaded))
-        status = loaded.map.status() if loaded is not None and loaded.map is not None else None
-        running = (
-            loaded.map.active_turn_id if loaded is not None and loaded.map is not None else None
-        )
-        thread = await thread_store.read_thread(
-            self._services().codex_home,
-            params.thread_id,
-            include_turns=params.include_turns,
-            status=status,
-            running_turn=running,
-        )
-        return v2.result_model("thread/read")(thread=thread)
-
-    async def _thread_archive(self, params: Any, _raw: dict[str, Any]) -> None:
-        # A thread that is running is stopped first: its rollout must not move under it.
-        if await self.threads.unload(params.thread_id):
-            self._client.notify(
-                "thread/status/changed",
-                ThreadStatusChangedNotification(
-                    thread_id=params.thread_id, status=NotLoadedThreadStatus()
-                ),
-            )
-        await thread_store.archive(self._services().codex_home, params.thread_id)
-        self._after_response(
-            "thread/archived", ThreadArchivedNotification(thread_id=params.thread_id)
-        )
-
-    async def _thread_unarchive(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        thread = await thread_store.unarchive(self._services().codex_home, params.thread_id)
-        self._after_response(
-            "thread/unarchived", ThreadUnarchivedNotification(thread_id=params.thread_id)
-        )
-        return v2.result_model("thread/unarchive")(thread=thread)
-
-    async def _thread_name_set(self, params: ThreadSetNameParams, _raw: dict[str, Any]) -> None:
-        name = params.name.strip()
-        if not name:
-            raise ApiError(INVALID_PARAMS, "Invalid params: name: a thread name cannot be empty")
-        loaded = self.threads.loaded.get(params.thread_id)
-        if loaded is not None and loaded.codex.session is not None:
-            # The engine records the name and reports it; its event becomes thread/name/updated.
-            await loaded.submit(SetThreadName(name=name))
-            return
-        await thread_store.name_stored_thread(self._services().codex_home, params.thread_id, name)
-        self._after_response(
-            "thread/name/updated",
-            ThreadNameUpdatedNotification(thread_id=params.thread_id, thread_name=name),
-        )
 
     async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
         thread = self.threads.get(params.thread_id)

@@ -4,12 +4,13 @@ A warm parent: it imports everything a session of either command needs once, the
 its unix socket. For each launcher that connects it checks the peer's uid, receives the
 launcher's stdio descriptors and context, and forks. The child takes on the launcher's stdin,
 stdout, stderr, environment, cwd and umask, and runs `codex-lsp serve ARGS` (or `app-server
-ARGS`) as if the client had spawned it (see `attach.py`); the launcher's connection stays open
-as the session's hang-up line and carries its exit status back. Forking, rather than serving
-every client on one event loop, keeps each client's environment and threads to itself and lets
-a crash end one session only; the fork costs milliseconds because the imports are already done
-(and frozen out of the garbage collector's way, so children do not copy the parent's pages just
-by collecting), and so is the work libraries do on first use (`REHEARSALS`).
+ARGS`) as if the client had spawned it (see `attach.py`, and `daemon_session.py` for the
+child's side); the launcher's connection stays open as the session's hang-up line and carries
+its exit status back. Forking, rather than serving every client on one event loop, keeps each
+client's environment and threads to itself and lets a crash end one session only; the fork
+costs milliseconds because the imports are already done (and frozen out of the garbage
+collector's way, so children do not copy the parent's pages just by collecting), and so is the
+work libraries do on first use (`REHEARSALS`).
 
 The parent stays single-threaded and never runs an event loop, so forking it is safe. It
 leaves when it has had no session for the idle timeout, when another server has taken its
@@ -26,23 +27,20 @@ import importlib
 import logging
 import os
 import select
-import signal
 import socket
 import struct
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NoReturn
 
 from codex_lsp.appserver.attach import (
     COMMANDS,
     HANDSHAKE_TIMEOUT_S,
-    PROTOCOL,
     identity,
     private_dir,
 )
+from codex_lsp.appserver.daemon_session import Gone, receive_request, sandboxed_peer, serve_child
 
 log = logging.getLogger("codex_lsp.appserver.daemon")
 
@@ -50,7 +48,6 @@ IDLE_ENV = "CODEX_LSP_ATTACH_IDLE_S"
 DEFAULT_IDLE_S = 600.0
 # How often the parent reaps exited children and checks that its socket is still its own.
 _TICK_S = 2.0
-_MAX_REQUEST = 4 << 20
 
 # Imported before the first fork: what `codex-lsp app-server` and `codex-lsp serve` load by the
 # end of a turn, beyond what building the command line parser imports.
@@ -77,15 +74,6 @@ REHEARSALS = (
     ("codex_lsp.lsp.rehearsal", "rehearse"),
     ("codex_lsp.sandbox", "sandbox_support"),  # the kernel's support, probed once
 )
-
-
-@dataclass
-class Request:
-    identity: str
-    cwd: bytes
-    umask: int
-    args: list[str]
-    env: list[tuple[bytes, bytes]]
 
 
 @dataclass(frozen=True)
@@ -276,7 +264,7 @@ class AttachServer:
             if confined is not None:
                 log.warning("refused a connection from a sandboxed process (%s)", confined)
                 return
-            request, fds = _receive(conn)
+            request, fds = receive_request(conn)
             if not request.args or request.args[0] not in COMMANDS:
                 log.warning("refused a launcher asking for %r", request.args[:1])
                 return
@@ -290,10 +278,10 @@ class AttachServer:
                 return
             pid = os.fork()
             if pid == 0:
-                _serve_child(conn, fds, request, self._sock, self.entry.run)
+                serve_child(conn, fds, request, self._sock, self.entry.run)
             self._children.add(pid)
             log.debug("session %d for %s", pid, request.cwd)
-        except _Gone:
+        except Gone:
             log.debug("a peer connected and left without a request")
         except (OSError, ValueError) as err:
             log.warning("a launcher's request failed: %s", err)
@@ -301,160 +289,6 @@ class AttachServer:
             for fd in fds:
                 os.close(fd)
             conn.close()
-
-
-def sandboxed_peer(pid: int) -> str | None:
-    """Why the process `pid` looks sandboxed, or None.
-
-    The sandbox keeps this socket out of its commands' reach (its directory is hidden, and
-    without a mount namespace no unix socket can be opened); this is the second lock. A
-    session started for a sandboxed peer would run outside its sandbox, so a peer in
-    another PID or user namespace, or one that may not gain privileges (every sandboxed
-    command has no_new_privs set), is refused. Its launcher then serves its client itself,
-    inside whatever confines it.
-    """
-    for ns in ("pid", "user"):
-        try:
-            if os.readlink(f"/proc/{pid}/ns/{ns}") != os.readlink(f"/proc/self/ns/{ns}"):
-                return f"in another {ns} namespace"
-        except OSError:
-            return "its namespaces cannot be read"
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("NoNewPrivs:") and line.split()[1] != "0":
-                    return "it runs with no_new_privs"
-    except OSError:
-        return "its status cannot be read"
-    return None
-
-
-class _Gone(Exception):
-    """The peer closed the connection without sending anything (a liveness probe)."""
-
-
-def _receive(conn: socket.socket) -> tuple[Request, list[int]]:
-    """The launcher's request and its three descriptors (see `attach._request`)."""
-    data, fds, _, _ = socket.recv_fds(conn, 65536, 3)
-    if not data and not fds:
-        raise _Gone()
-    try:
-        if len(fds) != 3:
-            raise ValueError(f"expected 3 descriptors, got {len(fds)}")
-        while b"\n" not in data:
-            more = conn.recv(65536)
-            if not more or len(data) > 32:
-                raise ValueError("no request length")
-            data += more
-        length, _, body = data.partition(b"\n")
-        size = int(length)
-        if size > _MAX_REQUEST:
-            raise ValueError("request too large")
-        while len(body) < size:
-            more = conn.recv(size - len(body))
-            if not more:
-                raise ValueError("request cut short")
-            body += more
-        fields = body.split(b"\0")
-        if fields[0] != PROTOCOL or fields[-1] != b"":
-            raise ValueError("not an attach request")
-        argc = int(fields[4])
-        args = [os.fsdecode(arg) for arg in fields[5 : 5 + argc]]
-        env = [field.partition(b"=")[::2] for field in fields[5 + argc : -1]]
-        request = Request(
-            identity=os.fsdecode(fields[1]),
-            cwd=fields[2],
-            umask=int(fields[3]),
-            args=args,
-            env=env,
-        )
-    except (ValueError, IndexError) as err:
-        for fd in fds:
-            os.close(fd)
-        raise ValueError(str(err)) from None
-    return request, fds
-
-
-def _serve_child(
-    conn: socket.socket,
-    fds: list[int],
-    request: Request,
-    listener: socket.socket,
-    run: Callable[[list[str]], int],
-) -> NoReturn:
-    """In the forked child: become the launcher's `codex-lsp COMMAND ARGS`."""
-    code = 1
-    try:
-        listener.close()
-        os.setpgid(0, 0)  # signals meant for the server's group are not this session's
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
-        for target, fd in enumerate(fds):
-            os.dup2(fd, target)
-        for fd in fds:
-            os.close(fd)
-        fds.clear()
-        os.environb.clear()
-        os.environb.update(request.env)
-        os.chdir(request.cwd)
-        os.umask(request.umask)
-        _forget_parent_state()
-        sys.argv = ["codex-lsp", *request.args]
-        conn.sendall(b"ready\n")
-        if _read_line(conn) != b"go":
-            os._exit(0)  # the launcher chose to serve its client itself
-        conn.settimeout(None)
-        code = _run_command(run, conn.fileno(), request.args)
-        with contextlib.suppress(OSError):
-            conn.sendall(b"exit %d\n" % code)
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        os._exit(code)
-
-
-def _forget_parent_state() -> None:
-    """Undo what the parent set up for itself, so the session starts as a fresh process."""
-    import tempfile
-
-    tempfile.tempdir = None  # chosen from the parent's TMPDIR, if anything asked
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    root.setLevel(logging.WARNING)
-
-
-def _run_command(run: Callable[[list[str]], int], hangup_fd: int, args: list[str]) -> int:
-    command, *options = args
-    try:
-        code = run([command, "--hangup-fd", str(hangup_fd), *options])
-    except SystemExit as exit_:
-        if exit_.code is None or isinstance(exit_.code, int):
-            code = exit_.code or 0
-        else:
-            print(exit_.code, file=sys.stderr)
-            code = 1
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    return code
-
-
-def _read_line(conn: socket.socket) -> bytes:
-    data = b""
-    while not data.endswith(b"\n"):
-        try:
-            more = conn.recv(64)
-        except OSError:
-            return b""
-        if not more:
-            return b""
-        data += more
-    return data[:-1]
 
 
 def _source_stamps() -> dict[str, int]:
@@ -470,4 +304,3 @@ def _source_stamps() -> dict[str, int]:
 
 def _ms_since(started: float) -> float:
     return (time.monotonic() - started) * 1000
-

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.appserver import attach, daemon
+from codex_lsp.appserver import attach, daemon, daemon_session
 from tests.sandbox.helpers import PY, policy_for, run
 
 FAKE_KEY = "sk-test-do-not-leak-0123456789"
@@ -109,8 +109,8 @@ def test_the_server_refuses_a_peer_that_runs_confined() -> None:
     try:
         for proc in (confined, plain):
             assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
-        assert daemon.sandboxed_peer(confined.pid) == "it runs with no_new_privs"
-        assert daemon.sandboxed_peer(plain.pid) is None
+        assert daemon_session.sandboxed_peer(confined.pid) == "it runs with no_new_privs"
+        assert daemon_session.sandboxed_peer(plain.pid) is None
     finally:
         for proc in (confined, plain):
             proc.kill()

@@ -1,0 +1,119 @@
+"""The threads as stored, loaded or not: `thread/list`, `thread/read`, `thread/archive`,
+`thread/unarchive` and `thread/name/set`.
+
+A loaded thread is asked first where it knows better than its rollout (an ephemeral thread has
+none; a running one reports its status); otherwise the rollout under `$CODEX_HOME` answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from codex_lsp.api import thread_store
+from codex_lsp.api.family import ApiContext, Handler
+from codex_lsp.api.port import INVALID_PARAMS, ApiError
+from codex_lsp.protocol import v2
+from codex_lsp.protocol.ops import SetThreadName
+from codex_lsp.protocol.v2_notifications import (
+    ThreadArchivedNotification,
+    ThreadNameUpdatedNotification,
+    ThreadStatusChangedNotification,
+    ThreadUnarchivedNotification,
+)
+from codex_lsp.protocol.v2_threads import NotLoadedThreadStatus, ThreadSetNameParams
+
+
+class ThreadRecords:
+    def __init__(self, ctx: ApiContext) -> None:
+        self._ctx = ctx
+
+    async def list(self, params: Any) -> BaseModel:
+        threads = self._ctx.threads
+        return await thread_store.list_page(
+            self._ctx.services().codex_home, params, threads.statuses()
+        )
+
+    async def read(self, params: Any) -> BaseModel:
+        threads = self._ctx.threads
+        loaded = threads.loaded.get(params.thread_id)
+        if loaded is not None and loaded.rollout_path is None:
+            # An ephemeral thread has no rollout: it is what the engine holds.
+            return v2.result_model("thread/read")(thread=threads.thread_object(loaded))
+        status = loaded.map.status() if loaded is not None and loaded.map is not None else None
+        running = (
+            loaded.map.active_turn_id if loaded is not None and loaded.map is not None else None
+        )
+        thread = await thread_store.read_thread(
+            self._ctx.services().codex_home,
+            params.thread_id,
+            include_turns=params.include_turns,
+            status=status,
+            running_turn=running,
+        )
+        return v2.result_model("thread/read")(thread=thread)
+
+    async def archive(self, params: Any) -> None:
+        # A thread that is running is stopped first: its rollout must not move under it.
+        if await self._ctx.threads.unload(params.thread_id):
+            self._ctx.client.notify(
+                "thread/status/changed",
+                ThreadStatusChangedNotification(
+                    thread_id=params.thread_id, status=NotLoadedThreadStatus()
+                ),
+            )
+        await thread_store.archive(self._ctx.services().codex_home, params.thread_id)
+        self._ctx.after_response(
+            "thread/archived", ThreadArchivedNotification(thread_id=params.thread_id)
+        )
+
+    async def unarchive(self, params: Any) -> BaseModel:
+        thread = await thread_store.unarchive(self._ctx.services().codex_home, params.thread_id)
+        self._ctx.after_response(
+            "thread/unarchived", ThreadUnarchivedNotification(thread_id=params.thread_id)
+        )
+        return v2.result_model("thread/unarchive")(thread=thread)
+
+    async def set_name(self, params: ThreadSetNameParams) -> None:
+        name = params.name.strip()
+        if not name:
+            raise ApiError(INVALID_PARAMS, "Invalid params: name: a thread name cannot be empty")
+        loaded = self._ctx.threads.loaded.get(params.thread_id)
+        if loaded is not None and loaded.codex.session is not None:
+            # The engine records the name and reports it; its event becomes thread/name/updated.
+            await loaded.submit(SetThreadName(name=name))
+            return
+        home = self._ctx.services().codex_home
+        await thread_store.name_stored_thread(home, params.thread_id, name)
+        self._ctx.after_response(
+            "thread/name/updated",
+            ThreadNameUpdatedNotification(thread_id=params.thread_id, thread_name=name),
+        )
+
+
+def handlers(ctx: ApiContext) -> dict[str, Handler]:
+    records = ThreadRecords(ctx)
+
+    async def list_threads(params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return await records.list(params)
+
+    async def read(params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return await records.read(params)
+
+    async def archive(params: Any, _raw: dict[str, Any]) -> None:
+        await records.archive(params)
+
+    async def unarchive(params: Any, _raw: dict[str, Any]) -> BaseModel:
+        return await records.unarchive(params)
+
+    async def set_name(params: Any, _raw: dict[str, Any]) -> None:
+        await records.set_name(params)
+
+    return {
+        "thread/list": list_threads,
+        "thread/read": read,
+        "thread/archive": archive,
+        "thread/unarchive": unarchive,
+        "thread/name/set": set_name,
+    }
