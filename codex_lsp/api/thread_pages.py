@@ -61,7 +61,8 @@ class Anchor:
                 item_id=fields.get("itemId"),
                 include=bool(fields.get("includeAnchor", False)),
             )
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
+            # RecursionError: a cursor nested past the decoder's recursion.
             raise _bad_cursor(cursor) from None
         valid = (
             isinstance(anchor.thread_id, str)

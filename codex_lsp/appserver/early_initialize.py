@@ -95,7 +95,8 @@ def initialize_answer(line: bytes, codex_home: Path) -> tuple[int | str, dict[st
     """The id and result of `line` when it is an `initialize` request answerable here."""
     try:
         message = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # Deep nesting overflows the decoder's recursion: the server's reader refuses it.
         return None
     if not isinstance(message, dict) or message.get("method") != "initialize":
         return None

@@ -248,8 +248,9 @@ def take_initialize(in_fd: int = 0, out_fd: int = 1) -> EarlyInitialize:
         return EarlyInitialize(None)
     try:
         message = json.loads(body)
-    except ValueError:
-        return EarlyInitialize(body)  # the read loop's decoder answers it
+    except (ValueError, RecursionError):
+        # Malformed, or nested past the decoder's recursion: the read loop's decoder answers it.
+        return EarlyInitialize(body)
     if not _answerable(message):
         return EarlyInitialize(body)
     msg_id = message["id"]

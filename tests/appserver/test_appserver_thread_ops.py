@@ -84,6 +84,10 @@ def test_turns_and_items_page_newest_and_oldest_first(scripted_model, tmp_path):
         bad = client.call("thread/items/list", {"threadId": tid, "cursor": "garbage"})
         assert bad["error"]["code"] == INVALID_REQUEST
         assert bad["error"]["message"] == "invalid cursor: garbage"
+        # A cursor nested past the JSON decoder's recursion is just as invalid.
+        deep = client.call("thread/turns/list", {"threadId": tid, "cursor": "[" * 5000})
+        assert deep["error"]["code"] == INVALID_REQUEST
+        assert deep["error"]["message"].startswith("invalid cursor: [[[")
         unknown = client.call(
             "thread/turns/list", {"threadId": "0198f0e0-0000-7000-8000-000000000000"}
         )

@@ -39,6 +39,16 @@ def door(request: pytest.FixtureRequest, home: Path, ws: Path) -> Iterator[Door]
         client.close()
 
 
+@pytest.fixture(params=sorted(DOORS))
+def raw_door(request: pytest.FixtureRequest, home: Path, ws: Path) -> Iterator[Door]:
+    """A door just started: nothing sent to it yet, not even `initialize`."""
+    client = DOORS[request.param](home, ws)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
 @pytest.fixture(scope="module")
 def shared_model() -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer() as server:

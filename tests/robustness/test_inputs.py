@@ -107,9 +107,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_bad_input_gets_an_error_and_the_door_keeps_serving(
-    shared_door: Door, case: Case
-) -> None:
+def test_bad_input_gets_an_error_and_the_door_keeps_serving(shared_door: Door, case: Case) -> None:
     shared_door.send_body(case.body(shared_door))
     answer = shared_door.next_response()
     assert "error" in answer, answer
@@ -147,3 +145,35 @@ def test_a_50_mb_message_under_the_limit_is_read_and_answered(shared_door: Door)
     assert answer["error"]["code"] == INVALID_REQUEST
     assert "thread not found" in answer["error"]["message"]
     shared_door.assert_serving()
+
+
+# What a client may send before `initialize` that no server could read as a request: both
+# doors answer the very first message before anything heavy loads, so each must be refused
+# there as it is later, and `initialize` must still work after it.
+FIRST_MESSAGE_CASES = [
+    case
+    for case in CASES
+    if case.name
+    in (
+        "malformed JSON",
+        "invalid UTF-8",
+        "nesting 1,000 deep",
+        "nesting 100,000 deep",
+        "a batch array",
+        "an id that is an object",
+    )
+]
+
+
+@pytest.mark.parametrize("case", FIRST_MESSAGE_CASES, ids=[c.name for c in FIRST_MESSAGE_CASES])
+def test_bad_input_as_the_first_message_gets_an_error_then_initialize_works(
+    raw_door: Door, case: Case
+) -> None:
+    raw_door.send_body(case.body(raw_door))
+    answer = raw_door.next_response()
+    assert "error" in answer, answer
+    assert answer["error"]["code"] == case.code, answer
+    assert answer["id"] == case.msg_id, answer
+    assert case.mentions in answer["error"]["message"]
+    raw_door.initialize()
+    raw_door.assert_serving()
