@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         server,
         before_reading=lambda: first.replay(server.protocol, dispatch),
         hangup=args.hangup_fd,
+        unread=first.unread,
     )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import select
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -51,6 +52,11 @@ _DEFAULT_ENCODING = "utf-16"
 _TEXT_DOCUMENT_SYNC_INCREMENTAL = 2
 # A header block is a few dozen bytes; one this long is not a header.
 _HEADER_LIMIT = 64 * 1024
+# An `initialize` is a few kilobytes. A first message longer than this is left unread, its
+# header handed to the read loop, which reads it or refuses it as it does every message.
+_BODY_LIMIT = 1024 * 1024
+# How much of such a message's body is handed on with its header, at most.
+_BODY_START = 64 * 1024
 _PARSE_ERROR = -32700
 
 
@@ -124,6 +130,14 @@ class _Broken(Exception):
     """The first bytes are not an LSP header block."""
 
 
+class _TooLong(Exception):
+    """The first message is longer than `_BODY_LIMIT`; `header` is what was read of it."""
+
+    def __init__(self, header: bytes) -> None:
+        super().__init__()
+        self.header = header
+
+
 def _read_exactly(fd: int, size: int) -> bytes | None:
     chunks: list[bytes] = []
     while size:
@@ -161,6 +175,12 @@ def read_frame(fd: int) -> bytes | None:
                 length = None
     if length is None or length < 0:
         raise _Broken("a message header without a valid Content-Length")
+    if length > _BODY_LIMIT:
+        # With the header goes the start of the body that is already here (where the read
+        # loop looks for the request's id to refuse it by); waiting for more could wait on a
+        # length that was a lie.
+        start = os.read(fd, _BODY_START) if select.select([fd], [], [], 0)[0] else b""
+        raise _TooLong(bytes(header) + start)
     return _read_exactly(fd, length)
 
 
@@ -186,9 +206,13 @@ class _HasWriter(Protocol):
 class EarlyInitialize:
     """What `take_initialize` read: the first message, and whether it was answered."""
 
-    def __init__(self, body: bytes | None, answered_id: int | str | None = None) -> None:
+    def __init__(
+        self, body: bytes | None, answered_id: int | str | None = None, unread: bytes = b""
+    ) -> None:
         self.body = body
         self.answered_id = answered_id
+        # Input taken from stdin but not read as a message here: the read loop reads it first.
+        self.unread = unread
 
     def replay(self, protocol: _HasWriter, dispatch: Callable[[Any, bytes], None]) -> None:
         """Hand the first message to the server (in its event loop, before the first read),
@@ -242,6 +266,8 @@ def take_initialize(in_fd: int = 0, out_fd: int = 1) -> EarlyInitialize:
             },
         )
         return EarlyInitialize(None)
+    except _TooLong as long:
+        return EarlyInitialize(None, unread=long.header)
     except OSError:
         return EarlyInitialize(None)
     if body is None:

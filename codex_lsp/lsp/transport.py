@@ -173,6 +173,7 @@ async def _serve_stdio(
     out_fd: int,
     before_reading: Callable[[], None] | None,
     hangup: int | None,
+    unread: bytes,
 ) -> int:
     reader = ChunkReader(in_fd, asyncio.get_running_loop(), hangup=hangup)
     writer = OutputWriter(out_fd)
@@ -180,7 +181,7 @@ async def _serve_stdio(
     try:
         if before_reading is not None:
             before_reading()
-        return await serve_stream(server, reader.read, writer)
+        return await serve_stream(server, _read_first(unread, reader.read), writer)
     finally:
         reader.close()
         await server.close()
@@ -193,15 +194,28 @@ def run_stdio(
     *,
     before_reading: Callable[[], None] | None = None,
     hangup: int | None = None,
+    unread: bytes = b"",
 ) -> int:
     """Serve the client on stdin/stdout; return the process exit status.
 
     `before_reading` runs in the event loop once output is set up, before the first read (the
     early `initialize` is replayed there); when `hangup`, a descriptor, closes, the input
-    counts as ended.
+    counts as ended. `unread` is input already taken from stdin, read before the rest.
     """
     in_fd, out_fd = _claim_stdio()
-    return _run(_serve_stdio(server, in_fd, out_fd, before_reading, hangup))
+    return _run(_serve_stdio(server, in_fd, out_fd, before_reading, hangup, unread))
+
+
+def _read_first(
+    unread: bytes, read: Callable[[], Awaitable[bytes]]
+) -> Callable[[], Awaitable[bytes]]:
+    """`read`, after handing out `unread` (if any) as the first chunk."""
+    pending = [unread] if unread else []
+
+    async def read_on() -> bytes:
+        return pending.pop() if pending else await read()
+
+    return read_on
 
 
 # -- tcp -------------------------------------------------------------------------------------

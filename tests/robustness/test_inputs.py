@@ -177,3 +177,20 @@ def test_bad_input_as_the_first_message_gets_an_error_then_initialize_works(
     assert case.mentions in answer["error"]["message"]
     raw_door.initialize()
     raw_door.assert_serving()
+
+
+@pytest.mark.parametrize("raw_door", ["lsp"], indirect=True)
+@pytest.mark.parametrize("sent", [0, 4096], ids=["no body", "part of a body"])
+def test_a_first_message_longer_than_any_is_refused_and_initialize_still_works(
+    raw_door: Door, sent: int
+) -> None:
+    # A length no server may read into memory, then (perhaps) part of what it announced.
+    msg_id = 41
+    start = b'{"jsonrpc": "2.0", "id": %d, "method": "initialize", "params": {"x": "' % msg_id
+    raw_door.send_bytes(b"Content-Length: 100000000000\r\n\r\n" + (start + b"y" * sent)[:sent])
+    answer = raw_door.next_response()
+    assert answer["error"]["code"] == INVALID_REQUEST, answer
+    assert "100000000000 bytes" in answer["error"]["message"]
+    assert answer["id"] == (msg_id if sent else None)
+    raw_door.initialize()
+    raw_door.assert_serving()
