@@ -1,6 +1,5 @@
-"""`config/value/write`, `config/batchWrite`, `configRequirements/read` and
-`config/mcpServer/reload`, and the `configWarning` notifications for problems in config.toml
-found when the server starts. `reloadUserConfig` hands the written settings to loaded threads.
+"""`config/value/write`, `config/batchWrite`, `configRequirements/read`
+and `config/mcpServer/reload`. `reloadUserConfig` hands the written settings to loaded threads.
 
 An edit is checked exactly as the file will be read (`load_config` on the edited text) before
 anything is written, so a bad value never reaches the disk; the error names the key, the value
@@ -9,7 +8,6 @@ and what was expected. A batch is all or nothing.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -25,10 +23,7 @@ from codex_lsp.protocol.v2_config_write import (
     ConfigBatchWriteParams,
     ConfigEdit,
     ConfigRequirementsReadResponse,
-    ConfigWarningNotification,
     ConfigWriteResponse,
-    TextPosition,
-    TextRange,
 )
 from codex_lsp.store.config import CONFIG_FILENAME, load_config
 from codex_lsp.store.config_edit import (
@@ -39,7 +34,6 @@ from codex_lsp.store.config_edit import (
     write_atomically,
 )
 from codex_lsp.store.config_errors import ConfigError
-from codex_lsp.store.features import unknown_features
 
 log = logging.getLogger(__name__)
 
@@ -127,37 +121,6 @@ def _edit(index: int, edit: ConfigEdit, count: int) -> Edit:
     return Edit(keys, edit.value, edit.merge_strategy)
 
 
-def config_warnings(home: Path) -> list[ConfigWarningNotification]:
-    """What is wrong with config.toml that a user should hear about when the server starts."""
-    path = home / CONFIG_FILENAME
-    try:
-        config = load_config(home)
-    except ConfigError as err:
-        where = None
-        if err.line is not None:
-            column = err.column or 1
-            where = TextRange(
-                start=TextPosition(line=err.line, column=column),
-                end=TextPosition(line=err.line, column=column),
-            )
-        return [
-            ConfigWarningNotification(
-                summary="config.toml cannot be used; threads will not start until it is fixed",
-                details=str(err),
-                path=str(err.path or path),
-                range=where,
-            )
-        ]
-    return [
-        ConfigWarningNotification(
-            summary=f"unknown feature `{name}` in [features] is ignored",
-            details="`experimentalFeature/list` lists the features this server knows",
-            path=str(path),
-        )
-        for name in unknown_features(config.features)
-    ]
-
-
 def handlers(ctx: ApiContext) -> dict[str, Handler]:
     writer = ConfigWriter(ctx)
 
@@ -183,27 +146,9 @@ def handlers(ctx: ApiContext) -> dict[str, Handler]:
             await services.http.aclose()
         await submit_to_loaded(ctx, RefreshMcpServers())
 
-    _announce_warnings(ctx)
     return {
         "config/mcpServer/reload": mcp_reload,
         "config/value/write": value_write,
         "config/batchWrite": batch_write,
         "configRequirements/read": requirements,
     }
-
-
-def _announce_warnings(ctx: ApiContext) -> None:
-    """Send the warnings once the request that brought the server up has been answered."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return  # built outside a running server (a unit test): nobody to tell
-    try:
-        warnings = config_warnings(ctx.services().codex_home)
-    except ApiError as err:  # config.toml cannot be loaded at all
-        warnings = [ConfigWarningNotification(summary=err.message)]
-    except Exception:
-        log.exception("checking config.toml for warnings failed")
-        return
-    for warning in warnings:
-        ctx.after_response("configWarning", warning)

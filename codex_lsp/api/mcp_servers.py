@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from codex_lsp.api.config_problems import load_failure
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.family import ApiContext, Handler
-from codex_lsp.api.port import INTERNAL_ERROR, INVALID_REQUEST, ApiError
+from codex_lsp.api.port import INTERNAL_ERROR, ApiError
 from codex_lsp.engine.mcp import McpExtension
 from codex_lsp.protocol.v2_mcp import (
     ListMcpServerStatusParams,
@@ -110,7 +111,7 @@ class McpServers:
         try:
             return dict(self.ctx.services().reload_config().mcp_servers)
         except ConfigError as err:
-            raise ApiError(INVALID_REQUEST, f"cannot load config: {err}") from None
+            raise load_failure(err) from None
 
     def _thread_servers(self, thread_id: str) -> McpConnections | None:
         thread = self.ctx.threads.get(thread_id)

@@ -16,6 +16,7 @@ import tomllib
 from typing import Any
 from urllib.parse import urlsplit
 
+from codex_lsp.api.config_problems import load_failure
 from codex_lsp.api.config_write import ConfigWriter
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
@@ -99,7 +100,7 @@ class Providers:
         try:
             config = self.ctx.services().reload_config()
         except ConfigError as err:
-            raise ApiError(INVALID_REQUEST, f"cannot load config: {err}") from None
+            raise load_failure(err) from None
         path = self.ctx.services().codex_home / CONFIG_FILENAME
         try:
             tables = tomllib.loads(path.read_text(encoding="utf-8")).get("model_providers")

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from codex_lsp.api.account import Accounts
 from codex_lsp.api.catalog import model_list
+from codex_lsp.api.config_problems import ConfigUnusable, read_failure
 from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.families import API_FAMILIES
@@ -341,7 +342,10 @@ class ApiServer:
 
     async def _config_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
         # Read afresh: the user may have edited config.toml since the server started.
-        services = self.threads.load_services()
+        try:
+            services = self.threads.load_services()
+        except ConfigUnusable as err:
+            raise read_failure(err.cause) from None
         try:
             return read_config(params, services.config)
         finally:

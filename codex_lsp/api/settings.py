@@ -22,6 +22,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from codex_lsp.api.config_problems import load_failure
 from codex_lsp.api.config_reload import reload_loaded_threads
 from codex_lsp.api.config_write import ConfigWriter
 from codex_lsp.api.convert import invalid
@@ -140,7 +141,7 @@ class Settings:
         try:
             config: Config = self.ctx.services().reload_config()
         except ConfigError as err:
-            raise ApiError(INVALID_REQUEST, f"cannot load config: {err}") from None
+            raise load_failure(err) from None
         return config
 
     def _raw_config(self) -> dict[str, Any]:

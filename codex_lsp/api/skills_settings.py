@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from codex_lsp.api.config_problems import load_failure
 from codex_lsp.api.config_reload import reload_loaded_threads
 from codex_lsp.api.config_write import ConfigWriter
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.family import ApiContext, Handler
-from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.skills import SkillsExtension
 from codex_lsp.protocol.v2_settings import (
@@ -52,7 +52,7 @@ class SkillsSettings:
         try:
             current = self.ctx.services().reload_config().skills.config
         except ConfigError as err:
-            raise ApiError(INVALID_REQUEST, f"cannot load config: {err}") from None
+            raise load_failure(err) from None
         kept = [
             item.model_dump(exclude_none=True)
             for item in current

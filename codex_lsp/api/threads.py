@@ -187,12 +187,13 @@ class ThreadManager:
     # -- helpers ----------------------------------------------------------------------------
 
     def load_services(self) -> EngineServices:
+        from codex_lsp.api.config_problems import ConfigUnusable
         from codex_lsp.store.config_errors import ConfigError
 
         try:
             services = self._services_factory()
         except ConfigError as err:
-            raise ApiError(INVALID_REQUEST, f"cannot load config: {err}") from None
+            raise ConfigUnusable(err) from None
         for prepare in self.prepare_services:
             prepare(services)
         return services

@@ -19,7 +19,7 @@ import importlib
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
@@ -38,6 +38,7 @@ from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.appserver.connection import Connection
 from codex_lsp.appserver.early_initialize import EarlyInitialize
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
 from codex_lsp.protocol.v2_initialize import InitializeParams
 from codex_lsp.wire import preload
 from codex_lsp.wire.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
@@ -72,9 +73,11 @@ class AppServer:
         writer: Outbox,
         *,
         answered_initialize: int | str | None = None,
+        config_warnings: Sequence[ConfigWarningNotification] = (),
     ) -> None:
         """`answered_initialize`: the id of an `initialize` request already answered for this
-        connection (`early_initialize.py`); it is still read, for the client's options."""
+        connection (`early_initialize.py`); it is still read, for the client's options.
+        `config_warnings`: what is wrong with config.toml, told once `initialize` is answered."""
         self.connection = Connection(writer)
         self._outbox = writer
         # Ids of the client's requests still being handled: an id may not be reused until
@@ -85,6 +88,7 @@ class AppServer:
         self._codex_home = codex_home
         self._initialized = False
         self._answered_initialize = answered_initialize
+        self._config_warnings = list(config_warnings)
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def serve(self, reader: MessageReader) -> None:
@@ -199,6 +203,8 @@ class AppServer:
         if not answered:
             response = initialize_response(parsed, self._codex_home)
             self.connection.send_result(request_id, dump(response))
+        for warning in self._config_warnings:
+            self.connection.notify("configWarning", warning)
         # Load the API while the client reads the answer, ready for its first real request.
         preload.start()
 
@@ -225,10 +231,12 @@ def run_stdio(
     *,
     hangup: int | None = None,
     early: EarlyInitialize | None = None,
+    config_warnings: Sequence[ConfigWarningNotification] = (),
 ) -> int:
     """Serve stdin/stdout until stdin ends (or `hangup`, a descriptor, closes); the exit status.
 
-    `early`: what `early_initialize.take_initialize` read from stdin, and answered, first."""
+    `early`: what `early_initialize.take_initialize` read from stdin, and answered, first;
+    `config_warnings`: what is wrong with config.toml, told once `initialize` is answered."""
     writer = OutputWriter(stdout or sys.stdout.buffer)
     early = early or EarlyInitialize()
 
@@ -236,7 +244,11 @@ def run_stdio(
         loop = asyncio.get_running_loop()
         reader = LineReader(stdin or sys.stdin.buffer, loop, hangup=hangup, consumed=early.consumed)
         server = AppServer(
-            services_factory, codex_home, writer, answered_initialize=early.answered_id
+            services_factory,
+            codex_home,
+            writer,
+            answered_initialize=early.answered_id,
+            config_warnings=config_warnings,
         )
         await server.serve(reader)
 

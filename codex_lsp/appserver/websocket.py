@@ -16,7 +16,7 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +34,7 @@ from codex_lsp.wire.stdio import OversizedLine
 
 if TYPE_CHECKING:
     from codex_lsp.engine.services import EngineServices
+    from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
 
 log = logging.getLogger(__name__)
 
@@ -152,12 +153,14 @@ async def serve_websocket(
     *,
     stop: anyio.Event,
     on_ready: Callable[[str], None] | None = None,
+    config_warnings: Callable[[], Sequence[ConfigWarningNotification]] = tuple,
 ) -> None:
-    """Serve WebSocket clients on `target` until `stop` is set."""
+    """Serve WebSocket clients on `target` until `stop` is set; `config_warnings` reads what
+    is wrong with config.toml, for each client to hear once its `initialize` is answered."""
 
     async def connection(websocket: ServerConnection) -> None:
         writer = FrameWriter(websocket)
-        app = AppServer(services_factory, codex_home, writer)
+        app = AppServer(services_factory, codex_home, writer, config_warnings=config_warnings())
         try:
             await app.serve(FrameReader(websocket))
         finally:
@@ -183,6 +186,7 @@ def run_websocket(
     codex_home: Path,
     target: WebSocketTarget,
     auth: TokenAuth | None,
+    config_warnings: Callable[[], Sequence[ConfigWarningNotification]] = tuple,
 ) -> int:
     """Serve until SIGINT or SIGTERM; says where it listens on stderr once it does."""
 
@@ -195,7 +199,15 @@ def run_websocket(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await serve_websocket(services_factory, codex_home, target, auth, stop=stop, on_ready=ready)
+        await serve_websocket(
+            services_factory,
+            codex_home,
+            target,
+            auth,
+            stop=stop,
+            on_ready=ready,
+            config_warnings=config_warnings,
+        )
 
     try:
         anyio.run(main)

@@ -11,7 +11,8 @@ TypeScript export.
 Logs go to stderr (level from `CODEX_LSP_LOG`, default warning): stdout carries only protocol.
 On stdio the client's `initialize` is answered first (`appserver/early_initialize.py`), before
 the config is read; the API and the engine then load in the background
-(`wire/preload.py`). A config error still ends the server, after that answer.
+(`wire/preload.py`). A config.toml that cannot be used does not end the server: a
+`configWarning` follows the answer (`api/config_problems.py`); a bad `-c` override does.
 `--attach` serves the same session from a warm per-user server (see `appserver/attach.py`);
 `cli/main.py` hands it to the launcher before this module is even imported.
 """
@@ -30,6 +31,7 @@ from codex_lsp.cli.arguments import add_config_arguments
 if TYPE_CHECKING:
     from codex_lsp.appserver.early_initialize import EarlyInitialize
     from codex_lsp.engine.services import EngineServices
+    from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -133,21 +135,32 @@ def run(args: argparse.Namespace) -> int:
 
         return load_services(codex_home=home, profile=args.profile, overrides=overrides)
 
-    try:
-        # Fail at start, where the user sees it, rather than on the first thread.
-        from codex_lsp.store.config import load_config
+    from codex_lsp.api.config_problems import INVALID_SUMMARY, startup_warnings
 
-        load_config(home, profile=args.profile, overrides=overrides)
+    def config_warnings() -> list[ConfigWarningNotification]:
+        # A config.toml that cannot be used is warned about and the server stays up (as the
+        # reference server does); a `-c` override that cannot be used is an error at start.
+        warnings = startup_warnings(home, profile=args.profile, overrides=overrides)
+        log = logging.getLogger(__name__)
+        for warning in warnings:
+            level = logging.ERROR if warning.summary == INVALID_SUMMARY else logging.WARNING
+            log.log(level, "%s %s", warning.summary, warning.details or "")
+        return warnings
+
+    try:
+        warnings = config_warnings()
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if target is not None:
         from codex_lsp.appserver.websocket import run_websocket
 
-        return run_websocket(services, home, target, auth)
+        return run_websocket(services, home, target, auth, config_warnings)
     from codex_lsp.appserver.server import run_stdio
 
-    return run_stdio(services, home, hangup=args.hangup_fd, early=early)
+    return run_stdio(
+        services, home, hangup=args.hangup_fd, early=early, config_warnings=warnings
+    )
 
 
 def _answer_initialize_early(args: argparse.Namespace) -> tuple[EarlyInitialize | None, list[str]]:

@@ -26,7 +26,14 @@ from codex_lsp.protocol.policy import (
     sandbox_policy_for_mode,
 )
 from codex_lsp.protocol.providers import ModelProviderInfo
-from codex_lsp.store.config_errors import ConfigError, describe_problem, format_key, locate_key
+from codex_lsp.store.config_errors import (
+    ConfigError,
+    describe_problem,
+    format_key,
+    holds_secret,
+    locate_key,
+    value_span,
+)
 from codex_lsp.store.config_mcp import McpServerConfig
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
 from codex_lsp.store.config_skills import SkillsConfig
@@ -243,9 +250,14 @@ def _syntax_error(path: Path, text: str, message: str) -> ConfigError:
         lines = text.splitlines() or [""]
         line, column = len(lines), len(lines[-1]) + 1
     else:
-        return ConfigError(f"{path}: invalid TOML: {reason}", path=path)
+        return ConfigError(f"{path}: invalid TOML: {reason}", path=path, reason=reason, syntax=True)
     return ConfigError(
-        f"{path}:{line}:{column}: invalid TOML: {reason}", path=path, line=line, column=column
+        f"{path}:{line}:{column}: invalid TOML: {reason}",
+        path=path,
+        line=line,
+        column=column,
+        reason=reason,
+        syntax=True,
     )
 
 
@@ -263,16 +275,21 @@ class _Loader:
             n = min(len(keys), len(file_key))
             if tuple(str(k) for k in file_key[:n]) == keys[:n]:
                 return ConfigError(f"-c {format_key(keys)}: {problem}", key=key)
+        reason = f"{key}: {problem}"
         where = locate_key(self.text, file_key)
         if where is None:
-            return ConfigError(f"{self.path}: {key}: {problem}", path=self.path, key=key)
+            return ConfigError(f"{self.path}: {reason}", path=self.path, key=key, reason=reason)
         line, column = where
+        # Point at the value that is wrong, as an editor would underline it.
+        column, end_column = value_span(self.text, line, column) or (column, column)
         return ConfigError(
-            f"{self.path}:{line}: {key}: {problem}",
+            f"{self.path}:{line}: {reason}",
             path=self.path,
             line=line,
             column=column,
+            end_column=end_column,
             key=key,
+            reason=reason,
         )
 
     def validate(self, data: dict[str, Any], file_prefix: KeyPath = ()) -> Config:
@@ -282,8 +299,9 @@ class _Loader:
             return Config.model_validate(data)
         except ValidationError as err:
             first = err.errors()[0]
-            loc = [part for part in first["loc"] if part != "__root__"]
-            raise self.fail((*file_prefix, *map(str, loc)), describe_problem(first)) from None
+            loc = (*file_prefix, *(str(part) for part in first["loc"] if part != "__root__"))
+            problem = describe_problem(first, secret=holds_secret(loc))
+            raise self.fail(loc, problem) from None
 
 
 def _providers(effective: dict[str, Any]) -> dict[str, Any]:

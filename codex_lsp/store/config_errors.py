@@ -18,10 +18,22 @@ from pydantic_core import ErrorDetails
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+# Keys whose values are never repeated in a message: they hold credentials.
+_SECRET_KEY = re.compile(
+    r"(?i)(key|token|secret|passw(or)?d|credentials?)$|bearer|authorization|cookie"
+)
+# Tables whose every value may be a credential: headers sent, environments given to servers.
+_SECRET_TABLES = frozenset({"http_headers", "headers", "env"})
+_SECRET_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}|(?i:bearer\s+)\S{8,}|\beyJ[A-Za-z0-9_-]{8,}\.")
 
 
 class ConfigError(Exception):
-    """A config file or override that cannot be used; the message says where and why."""
+    """A config file or override that cannot be used; the message says where and why.
+
+    `path` is set when the problem is in the file (None for a `-c` override); `line`, `column`
+    and `end_column` (1-based, inclusive) locate it there when known; `reason` is the message
+    without its location; `syntax` tells a file that is not TOML from a value that is wrong.
+    """
 
     def __init__(
         self,
@@ -31,12 +43,25 @@ class ConfigError(Exception):
         line: int | None = None,
         column: int | None = None,
         key: str | None = None,
+        reason: str | None = None,
+        syntax: bool = False,
+        end_column: int | None = None,
     ) -> None:
         super().__init__(message)
         self.path = path
         self.line = line
         self.column = column
         self.key = key
+        self.reason = reason if reason is not None else message
+        self.syntax = syntax
+        self.end_column = end_column
+
+    @property
+    def located(self) -> str:
+        """`<file>:<line>:<column>: <reason>`, or the message when the place is unknown."""
+        if self.path is None or self.line is None:
+            return str(self)
+        return f"{self.path}:{self.line}:{self.column or 1}: {self.reason}"
 
 
 def format_key(parts: Sequence[str | int]) -> str:
@@ -118,6 +143,34 @@ def locate_key(text: str, target: Sequence[str | int]) -> tuple[int, int] | None
     return (best[1], best[2]) if best else None
 
 
+def value_span(text: str, line: int, column: int) -> tuple[int, int] | None:
+    """1-based first and last columns of the value set by the key at (`line`, `column`), when
+    it starts on that line; a value that goes on past the line is its first column only."""
+    lines = text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    source = lines[line - 1]
+    equals = source.find("=", column - 1)
+    if equals < 0:
+        return None
+    start = equals + 1
+    while start < len(source) and source[start] in " \t":
+        start += 1
+    if start >= len(source):
+        return None
+    quote = source[start]
+    if quote in "\"'":
+        end = start + 1
+        while end < len(source) and source[end] != quote:
+            end += 2 if quote == '"' and source[end] == "\\" else 1
+        last = min(end, len(source) - 1)
+    elif quote in "[{":
+        last = start
+    else:
+        last = start + len(source[start:].split("#", 1)[0].rstrip()) - 1
+    return start + 1, last + 1
+
+
 def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     count = 0
     for left, right in zip(a, b, strict=False):
@@ -127,8 +180,30 @@ def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     return count
 
 
-def show_value(value: Any) -> str:
-    """A value as TOML would spell it, for "got ..." in messages."""
+def holds_secret(key: Sequence[str | int]) -> bool:
+    """Whether a key path names a secret (an API key, a token, a password, a header)."""
+    parts = [str(part) for part in key]
+    if any(part in _SECRET_TABLES for part in parts):
+        return True
+    return bool(parts) and _SECRET_KEY.search(parts[-1]) is not None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a value"
+
+
+def show_value(value: Any, *, secret: bool = False) -> str:
+    """A value as TOML would spell it, for "got ..." in messages; a secret's only by kind."""
+    if secret and not isinstance(value, dict | list | tuple):
+        return f"{_kind(value)} (not shown)"
+    if isinstance(value, str) and _SECRET_SHAPE.search(value):
+        return "a string shaped like a secret (not shown)"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -157,8 +232,8 @@ _EXPECTATIONS = {
 }
 
 
-def describe_problem(error: ErrorDetails) -> str:
-    """One pydantic error as `expected ..., got ...`."""
+def describe_problem(error: ErrorDetails, *, secret: bool = False) -> str:
+    """One pydantic error as `expected ..., got ...`; a `secret` value is not repeated."""
     kind = error.get("type", "")
     value = error.get("input")
     if kind == "missing":
@@ -166,11 +241,11 @@ def describe_problem(error: ErrorDetails) -> str:
     if kind in ("enum", "literal_error"):
         choices = _QUOTED.findall(str((error.get("ctx") or {}).get("expected", "")))
         if choices:
-            return f"expected one of {', '.join(choices)}, got {show_value(value)}"
+            return f"expected one of {', '.join(choices)}, got {show_value(value, secret=secret)}"
     if kind in _EXPECTATIONS:
-        return f"{_EXPECTATIONS[kind]}, got {show_value(value)}"
+        return f"{_EXPECTATIONS[kind]}, got {show_value(value, secret=secret)}"
     message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     message = message[:1].lower() + message[1:]
     if kind == "value_error":
-        return message
-    return f"{message}, got {show_value(value)}"
+        return "invalid value (not shown)" if secret else message
+    return f"{message}, got {show_value(value, secret=secret)}"
