@@ -1,10 +1,12 @@
 """Owns the v2 `ApiServer` behind the language server and serves `codex/*` through it.
 
 The engine is loaded after the `initialize` answer has gone out (on `initialized`), so an
-editor sees the server come up quickly. A config.toml that cannot be used is reported once as
-a `window/showMessage` error naming the file, line and key; `codex/*` requests then fail
-with the same text, and each later request tries the config again, so fixing the file is
-enough to recover.
+editor sees the server come up quickly. A config.toml that cannot be used does not stop it:
+as from the app-server, `codex/configWarning` ("Invalid configuration; using defaults.") names
+the file, line and key (and the editor shows it: `notifications.py`); requests that need the
+config then fail with the same reason, and each reads the file again, so fixing it is enough
+to recover. A `-c` override that cannot be used is reported as a `window/showMessage` error and
+the engine does not start.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
     from codex_lsp.protocol.inputs import ReviewOutputEvent
+    from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
     from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
     from codex_lsp.protocol.v2_threads import ThreadResumeResponse
     from codex_lsp.protocol.v2_turns import (
@@ -107,14 +110,24 @@ class EngineHost:
         self._error = None
 
     def _build(self) -> ApiServer:
-        services = self._options.load_services()  # raises ConfigError before anything starts
+        from codex_lsp.api.config_problems import feature_warnings, in_file, invalid_config_warning
         from codex_lsp.api.server import ApiServer
         from codex_lsp.lsp.approvals import ApprovalBroker
         from codex_lsp.lsp.client_port import LspClientPort
         from codex_lsp.lsp.editor_requests import LspEditorContext
         from codex_lsp.lsp.editor_workspace import EditorWorkspace
+        from codex_lsp.store.config_errors import ConfigError
 
-        preloaded: list[EngineServices] = [services]
+        preloaded: list[EngineServices] = []
+        try:
+            preloaded.append(self._options.load_services())
+            warnings = feature_warnings(preloaded[0].config)
+        except ConfigError as err:
+            if not in_file(err):
+                raise  # a `-c` override that cannot be used: the engine does not start
+            # A config.toml that cannot be used: warned about, and every request that needs
+            # it reads it afresh (and fails with the reason) until it is fixed.
+            warnings = [invalid_config_warning(err)]
 
         def services_factory() -> EngineServices:
             # The services validated at start-up serve first; later calls read config afresh.
@@ -138,7 +151,11 @@ class EngineHost:
             workspace,
             editor=lambda: editor if self._server.editor_context else None,
         )
-        return ApiServer(services_factory, self._port)
+        api = ApiServer(services_factory, self._port)
+        for warning in warnings:
+            logger.log(_warning_level(warning), "%s %s", warning.summary, warning.details or "")
+            self._port.notify("configWarning", warning)
+        return api
 
     def thread_cwd(self, thread_id: str) -> Path | None:
         """The working directory of a loaded thread; None before the API starts or when the
@@ -272,6 +289,12 @@ class EngineHost:
         if self._port is not None:
             self._port.closed = True
         self._progress.close()
+
+
+def _warning_level(warning: ConfigWarningNotification) -> int:
+    from codex_lsp.api.config_problems import INVALID_SUMMARY
+
+    return logging.ERROR if warning.summary == INVALID_SUMMARY else logging.WARNING
 
 
 def _describe_start_failure(err: Exception) -> tuple[str, bool]:

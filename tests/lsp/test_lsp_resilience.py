@@ -184,21 +184,38 @@ async def test_unknown_methods_and_invalid_params_through_an_lsp_client(home, ws
         assert done["turn"]["status"] == "completed"
 
 
-async def test_a_bad_config_is_shown_to_the_user_not_crashed_on(tmp_path, ws, scripted_model):
+async def test_a_bad_config_is_warned_about_and_the_server_stays_up(tmp_path, ws, scripted_model):
     home = tmp_path / "home"
     config = write_config(home, scripted_model.base_url, approval_policy="sometimes")
     async with EditorSession(home, ws) as client:
+        # As from the app-server: `codex/configWarning` says where the file is wrong.
+        warning = await client.wait_for("configWarning")
+        assert warning["summary"] == "Invalid configuration; using defaults."
+        assert warning["path"] == str(config)
+        assert warning["range"] == {
+            "start": {"line": 3, "column": 19},
+            "end": {"line": 3, "column": 29},
+        }
+        assert warning["details"].startswith(f"{config}:3:19: approval_policy:")
+        assert "sometimes" in warning["details"]
+        # A plain editor shows it too.
         shown = await client.wait_until(
-            lambda: [m for m in client.messages if m.type == types.MessageType.Error]
+            lambda: [m for m in client.messages if m.type == types.MessageType.Warning]
         )
-        message = shown[0].message
-        assert f"{config}:3" in message
-        assert "approval_policy" in message and "sometimes" in message
-        assert "Traceback" not in message
+        assert shown[0].message.startswith("Codex: Invalid configuration; using defaults.")
+        assert f"{config}:3:19" in shown[0].message and "Traceback" not in shown[0].message
+        # The v2 handshake is answered.
+        answered = await client.codex("initialize", {"clientInfo": {"name": "t", "version": "1"}})
+        assert answered["codexHome"] == str(home)
 
         with pytest.raises(JsonRpcException) as refused:
             await client.start_thread(ws)
-        assert "approval_policy" in refused.value.message
+        assert refused.value.code == -32600
+        assert refused.value.message.startswith(f"failed to load configuration: {config}:3:19:")
+        with pytest.raises(JsonRpcException) as unread:
+            await client.codex("config/read", {})
+        assert unread.value.code == -32603
+        assert unread.value.message.endswith("in `approval_policy`\n")
 
         # Fixing the file is enough: the next request loads it.
         write_config(home, scripted_model.base_url)
@@ -206,6 +223,23 @@ async def test_a_bad_config_is_shown_to_the_user_not_crashed_on(tmp_path, ws, sc
         thread_id = await client.start_thread(ws)
         done = await client.run_turn(thread_id, "hello")
         assert done["turn"]["status"] == "completed"
+
+
+async def test_a_secret_in_a_bad_config_line_is_not_repeated(tmp_path, ws, scripted_model):
+    home = tmp_path / "home"
+    secret = "sk-live-0123456789abcdef"
+    config = write_config(home, scripted_model.base_url)
+    # A header's value where the table of headers belongs.
+    config.write_text(config.read_text() + f'http_headers = "Bearer {secret}"\n')
+    async with EditorSession(home, ws) as client:
+        warning = await client.wait_for("configWarning")
+        assert "model_providers.scripted.http_headers: expected a table" in warning["details"]
+        assert "not shown" in warning["details"]
+        with pytest.raises(JsonRpcException) as refused:
+            await client.start_thread(ws)
+        seen = [json.dumps(warning), refused.value.message]
+        seen += [m.message for m in client.messages] + [m.message for m in client.log_messages]
+        assert not [text for text in seen if secret in text]
 
 
 def test_the_engine_is_not_imported_until_the_editor_is_answered():
