@@ -264,3 +264,34 @@ def test_the_launcher_runs_with_the_standard_library_only(tmp_path):
         [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_session_warns_about_a_broken_config_toml_and_stays_up(
+    scripted_model, tmp_path, runtime
+):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    with app_server(home, ws, args=("--attach",), env=_env(runtime)) as first:
+        assert first.close() == 0
+    _server_ready(runtime, home)
+    config = home / "config.toml"
+    good = config.read_text()
+    config.write_text(good.replace('sandbox_mode = "workspace-write"', 'sandbox_mode = "nope"'))
+
+    client = _attached(home, ws, runtime)
+    try:
+        client.initialize()
+        assert _session_pid(client.process)  # served by a forked session
+        warning = client.wait_method("configWarning")["params"]
+        assert warning["summary"] == "Invalid configuration; using defaults."
+        assert warning["path"] == str(config)
+        assert warning["range"]["start"] == {"line": 4, "column": 16}
+        refused = client.call("thread/start", {})
+        assert refused["error"]["code"] == INVALID_REQUEST
+        assert refused["error"]["message"].startswith(f"failed to load configuration: {config}:4")
+        # Fixing the file is enough: the next request reads it again.
+        config.write_text(good)
+        assert client.result("thread/start", {})["thread"]["cwd"] == str(ws)
+        assert client.close() == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()

@@ -306,3 +306,25 @@ def test_a_stale_socket_gets_a_fresh_server(home, ws, runtime):
         assert later.shutdown() == 0
     finally:
         later.kill()
+
+
+def test_a_session_warns_about_a_broken_config_toml_and_stays_up(home, ws, runtime):
+    _first_start(home, ws, runtime)
+    config = home / "config.toml"
+    config.write_text(config.read_text() + "\nthis is = = broken\n")
+    editor = _launch(home, ws, runtime)
+    try:
+        editor.initialize()
+        assert _session_pid(editor)  # served by a forked session
+        editor.until(lambda m: m.get("method") == "codex/configWarning")
+        [warning] = editor.notifications("codex/configWarning")
+        assert warning["summary"] == "Invalid configuration; using defaults."
+        assert warning["path"] == str(config)
+        line = len(config.read_text().splitlines())
+        assert warning["range"]["start"] == {"line": line, "column": 6}
+        refused = editor.request("codex/thread/start", {})
+        assert refused["error"]["code"] == -32600
+        assert refused["error"]["message"].startswith("failed to load configuration: ")
+        assert editor.shutdown() == 0
+    finally:
+        editor.kill()
