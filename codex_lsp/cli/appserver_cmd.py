@@ -158,9 +158,7 @@ def run(args: argparse.Namespace) -> int:
         return run_websocket(services, home, target, auth, config_warnings)
     from codex_lsp.appserver.server import run_stdio
 
-    return run_stdio(
-        services, home, hangup=args.hangup_fd, early=early, config_warnings=warnings
-    )
+    return run_stdio(services, home, hangup=args.hangup_fd, early=early, config_warnings=warnings)
 
 
 def _answer_initialize_early(args: argparse.Namespace) -> tuple[EarlyInitialize | None, list[str]]:

@@ -32,6 +32,7 @@ from codex_lsp.store.config_errors import (
     format_key,
     holds_secret,
     locate_key,
+    looks_secret,
     value_span,
 )
 from codex_lsp.store.config_mcp import McpServerConfig
@@ -371,9 +372,8 @@ def load_config(
     if selected is not None:
         if not isinstance(selected, str) or selected not in profiles:
             defined = ", ".join(sorted(profiles)) or "none"
-            raise loader.fail(
-                ("profile",), f"profile {selected!r} is not defined (defined: {defined})"
-            )
+            shown = "(not shown)" if looks_secret(str(selected)) else repr(selected)
+            raise loader.fail(("profile",), f"profile {shown} is not defined (defined: {defined})")
         effective = _deep_merge(effective, profiles[selected])
         user_keys |= _user_key_paths(file_raw.get("profiles", {}).get(selected, {}))
         for keys, value in parsed:
@@ -384,11 +384,16 @@ def load_config(
     config = loader.validate(effective)
     if config.model_provider not in config.model_providers:
         known = ", ".join(sorted(config.model_providers))
-        raise loader.fail(
-            ("model_provider",),
-            f"provider {config.model_provider!r} is not defined (known: {known}); "
-            f"add a [model_providers.{config.model_provider}] table",
-        )
+        if looks_secret(config.model_provider):
+            problem = (
+                f"a provider id shaped like a secret (not shown) is not defined (known: {known})"
+            )
+        else:
+            problem = (
+                f"provider {config.model_provider!r} is not defined (known: {known}); "
+                f"add a [model_providers.{config.model_provider}] table"
+            )
+        raise loader.fail(("model_provider",), problem)
     config._path = path
     config._codex_home = home
     config._user_keys = frozenset(user_keys)

@@ -188,6 +188,11 @@ def holds_secret(key: Sequence[str | int]) -> bool:
     return bool(parts) and _SECRET_KEY.search(parts[-1]) is not None
 
 
+def looks_secret(text: str) -> bool:
+    """Whether text is shaped like an API key, a bearer token or a JWT."""
+    return _SECRET_SHAPE.search(text) is not None
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
@@ -202,7 +207,7 @@ def show_value(value: Any, *, secret: bool = False) -> str:
     """A value as TOML would spell it, for "got ..." in messages; a secret's only by kind."""
     if secret and not isinstance(value, dict | list | tuple):
         return f"{_kind(value)} (not shown)"
-    if isinstance(value, str) and _SECRET_SHAPE.search(value):
+    if isinstance(value, str) and looks_secret(value):
         return "a string shaped like a secret (not shown)"
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -352,3 +352,43 @@ def test_origins(tmp_path: Path) -> None:
     assert origins["approval_policy"] == "user"  # from the user's file, via the profile
     assert origins["sandbox_mode"] == "override"
     assert origins["model_reasoning_effort"] == "default"
+
+
+@pytest.mark.parametrize(
+    ("line", "span"),
+    [
+        ('sandbox_mode = "nope"  # try', (16, 21)),
+        ("approval_policy = 5", (19, 19)),
+        ('  model = "a \\" b"', (11, 18)),
+        ("model_context_window = -12 # small", (24, 26)),
+    ],
+)
+def test_a_bad_value_is_located_from_its_first_to_its_last_character(
+    tmp_path: Path, line: str, span: tuple[int, int]
+) -> None:
+    # A quoted model name is valid: make it wrong by its type instead.
+    text = line.replace('"a \\" b"', '"a \\" b"\nmodel_provider = 5') if "model =" in line else line
+    path = write(tmp_path, 'profile_note = "x"\n' + text + "\n")
+    error = error_of(tmp_path)
+    if "model =" in line:
+        assert (error.line, error.key) == (3, "model_provider")
+        return
+    assert (error.path, error.line, (error.column, error.end_column)) == (path, 2, span)
+    assert error.located.startswith(f"{path}:2:{span[0]}: {error.key}: ")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[model_providers.p]\nname = "p"\nhttp_headers = "Bearer sk-live-0123456789abcdef"\n',
+        '[model_providers.p]\nname = "p"\nhttp_headers = { Authorization = 123456789012 }\n',
+        '[model_providers.p]\nname = "p"\nenv_key = 123456789012\n',
+        'model = "sk-live-0123456789abcdef"\nmodel_provider = "sk-live-0123456789abcdef"\n',
+    ],
+)
+def test_a_secret_in_a_bad_value_is_not_repeated(tmp_path: Path, text: str) -> None:
+    write(tmp_path, text)
+    error = error_of(tmp_path)
+    message = f"{error} {error.located} {error.reason}"
+    assert "(not shown)" in message or "model_provider" in message
+    assert "0123456789" not in message.replace(str(tmp_path), "")
