@@ -153,9 +153,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if target is not None:
+        from codex_lsp.api.config_problems import invalid_config_warning
         from codex_lsp.appserver.websocket import run_websocket
 
-        return run_websocket(services, home, target, auth, config_warnings)
+        def each_client() -> list[ConfigWarningNotification]:
+            # Read again for each client: the file may have changed since the last one.
+            try:
+                return config_warnings()
+            except ConfigError as err:
+                return [invalid_config_warning(err)]
+
+        return run_websocket(services, home, target, auth, each_client)
     from codex_lsp.appserver.server import run_stdio
 
     return run_stdio(services, home, hangup=args.hangup_fd, early=early, config_warnings=warnings)

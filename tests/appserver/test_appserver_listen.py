@@ -41,8 +41,11 @@ def ws_server(home: Path, cwd: Path, *args: str) -> Iterator[str]:
     )
     try:
         assert process.stderr is not None
-        line = process.stderr.readline()
-        assert "listening on ws://127.0.0.1:" in line, line + process.stderr.read()
+        seen = []  # what it logs first (a warning about config.toml), then where it listens
+        while "listening on " not in (line := process.stderr.readline()):
+            assert line, "".join(seen)
+            seen.append(line)
+        assert "listening on ws://127.0.0.1:" in line, line
         yield line.split("listening on ", 1)[1].split()[0]
     finally:
         process.terminate()
@@ -104,6 +107,27 @@ def test_websocket_clients_each_get_their_own_session(scripted_model, tmp_path):
         first.send("{not json")
         assert json.loads(first.recv(timeout=WAIT_S))["error"]["code"] == -32700
         assert "result" in one.call("thread/list", {})
+
+
+def test_each_websocket_client_hears_of_a_broken_config_toml(scripted_model, tmp_path):
+    home, ws_dir = make_home(tmp_path, scripted_model.base_url)
+    config = home / "config.toml"
+    good = config.read_text()
+    config.write_text(good + "\nthis is = = broken\n")
+    with ws_server(home, ws_dir) as url:
+        with connect(url) as first:
+            one = initialized(first)
+            warning = one.until(lambda m: m.get("method") == "configWarning")["params"]
+            assert warning["summary"] == "Invalid configuration; using defaults."
+            assert warning["path"] == str(config)
+            refused = one.call("thread/start", {"cwd": str(ws_dir)})
+            assert refused["error"]["message"].startswith("failed to load configuration: ")
+        # Fixed before the next client connects: it hears nothing of the old mistake.
+        config.write_text(good)
+        with connect(url) as second:
+            two = initialized(second)
+            assert "result" in two.call("thread/start", {"cwd": str(ws_dir)})
+            assert not [m for m in two.received if m.get("method") == "configWarning"]
 
 
 def _http(url: str, headers: dict[str, str] | None = None) -> int:
