@@ -3,7 +3,9 @@
 `tomllib` says where a syntax error is; for a value that fails validation we find the key's line
 ourselves by scanning the file's tables and keys, so the message reads like a compiler's:
 `/home/me/.codex-lsp/config.toml:7: approval_policy: expected one of untrusted, on-failure,
-on-request, never, got "sometimes"`.
+on-request, never, got "sometimes"`; the value's own columns are kept for an editor to
+underline. A value under a key that names a secret (an API key, a token, a header), or shaped
+like one, is described by its kind only: messages reach logs and editor notifications.
 """
 
 from __future__ import annotations
