@@ -90,7 +90,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ts.set_defaults(run=run_generate_ts)
 
 
-
 def _overrides(args: argparse.Namespace) -> list[str]:
     overrides = list(args.overrides or [])
     if getattr(args, "model", None):

@@ -98,8 +98,7 @@ class OurTrees:
         if not out.exists():
             command, *flags = self.commands[tree]
             done = subprocess.run(
-                [sys.executable, "-m", "codex_lsp", "app-server", command, "--out", str(out)]
-                + flags,
+                [sys.executable, "-m", "codex_lsp", "app-server", command, "-o", str(out), *flags],
                 capture_output=True,
                 text=True,
                 timeout=120,
