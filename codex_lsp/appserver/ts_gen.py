@@ -254,7 +254,5 @@ def generate_ts(
         path.write_text(text)
         written.append(path)
     if prettier is not None:
-        subprocess.run(
-            [str(prettier), "--write", "--log-level", "warn", *map(str, written)], check=True
-        )
+        subprocess.run([str(prettier), "--write", *map(str, written)], check=True)
     return written
