@@ -193,8 +193,15 @@ def run_generate_json_schema(args: argparse.Namespace) -> int:
 
 
 def run_generate_ts(args: argparse.Namespace) -> int:
+    import subprocess
+
     from codex_lsp.appserver.ts_gen import generate_ts
 
-    written = generate_ts(args.out, experimental=args.experimental, prettier=args.prettier)
+    try:
+        written = generate_ts(args.out, experimental=args.experimental, prettier=args.prettier)
+    except (OSError, subprocess.CalledProcessError) as err:
+        # The files are written before Prettier runs: only the formatting is missing.
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     print(f"wrote {len(written)} TypeScript files to {args.out}", file=sys.stderr)
     return 0
