@@ -98,7 +98,16 @@ class OurTrees:
         if not out.exists():
             command, *flags = self.commands[tree]
             done = subprocess.run(
-                [sys.executable, "-m", "codex_lsp", "app-server", command, "-o", str(out), *flags],
+                [
+                    sys.executable,
+                    "-m",
+                    "codex_lsp",
+                    "app-server",
+                    command,
+                    "--out",
+                    str(out),
+                    *flags,
+                ],
                 capture_output=True,
                 text=True,
                 timeout=120,
