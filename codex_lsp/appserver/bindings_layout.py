@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from codex_lsp.protocol import v2
 
+# Our models whose type the real bindings name otherwise.
+WIRE_NAMES: dict[str, str] = {"CollaborationModeSettings": "Settings"}
+
 V2_DIR = "v2"
 V1_DIR = "v1"
 JSON_VALUE_DIR = "serde_json"
@@ -54,6 +57,7 @@ TS_TOP_LEVEL: frozenset[str] = frozenset(
         "RequestId",
         "ServerNotification",
         "ServerRequest",
+        "Settings",
         "SubAgentSource",
     }
 )

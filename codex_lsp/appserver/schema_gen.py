@@ -193,11 +193,29 @@ def build_bundle(*, experimental: bool = True) -> dict[str, Any]:
         with_id=True,
         optional_params=frozenset(),
     )
+    definitions = _renamed(definitions, layout.WIRE_NAMES)
     return {
         "$schema": DRAFT_07,
         "title": "CodexLspAppServerProtocol",
         "definitions": dict(sorted(definitions.items())),
     }
+
+
+def _renamed(definitions: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """`definitions` with the types in `names` under their new names, references included."""
+
+    def relink(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {key: relink(value) for key, value in node.items()}
+            target = str(out.get("$ref", "")).removeprefix("#/definitions/")
+            if target in names:
+                out["$ref"] = REF_TEMPLATE.format(model=names[target])
+            return out
+        if isinstance(node, list):
+            return [relink(value) for value in node]
+        return node
+
+    return {names.get(name, name): relink(schema) for name, schema in definitions.items()}
 
 
 def _standalone(bundle: dict[str, Any], name: str) -> dict[str, Any]:

@@ -198,13 +198,27 @@ def _references(node: Any, within_union: bool = False) -> list[tuple[str, bool]]
 
 
 def union_variants(definitions: Mapping[str, Any], roots: set[str]) -> set[str]:
-    """The definitions met only as one alternative of a union: written inline, not exported."""
+    """The definitions written inline, not exported: those met only as one alternative of a
+    union, and the payload of such a variant keyed by its name (`{ "granular": {...} }`) when
+    nothing else refers to it."""
     as_variant: set[str] = set()
     elsewhere: set[str] = set(roots)
-    for schema in definitions.values():
+    referrers: dict[str, list[str]] = {}
+    for owner, schema in definitions.items():
         for name, within_union in _references(schema):
             (as_variant if within_union else elsewhere).add(name)
-    return as_variant - elsewhere
+            referrers.setdefault(name, []).append(owner)
+    variants = as_variant - elsewhere
+    payloads = set()
+    for variant in variants:
+        properties = definitions[variant].get("properties", {})
+        if len(properties) != 1:
+            continue
+        (payload,) = properties.values()
+        name = str(payload.get("$ref", "")).rsplit("/", 1)[-1]
+        if name not in roots and referrers.get(name) == [variant]:
+            payloads.add(name)
+    return variants | payloads
 
 
 def _void_params(definitions: Mapping[str, Any]) -> frozenset[str]:

@@ -20,8 +20,7 @@ import pytest
 
 from tests.conformance.servers import peer_binary, scratch_root
 
-# Our own API (editor context, `turn/startTask`, approval extras), and four types we name
-# differently from the real bindings; none of them is a file of the real tree.
+# Our own API (editor context, `turn/startTask`, approval extras): not files of the real tree.
 OUR_TS_TYPES = {
     "CodexLspApprovalExtras",
     "ContextItem",
@@ -33,10 +32,6 @@ OUR_TS_TYPES = {
     "TaskFinding",
     "TurnStartTaskParams",
     "TurnTask",
-    "CollaborationModeSettings",
-    "ExecpolicyAmendment",
-    "GranularApproval",
-    "NetworkPolicyAmendmentChoice",
 }
 OUR_JSON_TYPES = {"TurnStartTaskParams"}
 SAMPLE_TS = [
@@ -54,6 +49,9 @@ SAMPLE_TS = [
     "v2/ThreadStartParams.ts",
     "v2/TurnStartResponse.ts",
     "v2/CommandExecutionRequestApprovalParams.ts",
+    "v2/CommandExecutionApprovalDecision.ts",
+    "v2/AskForApproval.ts",
+    "Settings.ts",
 ]
 _EXPORTED = re.compile(r"^export type (?:\{ )?(\w+)", re.M)
 _IMPORT = re.compile(r'^import type \{ (\w+) \} from "([^"]+)";', re.M)

@@ -27,5 +27,5 @@ export type { ReasoningSummary } from "./ReasoningSummary";
 export type { RequestId } from "./RequestId";
 export type { ServerNotification } from "./ServerNotification";
 export type { ServerRequest } from "./ServerRequest";
-export type { SubAgentSource } from "./SubAgentSource";
+export type { Settings } from "./Settings";
 export * as v2 from "./v2";
