@@ -1,9 +1,12 @@
 """JSON Schema for the v2 protocol as codex-lsp implements it, generated from our pydantic models.
 
-Backs `codex-lsp app-server generate-json-schema --out DIR`. The layout follows the real
-`codex app-server`: one self-contained draft-07 file per params, result and notification type, the
-`ClientRequest` / `ServerNotification` / `ServerRequest` unions keyed by method, and one bundle,
-`codex_app_server_protocol.schemas.json`, holding every definition under `#/definitions/`.
+Backs `codex-lsp app-server generate-json-schema --out DIR`. The tree is the real
+`codex app-server`'s (see `bindings_layout`): one self-contained draft-07 file per params, result
+and notification type, the `ClientRequest` / `ServerNotification` / `ServerRequest` unions keyed by
+method and the JSON-RPC envelopes, the v2 API's under `v2/`, `initialize`'s under `v1/`, the rest
+at the top; and two bundles: `codex_app_server_protocol.schemas.json` (the shared definitions
+at `#/definitions/`, the v2 API's at `#/definitions/v2/`) and
+`codex_app_server_protocol.v2.schemas.json` (every definition at `#/definitions/`).
 
 A field is required when the wire always carries it: it has no default, it is a union tag, or it
 is nullable but not `Opt` (written as `null`). Fields with other defaults stay optional, with the
@@ -20,10 +23,12 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 from pydantic_core import core_schema
 
+from codex_lsp.appserver import bindings_layout as layout
 from codex_lsp.protocol import v2
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 BUNDLE_FILE = "codex_app_server_protocol.schemas.json"
+V2_BUNDLE_FILE = "codex_app_server_protocol.v2.schemas.json"
 REF_TEMPLATE = "#/definitions/{model}"
 
 
@@ -50,10 +55,21 @@ class WireJsonSchema(GenerateJsonSchema):
         return False
 
 
-def protocol_types() -> dict[str, type[BaseModel]]:
+def client_requests(
+    *, experimental: bool = True
+) -> dict[str, tuple[type[BaseModel], type[BaseModel]]]:
+    """The client requests, by method; without `experimental`, those of the stable API only."""
+    return {
+        method: types
+        for method, types in v2.CLIENT_REQUESTS.items()
+        if experimental or method not in v2.EXPERIMENTAL_METHODS
+    }
+
+
+def protocol_types(*, experimental: bool = True) -> dict[str, type[BaseModel]]:
     """Every params, result and notification model of the protocol, by type name."""
     models: list[type[BaseModel]] = []
-    for params, result in v2.CLIENT_REQUESTS.values():
+    for params, result in client_requests(experimental=experimental).values():
         models += [params, result]
     models += v2.SERVER_NOTIFICATIONS.values()
     for params, result in v2.SERVER_REQUESTS.values():
@@ -84,6 +100,16 @@ def _method_union(
             {"properties": properties, "required": required, "title": method, "type": "object"}
         )
     return {"oneOf": branches, "title": title}
+
+
+ENVELOPES = (
+    "JSONRPCError",
+    "JSONRPCErrorError",
+    "JSONRPCMessage",
+    "JSONRPCNotification",
+    "JSONRPCRequest",
+    "JSONRPCResponse",
+)
 
 
 def _jsonrpc_definitions() -> dict[str, Any]:
@@ -137,9 +163,10 @@ def _jsonrpc_definitions() -> dict[str, Any]:
     }
 
 
-def build_bundle() -> dict[str, Any]:
-    """All definitions, the JSON-RPC envelopes and the three method unions, as one document."""
-    types = protocol_types()
+def build_bundle(*, experimental: bool = True) -> dict[str, Any]:
+    """All definitions, the JSON-RPC envelopes and the three method unions, as one document
+    (without `experimental`, only the stable API's)."""
+    types = protocol_types(experimental=experimental)
     _, top = models_json_schema(
         [(model, "validation") for model in types.values()],
         by_alias=True,
@@ -150,7 +177,7 @@ def build_bundle() -> dict[str, Any]:
     definitions.update(_jsonrpc_definitions())
     definitions["ClientRequest"] = _method_union(
         "ClientRequest",
-        {m: p.__name__ for m, (p, _) in v2.CLIENT_REQUESTS.items()},
+        {m: p.__name__ for m, (p, _) in client_requests(experimental=experimental).items()},
         with_id=True,
         optional_params=v2.NO_PARAMS_METHODS,
     )
@@ -166,11 +193,29 @@ def build_bundle() -> dict[str, Any]:
         with_id=True,
         optional_params=frozenset(),
     )
+    definitions = _renamed(definitions, layout.WIRE_NAMES)
     return {
         "$schema": DRAFT_07,
         "title": "CodexLspAppServerProtocol",
         "definitions": dict(sorted(definitions.items())),
     }
+
+
+def _renamed(definitions: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """`definitions` with the types in `names` under their new names, references included."""
+
+    def relink(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {key: relink(value) for key, value in node.items()}
+            target = str(out.get("$ref", "")).removeprefix("#/definitions/")
+            if target in names:
+                out["$ref"] = REF_TEMPLATE.format(model=names[target])
+            return out
+        if isinstance(node, list):
+            return [relink(value) for value in node]
+        return node
+
+    return {names.get(name, name): relink(schema) for name, schema in definitions.items()}
 
 
 def _standalone(bundle: dict[str, Any], name: str) -> dict[str, Any]:
@@ -209,14 +254,50 @@ def _write(path: Path, document: dict[str, Any]) -> Path:
     return path
 
 
-def generate_json_schema(out_dir: Path | str) -> list[Path]:
-    """Write the schema files into `out_dir` (created if needed); returns the paths written."""
+def _nested_bundle(bundle: dict[str, Any]) -> dict[str, Any]:
+    """The main bundle: shared definitions at `#/definitions/`, the v2 API's under `v2/`."""
+    definitions: dict[str, Any] = bundle["definitions"]
+    nested = {name for name in definitions if _in_v2(name)}
+
+    def relink(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {key: relink(value) for key, value in node.items()}
+            target = str(out.get("$ref", "")).removeprefix("#/definitions/")
+            if target in nested:
+                out["$ref"] = f"#/definitions/{layout.V2_DIR}/{target}"
+            return out
+        if isinstance(node, list):
+            return [relink(value) for value in node]
+        return node
+
+    shared = {name: relink(s) for name, s in definitions.items() if name not in nested}
+    shared[layout.V2_DIR] = {name: relink(definitions[name]) for name in sorted(nested)}
+    return {
+        "$schema": DRAFT_07,
+        "definitions": shared,
+        "title": "CodexAppServerProtocol",
+        "type": "object",
+    }
+
+
+def _in_v2(name: str) -> bool:
+    return layout.json_dir(name) == layout.V2_DIR and layout.ts_dir(name) == layout.V2_DIR
+
+
+def generate_json_schema(out_dir: Path | str, *, experimental: bool = False) -> list[Path]:
+    """Write the schema files under `out_dir` (created if needed); returns the paths written."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    bundle = build_bundle()
-    written = [_write(out / BUNDLE_FILE, bundle)]
-    for union in ("ClientRequest", "ServerNotification", "ServerRequest"):
-        written.append(_write(out / f"{union}.json", _standalone(bundle, union)))
-    for name in protocol_types():
-        written.append(_write(out / f"{name}.json", _standalone(bundle, name)))
+    bundle = build_bundle(experimental=experimental)
+    names = [*ENVELOPES, "RequestId", "ClientRequest", "ServerNotification", "ServerRequest"]
+    # A method that takes no params has no params file.
+    no_params = {v2.CLIENT_REQUESTS[method][0].__name__ for method in v2.NO_PARAMS_METHODS}
+    names += [name for name in protocol_types(experimental=experimental) if name not in no_params]
+    for folder in {layout.json_dir(name) for name in names}:
+        (out / folder).mkdir(parents=True, exist_ok=True)
+    written = [_write(out / BUNDLE_FILE, _nested_bundle(bundle))]
+    flat = {**bundle, "title": "CodexAppServerProtocolV2", "type": "object"}
+    written.append(_write(out / V2_BUNDLE_FILE, flat))
+    for name in names:
+        path = out / layout.json_dir(name) / f"{name}.json"
+        written.append(_write(path, _standalone(bundle, name)))
     return written

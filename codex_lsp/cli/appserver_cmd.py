@@ -5,8 +5,8 @@ TypeScript export.
     codex-lsp app-server --listen ws://127.0.0.1:PORT [--ws-auth capability-token
                          --ws-token-file PATH | --ws-token-sha256 HEX]
     codex-lsp app-server --attach [-c key=value] [-p profile]
-    codex-lsp app-server generate-json-schema --out DIR
-    codex-lsp app-server generate-ts --out DIR
+    codex-lsp app-server generate-json-schema --out DIR [--experimental]
+    codex-lsp app-server generate-ts --out DIR [--experimental] [--prettier PRETTIER_BIN]
 
 Logs go to stderr (level from `CODEX_LSP_LOG`, default warning): stdout carries only protocol.
 On stdio the client's `initialize` is answered first (`appserver/early_initialize.py`), before
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from codex_lsp.appserver.early_initialize import EarlyInitialize
     from codex_lsp.engine.services import EngineServices
     from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
+
+
+_EXPERIMENTAL_HELP = "also write the methods the real app-server marks experimental"
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,10 +73,22 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
     tools = parser.add_subparsers(dest="appserver_command", metavar="SUBCOMMAND")
     schema = tools.add_parser("generate-json-schema", help="write the protocol's JSON Schema files")
-    schema.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    schema.add_argument(
+        "-o", "--out", required=True, type=Path, metavar="DIR", help="output directory"
+    )
+    schema.add_argument("--experimental", action="store_true", help=_EXPERIMENTAL_HELP)
     schema.set_defaults(run=run_generate_json_schema)
     ts = tools.add_parser("generate-ts", help="write the protocol's TypeScript declarations")
-    ts.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    ts.add_argument("-o", "--out", required=True, type=Path, metavar="DIR", help="output directory")
+    ts.add_argument(
+        "-p",
+        "--prettier",
+        type=Path,
+        metavar="PRETTIER_BIN",
+        default=None,
+        help="path of a Prettier executable to format the files written",
+    )
+    ts.add_argument("--experimental", action="store_true", help=_EXPERIMENTAL_HELP)
     ts.set_defaults(run=run_generate_ts)
 
 
@@ -191,14 +206,21 @@ def _answer_initialize_early(args: argparse.Namespace) -> tuple[EarlyInitialize 
 def run_generate_json_schema(args: argparse.Namespace) -> int:
     from codex_lsp.appserver.schema_gen import generate_json_schema
 
-    written = generate_json_schema(args.out)
+    written = generate_json_schema(args.out, experimental=args.experimental)
     print(f"wrote {len(written)} schema files to {args.out}", file=sys.stderr)
     return 0
 
 
 def run_generate_ts(args: argparse.Namespace) -> int:
+    import subprocess
+
     from codex_lsp.appserver.ts_gen import generate_ts
 
-    written = generate_ts(args.out)
+    try:
+        written = generate_ts(args.out, experimental=args.experimental, prettier=args.prettier)
+    except (OSError, subprocess.CalledProcessError) as err:
+        # The files are written before Prettier runs: only the formatting is missing.
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     print(f"wrote {len(written)} TypeScript files to {args.out}", file=sys.stderr)
     return 0

@@ -378,3 +378,12 @@ def test_generate_ts_writes_typescript_declarations(tmp_path):
     assert files
     assert any("export" in path.read_text() for path in files)
     assert any(path.stem == "ThreadStartParams" for path in files)
+
+
+def test_generate_ts_with_a_missing_prettier_says_so_and_keeps_the_files(tmp_path):
+    out = tmp_path / "ts"
+    missing = tmp_path / "no-such-prettier"
+    done = _run_cli("generate-ts", "--out", str(out), "--prettier", str(missing))
+    assert done.returncode == 1
+    assert "error:" in done.stderr and str(missing) in done.stderr
+    assert (out / "v2" / "Thread.ts").is_file() and (out / "index.ts").is_file()

@@ -9,13 +9,16 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
+from codex_lsp.appserver.bindings_layout import json_dir
 from codex_lsp.appserver.schema_gen import (
     BUNDLE_FILE,
+    ENVELOPES,
+    V2_BUNDLE_FILE,
     build_bundle,
     generate_json_schema,
     protocol_types,
 )
-from codex_lsp.appserver.ts_gen import TsConverter, declaration, generate_ts
+from codex_lsp.appserver.ts_gen import TsConverter, declaration, generate_ts, ts_path
 from codex_lsp.protocol import v2
 from tests.protocol.test_v2_events import NOTIFICATION_SAMPLES, SERVER_REQUEST_SAMPLES
 from tests.protocol.test_v2_requests import CLIENT_SAMPLES
@@ -46,19 +49,25 @@ def ts_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_one_file_per_protocol_type_plus_unions_and_bundle(schema_out: Path) -> None:
-    names = {path.name for path in schema_out.iterdir()}
-    expected = {f"{name}.json" for name in protocol_types()}
-    expected |= {"ClientRequest.json", "ServerNotification.json", "ServerRequest.json", BUNDLE_FILE}
-    assert names == expected
-    assert "ThreadStartResponse.json" in names and "ItemStartedNotification.json" in names
+    paths = {p.relative_to(schema_out).as_posix() for p in schema_out.rglob("*.json")}
+    no_params = {v2.CLIENT_REQUESTS[method][0].__name__ for method in v2.NO_PARAMS_METHODS}
+    names = [n for n in protocol_types(experimental=False) if n not in no_params]
+    names += [*ENVELOPES, "RequestId", "ClientRequest", "ServerNotification", "ServerRequest"]
+    expected = {f"{json_dir(name)}/{name}.json".lstrip("/") for name in names}
+    assert paths == expected | {BUNDLE_FILE, V2_BUNDLE_FILE}
+    assert {"v2/ThreadStartResponse.json", "v2/ItemStartedNotification.json"} <= paths
+    assert {"v1/InitializeParams.json", "ClientRequest.json", "JSONRPCMessage.json"} <= paths
+    # Experimental methods are left out without the flag, like the real server's stable schema.
+    assert "FuzzyFileSearchSessionStartParams.json" not in paths
 
 
 def test_every_file_is_a_valid_draft7_schema_with_its_refs_inside(schema_out: Path) -> None:
-    for path in schema_out.glob("*.json"):
+    for path in schema_out.rglob("*.json"):
         document = json.loads(path.read_text())
         assert document["$schema"] == "http://json-schema.org/draft-07/schema#", path.name
         Draft7Validator.check_schema(document)
         defined = set(document.get("definitions", {}))
+        defined |= {f"v2/{name}" for name in document.get("definitions", {}).get("v2", {})}
         for ref in re.findall(r'"\$ref": "#/definitions/([^"]+)"', path.read_text()):
             assert ref in defined, f"{path.name}: dangling $ref {ref}"
 
@@ -77,7 +86,7 @@ def test_required_follows_what_the_wire_always_carries() -> None:
 
 
 def test_standalone_file_validates_on_its_own(schema_out: Path) -> None:
-    schema = json.loads((schema_out / "TurnCompletedNotification.json").read_text())
+    schema = json.loads((schema_out / "v2" / "TurnCompletedNotification.json").read_text())
     sample = NOTIFICATION_SAMPLES["turn/completed"][0]
     assert list(Draft7Validator(schema).iter_errors(v2.dump(sample))) == []
     broken = {**v2.dump(sample), "turn": {"id": "x", "status": "sleeping"}}
@@ -129,27 +138,38 @@ def test_our_schema_rejects_what_our_models_reject(ours: SchemaChecker) -> None:
 # -- TypeScript ----------------------------------------------------------------------------
 
 
-def test_one_ts_module_per_definition_and_an_index(ts_out: Path) -> None:
-    definitions = build_bundle()["definitions"]
-    assert {p.stem for p in ts_out.glob("*.ts")} == set(definitions) | {"index"}
+def test_one_ts_module_per_exported_type_and_an_index_per_folder(ts_out: Path) -> None:
+    paths = {p.relative_to(ts_out).as_posix() for p in ts_out.rglob("*.ts")}
+    assert {"index.ts", "v2/index.ts", "serde_json/JsonValue.ts"} <= paths
+    shown = ("Thread", "ThreadItem", "ReasoningEffort", "ClientRequest")
+    assert {ts_path(name) for name in shown} <= paths
+    # Union variants are written inline, and JSON-RPC envelopes are JSON Schema only.
+    assert not {"v2/TextUserInput.ts", "v2/AgentMessageThreadItem.ts", "JSONRPCMessage.ts"} & paths
     index = (ts_out / "index.ts").read_text()
-    assert 'export type { Thread } from "./Thread";' in index
+    assert 'export type { ReasoningEffort } from "./ReasoningEffort";' in index
+    assert index.rstrip().endswith('export * as v2 from "./v2";')
+    nested = (ts_out / "v2" / "index.ts").read_text()
+    assert 'export type { Thread } from "./Thread";' in nested
+    for folder in (ts_out, ts_out / "v2"):
+        index_text = (folder / "index.ts").read_text()
+        listed = set(re.findall(r'^export type \{ (\w+) \} from "\./\1";$', index_text, re.M))
+        assert listed == {p.stem for p in folder.glob("*.ts")} - {"index"}
 
 
 def test_every_module_exports_its_type_and_imports_what_exists(ts_out: Path) -> None:
-    for path in ts_out.glob("*.ts"):
+    for path in ts_out.rglob("*.ts"):
         if path.stem == "index":
             continue
         text = path.read_text()
         assert re.findall(r"^export type (\w+) =", text, re.M) == [path.stem], path.name
-        for imported in re.findall(r'^import type \{ (\w+) \} from "\./(\w+)";$', text, re.M):
-            assert imported[0] == imported[1] and (ts_out / f"{imported[1]}.ts").exists()
+        for name, spec in re.findall(r'^import type \{ (\w+) \} from "([./\w]+)";$', text, re.M):
+            assert spec.rsplit("/", 1)[-1] == name and (path.parent / f"{spec}.ts").exists()
         body = text.split("export type", 1)[1]
         assert body.count("{") == body.count("}") and body.rstrip().endswith(";"), path.name
 
 
 def test_thread_declaration(ts_out: Path) -> None:
-    text = (ts_out / "Thread.ts").read_text()
+    text = (ts_out / "v2" / "Thread.ts").read_text()
     assert 'import type { Turn } from "./Turn";' in text
     assert "export type Thread = {\n  id: string;\n  sessionId: string;\n" in text
     assert "  projectId: string | null;\n" in text
@@ -159,17 +179,18 @@ def test_thread_declaration(ts_out: Path) -> None:
 
 
 def test_tagged_unions_and_literal_tags(ts_out: Path) -> None:
-    item = (ts_out / "ThreadItem.ts").read_text()
-    assert "export type ThreadItem = UserMessageThreadItem | AgentMessageThreadItem" in item
-    text = (ts_out / "TextUserInput.ts").read_text()
+    item = (ts_out / "v2" / "ThreadItem.ts").read_text()
+    assert "export type ThreadItem = {\n  id: string;\n" in item
+    assert '  type: "userMessage";\n' in item and '  type: "agentMessage";\n' in item
+    text = (ts_out / "v2" / "UserInput.ts").read_text()
     assert '  type: "text";\n  text: string;\n  text_elements?: Array<TextElement>;\n' in text
-    status = (ts_out / "TurnStatus.ts").read_text()
+    status = (ts_out / "v2" / "TurnStatus.ts").read_text()
     assert (
         'export type TurnStatus = "completed" | "interrupted" | "failed" | "inProgress";' in status
     )
-    decision = (ts_out / "CommandExecutionApprovalDecision.ts").read_text()
+    decision = (ts_out / "v2" / "CommandExecutionApprovalDecision.ts").read_text()
     assert '"accept" | "acceptForSession" | "decline" | "cancel" | ' in decision
-    empty = (ts_out / "ThreadArchiveResponse.ts").read_text()
+    empty = (ts_out / "v2" / "ThreadArchiveResponse.ts").read_text()
     assert "export type ThreadArchiveResponse = Record<string, never>;" in empty
 
 
@@ -179,14 +200,17 @@ def test_method_unions_pin_the_method(ts_out: Path) -> None:
         '  method: "item/agentMessage/delta";\n  params: AgentMessageDeltaNotification;\n' in text
     )
     logout = (ts_out / "ClientRequest.ts").read_text()
-    assert '  method: "account/logout";\n  params?: LogoutAccountParams | null;\n' in logout
+    # A method without params types them `undefined`, as the real bindings do.
+    assert '  method: "account/logout";\n  params: undefined;\n' in logout
+    assert "params: AgentMessageDeltaNotification" in text
+    assert 'import type { AgentMessageDeltaNotification } from "./v2/AgentMessage' in text
 
 
 @pytest.mark.parametrize(
     ("schema", "expected"),
     [
-        (True, "unknown"),
-        ({}, "unknown"),
+        (True, "JsonValue"),
+        ({}, "JsonValue"),
         ({"type": "integer"}, "number"),
         ({"type": ["string", "null"]}, "string | null"),
         ({"enum": ["a", "b"]}, '"a" | "b"'),
@@ -208,7 +232,7 @@ def test_method_unions_pin_the_method(ts_out: Path) -> None:
                 "properties": {"a-b": {"type": "string"}, "c": {}},
                 "required": ["c"],
             },
-            '{\n  "a-b"?: string;\n  c: unknown;\n}',
+            '{\n  "a-b"?: string;\n  c: JsonValue;\n}',
         ),
     ],
 )

@@ -1,6 +1,7 @@
 """The VS Code extension's protocol bindings (editors/vscode/src/generated/) are exactly what
-`codex-lsp app-server generate-ts` writes today, so the extension's type check runs against the
-server's real v2 types. `scripts/generate-vscode-types` rewrites them after a protocol change.
+`codex-lsp app-server generate-ts` writes today (`index.ts`, `v2/`, `serde_json/`), so the
+extension's type check runs against the server's real v2 types. `scripts/generate-vscode-types`
+rewrites them after a protocol change.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ FIX = "run scripts/generate-vscode-types and commit the result"
 
 
 def _files(root: Path) -> dict[str, str]:
-    return {path.name: path.read_text() for path in sorted(root.glob("*.ts"))}
+    return {
+        path.relative_to(root).as_posix(): path.read_text() for path in sorted(root.rglob("*.ts"))
+    }
 
 
 def test_committed_bindings_match_generate_ts(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import { hunkReviewJourneys } from './journeys/hunkReview';
 import { reviewJourneys } from './journeys/review';
 import { startupJourneys } from './journeys/startup';
 import { threadJourneys } from './journeys/threads';
-import { getConfig, log, post, setDriverUrl, ui, waitFor, type Journey } from './support';
+import { type Context, getConfig, log, post, setDriverUrl, ui, waitFor, type Journey } from './support';
 
 const journeys: Journey[] = [
   ...startupJourneys,
@@ -41,6 +41,41 @@ interface Result {
   error?: string;
 }
 
+/** Every file of the workspace (but `.git`), by path, as the phase starts. */
+async function snapshot(root: vscode.Uri, files = new Map<string, Uint8Array>()): Promise<Map<string, Uint8Array>> {
+  for (const [name, type] of await vscode.workspace.fs.readDirectory(root)) {
+    const uri = vscode.Uri.joinPath(root, name);
+    if (type === vscode.FileType.Directory && name !== '.git') await snapshot(uri, files);
+    if (type === vscode.FileType.File) files.set(uri.fsPath, await vscode.workspace.fs.readFile(uri));
+  }
+  return files;
+}
+
+/**
+ * After a failed journey, put back what journeys share, so that one failure is reported once
+ * rather than as every journey after it: no running turn, the pickers and settings as
+ * configured, the workspace's files and buffers as the phase began, no editor open, and the
+ * model's queue empty.
+ */
+async function recover(api: CodexApi, ctx: Context, files: Map<string, Uint8Array>): Promise<void> {
+  await api.controller.interrupt().catch(() => false);
+  api.controller.select({ model: '', effort: '', approvalPolicy: '' });
+  await vscode.workspace.getConfiguration('codexChat').update('hunkReview', undefined, vscode.ConfigurationTarget.Workspace);
+  await vscode.commands.executeCommand('refactorPreview.discard').then(undefined, () => undefined);
+  for (const [path, content] of files) {
+    const uri = vscode.Uri.file(path);
+    const now = await vscode.workspace.fs.readFile(uri).then(undefined, () => undefined);
+    if (!now || Buffer.compare(Buffer.from(now), Buffer.from(content)) !== 0) await vscode.workspace.fs.writeFile(uri, content);
+  }
+  for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file')) {
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+  }
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  await fetch(`${ctx.modelControl}/_control/reset`, { method: 'POST' });
+  await waitFor('the turn to stop', () => !api.store.state.conversation?.runningTurnId, 30000);
+}
+
 export async function run(): Promise<void> {
   setDriverUrl(process.env.CODEX_E2E_DRIVER || vscode.workspace.getConfiguration('codexE2E').get<string>('driverUrl') || '');
   const results: Result[] = [];
@@ -52,6 +87,7 @@ export async function run(): Promise<void> {
     const api = await extension.activate();
     log(`phase ${ctx.phase}: waiting for the server`);
     await waitFor('the Codex server to start', () => api.store.state.server.state === 'ready', 120000);
+    const workspace = await snapshot(vscode.Uri.file(ctx.workspace));
     const parts = (ctx.only ?? '').split('|').filter(Boolean);
     const chosen = journeys.filter((j) => !parts.length || parts.some((part) => j.name.includes(part)));
     for (const journey of chosen.filter((j) => (j.phase ?? 1) === ctx.phase)) {
@@ -66,7 +102,7 @@ export async function run(): Promise<void> {
         results.push({ name: journey.name, ok: false, ms: Date.now() - start, error });
         log(`FAIL: ${journey.name}\n${error}`);
         await ui('screenshot', { name: `failed-${journey.screenshot}` }).catch(() => undefined);
-        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await recover(api, ctx, workspace).catch((cause) => log(`recovery after the failure: ${cause}`));
       }
     }
     reload = chosen.some((j) => (j.phase ?? 1) > ctx.phase);

@@ -1,39 +1,43 @@
 /**
  * The app-server v2 wire types the extension reads and writes. Every v2 method `M` is the LSP
  * request `codex/M`, every v2 notification `N` the LSP notification `codex/N`. The shapes come
- * from the server's own `generate-ts` bindings in `../generated` (see
+ * from the server's own `generate-ts` bindings in `../generated` and `../generated/v2` (see
  * scripts/generate-vscode-types); this module names the ones the extension uses and adds the few
  * types of its own: the chat's view of an item while it streams, and the lists its pickers offer.
  */
 
-import type * as v2 from '../generated';
+import type * as v2 from '../generated/v2';
+import type { ClientRequest, ReasoningEffort as WireReasoningEffort, ServerNotification } from '../generated';
+
+export type { ServerNotification } from '../generated';
 
 export type {
   AgentMessageDeltaNotification,
   ContextItem,
   EditorProblem,
-  FileContextItem,
   LspPosition,
   LspRange,
-  ProblemsContextItem,
   ReasoningEffortOption,
   ReviewTarget,
   RateLimitWindow,
-  ServerNotification,
   TurnTask,
   ThreadTokenUsage as TokenUsage,
   TurnPlanStep as PlanStep,
   Model as ModelInfo,
   TurnStatus,
   UserInput,
-} from '../generated';
+} from '../generated/v2';
+
+/** The editor context items, one per `type` (the bindings write them inline in `ContextItem`). */
+export type FileContextItem = Extract<v2.ContextItem, { type: 'file' }>;
+export type ProblemsContextItem = Extract<v2.ContextItem, { type: 'problems' }>;
 
 /** An approval policy the picker offers: v2's named ones (a granular policy is config's alone). */
-export type ApprovalPolicy = Exclude<v2.AskForApproval, v2.GranularAskForApproval>;
+export type ApprovalPolicy = Extract<v2.AskForApproval, string>;
 export const APPROVAL_POLICIES: ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
 
 /** The efforts the picker knows. v2 types an effort as any string: a model lists its own. */
-export type ReasoningEffort = v2.ReasoningEffort & ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh');
+export type ReasoningEffort = WireReasoningEffort & ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh');
 export const REASONING_EFFORTS: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'xhigh'];
 
 /** The decisions this client gives: the plain ones both approval requests take. */
@@ -124,10 +128,10 @@ export type TurnOverrides = Pick<v2.TurnStartParams, 'model' | 'effort' | 'appro
 // -- requests -----------------------------------------------------------------------------
 
 /** The v2 methods a client calls, each the LSP request `codex/<method>`. */
-export type RequestMethod = v2.ClientRequest['method'];
+export type RequestMethod = ClientRequest['method'];
 
 /** The params of the request `M`, as the generated `ClientRequest` union types them. */
-export type RequestParams<M extends RequestMethod> = Extract<v2.ClientRequest, { method: M }>['params'];
+export type RequestParams<M extends RequestMethod> = Extract<ClientRequest, { method: M }>['params'];
 
 /** The result of each request the extension makes (the bindings type results by name only). */
 export interface RequestResults {
@@ -170,7 +174,7 @@ export interface ReviewCompleted {
 
 /** A notification as it arrives: its method, and the params the protocol types for it. */
 export type Notification =
-  | v2.ServerNotification
+  | ServerNotification
   /** The proposed plan's text as it streams (plan mode of the real `codex app-server`). */
   | { method: 'item/plan/delta'; params: v2.AgentMessageDeltaNotification }
   /** The language server's own, not v2. */

@@ -117,6 +117,7 @@ export const chatJourneys: Journey[] = [
       await ui('chat.press', { selector: '#input', key: 'Enter' });
       await turnFinished(api, threadId);
       await ui('chat.waitFor', { absent: '#chips .chip' });
+      await ui('chat.waitFor', { selector: '#log .msg.user .text', text: 'What do these do?' });
       const users = (await ui<string[]>('chat.query', { selector: '#log .msg.user .text' })).map((t) => t.trim());
       assert(users.length === 1 && users[0] === 'What do these do?', `the user's words only, got ${JSON.stringify(users)}`);
       const refs = await ui<string[]>('chat.query', { selector: '#log .msg.user .ref' });

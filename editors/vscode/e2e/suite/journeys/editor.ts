@@ -79,9 +79,12 @@ export const editorJourneys: Journey[] = [
       await ui('screenshot', { name: 'edit-shows-user-text' });
 
       // Reopened from the server's record, the thread says the same.
+      // The panel must first show the closed state: until it does, the old log still answers.
       api.store.dispatch({ type: 'close' });
+      await ui('chat.waitFor', { selector: '.empty' });
       await api.controller.resume(threadId);
-      await ui('chat.waitFor', { selector: '#log .msg.user' });
+      await ui('chat.waitFor', { selector: '#log .msg.user .text', text: 'say hello instead' });
+      await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'Edited the selection.' });
       users = await shown();
       assert(users.length === 1 && users[0] === 'say hello instead', `after reopening, got ${JSON.stringify(users)}`);
       await vscode.window.showTextDocument(editor.document);

@@ -62,6 +62,7 @@ export const reviewJourneys: Journey[] = [
       await waitFor('the fix in the buffer', async () => (await vscode.workspace.openTextDocument(main)).getText().includes('if count == 0'));
       await waitFor('the fixed finding to leave Problems', () => findings(main).length === 0, 60000);
       assert(findings(other).length === 1, 'the other finding stays');
+      await ui('chat.waitFor', { selector: '#log .msg.user .text', text: 'Division by zero' });
       const users = (await ui<string[]>('chat.query', { selector: '#log .msg.user .text' })).map((t) => t.trim());
       assert(users.some((u) => u.startsWith('Fix') && u.includes('Division by zero')), `the fix request as the user asked it, got ${JSON.stringify(users)}`);
       assert(!users.some((u) => /apply_patch/.test(u)), `no instructions in the chat, got ${JSON.stringify(users)}`);
