@@ -23,17 +23,11 @@ V1_DIR = "v1"
 JSON_VALUE_DIR = "serde_json"
 JSON_VALUE = "JsonValue"
 
-# Types shared with the older protocol: the top level of the TypeScript tree.
-TS_TOP_LEVEL: frozenset[str] = frozenset(
+# The fuzzy file search's requests and notifications: at the top of both trees.
+_FUZZY_FILE_SEARCH: frozenset[str] = frozenset(
     {
-        "AuthMode",
-        "ClientInfo",
-        "ClientRequest",
-        "CollaborationMode",
-        "FuzzyFileSearchMatchType",
         "FuzzyFileSearchParams",
         "FuzzyFileSearchResponse",
-        "FuzzyFileSearchResult",
         "FuzzyFileSearchSessionCompletedNotification",
         "FuzzyFileSearchSessionStartParams",
         "FuzzyFileSearchSessionStartResponse",
@@ -42,56 +36,69 @@ TS_TOP_LEVEL: frozenset[str] = frozenset(
         "FuzzyFileSearchSessionUpdateParams",
         "FuzzyFileSearchSessionUpdateResponse",
         "FuzzyFileSearchSessionUpdatedNotification",
-        "ImageDetail",
-        "InitializeCapabilities",
-        "InitializeParams",
-        "InitializeResponse",
-        "InputModality",
-        "McpServerInfo",
-        "MessagePhase",
-        "ModeKind",
-        "Personality",
-        "PlanType",
-        "ReasoningEffort",
-        "ReasoningSummary",
-        "RequestId",
-        "ServerNotification",
-        "ServerRequest",
-        "Settings",
-        "SubAgentSource",
     }
 )
 
+# The JSON-RPC message envelopes: at the top of the JSON Schema tree.
+JSONRPC_ENVELOPES = (
+    "JSONRPCError",
+    "JSONRPCErrorError",
+    "JSONRPCMessage",
+    "JSONRPCNotification",
+    "JSONRPCRequest",
+    "JSONRPCResponse",
+)
+
+# Types shared with the older protocol: the top level of the TypeScript tree.
+TS_TOP_LEVEL: frozenset[str] = (
+    frozenset(
+        {
+            "AuthMode",
+            "ClientInfo",
+            "ClientRequest",
+            "CollaborationMode",
+            "FuzzyFileSearchMatchType",
+            "FuzzyFileSearchResult",
+            "ImageDetail",
+            "InitializeCapabilities",
+            "InitializeParams",
+            "InitializeResponse",
+            "InputModality",
+            "McpServerInfo",
+            "MessagePhase",
+            "ModeKind",
+            "Personality",
+            "PlanType",
+            "ReasoningEffort",
+            "ReasoningSummary",
+            "RequestId",
+            "ServerNotification",
+            "ServerRequest",
+            "Settings",
+            "SubAgentSource",
+        }
+    )
+    | _FUZZY_FILE_SEARCH
+)
+
 # The top level of the JSON Schema tree: envelopes, method unions, server requests, fuzzy search.
-JSON_TOP_LEVEL: frozenset[str] = frozenset(
-    {
-        "ClientRequest",
-        "CommandExecutionRequestApprovalParams",
-        "CommandExecutionRequestApprovalResponse",
-        "FileChangeRequestApprovalParams",
-        "FileChangeRequestApprovalResponse",
-        "FuzzyFileSearchParams",
-        "FuzzyFileSearchResponse",
-        "FuzzyFileSearchSessionCompletedNotification",
-        "FuzzyFileSearchSessionStartParams",
-        "FuzzyFileSearchSessionStartResponse",
-        "FuzzyFileSearchSessionStopParams",
-        "FuzzyFileSearchSessionStopResponse",
-        "FuzzyFileSearchSessionUpdateParams",
-        "FuzzyFileSearchSessionUpdateResponse",
-        "FuzzyFileSearchSessionUpdatedNotification",
-        "JSONRPCError",
-        "JSONRPCErrorError",
-        "JSONRPCMessage",
-        "JSONRPCNotification",
-        "JSONRPCRequest",
-        "JSONRPCResponse",
-        "RequestId",
-        "ServerNotification",
-        "ServerRequest",
-        "ToolRequestUserInputParams",
-        "ToolRequestUserInputResponse",
-    }
+JSON_TOP_LEVEL: frozenset[str] = (
+    frozenset(
+        {
+            "ClientRequest",
+            "CommandExecutionRequestApprovalParams",
+            "CommandExecutionRequestApprovalResponse",
+            "FileChangeRequestApprovalParams",
+            "FileChangeRequestApprovalResponse",
+            "RequestId",
+            "ServerNotification",
+            "ServerRequest",
+            "ToolRequestUserInputParams",
+            "ToolRequestUserInputResponse",
+        }
+    )
+    | _FUZZY_FILE_SEARCH
+    | frozenset(JSONRPC_ENVELOPES)
 )
 
 JSON_V1: frozenset[str] = frozenset({"InitializeParams", "InitializeResponse"})

@@ -102,16 +102,6 @@ def _method_union(
     return {"oneOf": branches, "title": title}
 
 
-ENVELOPES = (
-    "JSONRPCError",
-    "JSONRPCErrorError",
-    "JSONRPCMessage",
-    "JSONRPCNotification",
-    "JSONRPCRequest",
-    "JSONRPCResponse",
-)
-
-
 def _jsonrpc_definitions() -> dict[str, Any]:
     """The message envelopes: JSON-RPC 2.0 without the `jsonrpc` member."""
     request_id = {"$ref": REF_TEMPLATE.format(model="RequestId")}
@@ -288,7 +278,13 @@ def generate_json_schema(out_dir: Path | str, *, experimental: bool = False) -> 
     """Write the schema files under `out_dir` (created if needed); returns the paths written."""
     out = Path(out_dir)
     bundle = build_bundle(experimental=experimental)
-    names = [*ENVELOPES, "RequestId", "ClientRequest", "ServerNotification", "ServerRequest"]
+    names = [
+        *layout.JSONRPC_ENVELOPES,
+        "RequestId",
+        "ClientRequest",
+        "ServerNotification",
+        "ServerRequest",
+    ]
     # A method that takes no params has no params file.
     no_params = {v2.CLIENT_REQUESTS[method][0].__name__ for method in v2.NO_PARAMS_METHODS}
     names += [name for name in protocol_types(experimental=experimental) if name not in no_params]

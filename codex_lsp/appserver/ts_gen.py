@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_lsp.appserver import bindings_layout as layout
-from codex_lsp.appserver.schema_gen import ENVELOPES, build_bundle, protocol_types
+from codex_lsp.appserver.schema_gen import build_bundle, protocol_types
 from codex_lsp.protocol import v2
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
@@ -230,7 +230,7 @@ def _void_params(definitions: Mapping[str, Any]) -> frozenset[str]:
 def bindings(*, experimental: bool = False) -> dict[str, str]:
     """Every file of the bindings, by its path relative to the output root."""
     definitions: dict[str, Any] = build_bundle(experimental=experimental)["definitions"]
-    for envelope in ENVELOPES:
+    for envelope in layout.JSONRPC_ENVELOPES:
         definitions.pop(envelope, None)
     roots = {*protocol_types(experimental=experimental), "ClientRequest"}
     roots |= {"ServerNotification", "ServerRequest"}

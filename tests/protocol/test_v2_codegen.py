@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
-from codex_lsp.appserver.bindings_layout import json_dir
+from codex_lsp.appserver.bindings_layout import JSONRPC_ENVELOPES, json_dir
 from codex_lsp.appserver.schema_gen import (
     BUNDLE_FILE,
-    ENVELOPES,
     V2_BUNDLE_FILE,
     build_bundle,
     generate_json_schema,
@@ -52,7 +51,13 @@ def test_one_file_per_protocol_type_plus_unions_and_bundle(schema_out: Path) -> 
     paths = {p.relative_to(schema_out).as_posix() for p in schema_out.rglob("*.json")}
     no_params = {v2.CLIENT_REQUESTS[method][0].__name__ for method in v2.NO_PARAMS_METHODS}
     names = [n for n in protocol_types(experimental=False) if n not in no_params]
-    names += [*ENVELOPES, "RequestId", "ClientRequest", "ServerNotification", "ServerRequest"]
+    names += [
+        *JSONRPC_ENVELOPES,
+        "RequestId",
+        "ClientRequest",
+        "ServerNotification",
+        "ServerRequest",
+    ]
     expected = {f"{json_dir(name)}/{name}.json".lstrip("/") for name in names}
     assert paths == expected | {BUNDLE_FILE, V2_BUNDLE_FILE}
     assert {"v2/ThreadStartResponse.json", "v2/ItemStartedNotification.json"} <= paths
