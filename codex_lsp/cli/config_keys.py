@@ -106,8 +106,8 @@ def unknown_key_warning(path: Sequence[str], tree: KeyNode) -> str | None:
 
 def override_warnings(overrides: Sequence[str]) -> list[str]:
     """One warning per `-c` override whose key the config schema does not know."""
-    from codex_lsp.store.config import parse_override
     from codex_lsp.store.config_errors import ConfigError
+    from codex_lsp.store.config_layers import parse_override
 
     tree = config_tree()
     warnings: list[str] = []

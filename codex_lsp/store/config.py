@@ -3,15 +3,13 @@
 Layers, lowest first: built-in defaults, the user's file, the selected `[profiles.<name>]`, then
 `-c` overrides (which win over a profile, as a command line should). Unknown keys are ignored so
 a Codex user's file loads as is. Anything wrong raises `ConfigError` naming the file, line and
-key; never a pydantic traceback.
+key; never a pydantic traceback. Reading and merging the tables: `config_layers.py`.
 """
 
 from __future__ import annotations
 
 import copy
-import re
-import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +33,16 @@ from codex_lsp.store.config_errors import (
     looks_secret,
     value_span,
 )
+from codex_lsp.store.config_layers import (
+    KeyPath,
+    covered,
+    deep_merge,
+    leaf_paths,
+    parse_override,
+    parse_toml,
+    read_toml,
+    set_path,
+)
 from codex_lsp.store.config_mcp import McpServerConfig
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
 from codex_lsp.store.config_skills import SkillsConfig
@@ -43,7 +51,6 @@ from codex_lsp.store.providers import OPENAI_PROVIDER_ID, built_in_providers
 
 CONFIG_FILENAME = "config.toml"
 Origin = Literal["user", "override", "default"]
-KeyPath = tuple[str, ...]
 
 
 class _Table(BaseModel):
@@ -164,102 +171,17 @@ class Config(_Table):
     def config_origins(self) -> dict[str, Origin]:
         """For each leaf key of the effective config, which layer set it."""
         origins: dict[str, Origin] = {}
-        for path in _leaf_paths(self.model_dump(mode="json")):
-            if _covered(path, self._override_keys):
+        for path in leaf_paths(self.model_dump(mode="json")):
+            if covered(path, self._override_keys):
                 origins[format_key(path)] = "override"
-            elif _covered(path, self._user_keys):
+            elif covered(path, self._user_keys):
                 origins[format_key(path)] = "user"
             else:
                 origins[format_key(path)] = "default"
         return origins
 
 
-def _leaf_paths(value: Any, prefix: KeyPath = ()) -> Iterable[KeyPath]:
-    if isinstance(value, dict) and value:
-        for key, inner in value.items():
-            yield from _leaf_paths(inner, (*prefix, str(key)))
-    elif prefix:
-        yield prefix
-
-
-def _covered(path: KeyPath, keys: frozenset[KeyPath]) -> bool:
-    return any(path[:n] in keys for n in range(1, len(path) + 1))
-
-
 # -- loading ---------------------------------------------------------------------------------
-
-
-def parse_override(override: str) -> tuple[KeyPath, Any]:
-    """`a.b=value` -> (("a", "b"), value); the value is TOML if it parses, else a string."""
-    key, sep, raw = override.partition("=")
-    parts = tuple(part.strip() for part in key.split("."))
-    if not sep or not all(parts):
-        raise ConfigError(
-            f'-c {override!r}: expected key=value with a dotted key, e.g. -c model="o3"'
-        )
-    try:
-        value = tomllib.loads(f"_ = {raw}")["_"]
-    except tomllib.TOMLDecodeError:
-        value = raw.strip()  # `-c model=o3` means the string "o3"
-    return parts, value
-
-
-def _set_path(tree: dict[str, Any], path: KeyPath, value: Any) -> None:
-    node = tree
-    for part in path[:-1]:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = node[part] = {}
-        node = child
-    node[path[-1]] = value
-
-
-def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in top.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return "", {}
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot read config: {err}", path=path) from None
-    return _parse_toml(path, text)
-
-
-def _parse_toml(path: Path, text: str) -> tuple[str, dict[str, Any]]:
-    try:
-        return text, tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise _syntax_error(path, text, str(err)) from None
-
-
-def _syntax_error(path: Path, text: str, message: str) -> ConfigError:
-    reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
-    reason = reason or "syntax error"
-    match = re.search(r"\(at line (\d+), column (\d+)\)", message)
-    if match:
-        line, column = int(match.group(1)), int(match.group(2))
-    elif "end of document" in message:
-        lines = text.splitlines() or [""]
-        line, column = len(lines), len(lines[-1]) + 1
-    else:
-        return ConfigError(f"{path}: invalid TOML: {reason}", path=path, reason=reason, syntax=True)
-    return ConfigError(
-        f"{path}:{line}:{column}: invalid TOML: {reason}",
-        path=path,
-        line=line,
-        column=column,
-        reason=reason,
-        syntax=True,
-    )
 
 
 class _Loader:
@@ -315,19 +237,8 @@ def _providers(effective: dict[str, Any]) -> dict[str, Any]:
         return user if user is not None else merged
     for pid, table in user.items():
         base = merged.get(pid)
-        merged[pid] = _deep_merge(base, table) if isinstance(table, dict) and base else table
+        merged[pid] = deep_merge(base, table) if isinstance(table, dict) and base else table
     return merged
-
-
-def _user_key_paths(tree: dict[str, Any], prefix: KeyPath = ()) -> set[KeyPath]:
-    paths: set[KeyPath] = set()
-    for key, value in tree.items():
-        path = (*prefix, str(key))
-        if isinstance(value, dict) and value:
-            paths |= _user_key_paths(value, path)
-        else:
-            paths.add(path)
-    return paths
 
 
 def load_config(
@@ -347,13 +258,13 @@ def load_config(
     del cwd  # no project-level config layer yet
     home = Path(codex_home) if codex_home is not None else default_codex_home()
     path = home / CONFIG_FILENAME
-    text, file_raw = _read_toml(path) if text is None else _parse_toml(path, text)
+    text, file_raw = read_toml(path) if text is None else parse_toml(path, text)
     parsed = [parse_override(item) for item in overrides]
     loader = _Loader(path, text, parsed)
 
     raw = copy.deepcopy(file_raw)
     for keys, value in parsed:
-        _set_path(raw, keys, value)
+        set_path(raw, keys, value)
 
     effective = {key: value for key, value in raw.items() if key != "profiles"}
     # The file's own top level must be valid even where the profile replaces a value.
@@ -365,8 +276,8 @@ def load_config(
         if not isinstance(table, dict):
             raise loader.fail(("profiles", name), "expected a table")
         loader.validate(table, ("profiles", name))
-    user_keys = _user_key_paths(
-        {key: value for key, value in file_raw.items() if key != "profiles"}
+    user_keys = set(
+        leaf_paths({key: value for key, value in file_raw.items() if key != "profiles"})
     )
     selected = profile if profile is not None else raw.get("profile")
     if selected is not None:
@@ -374,11 +285,11 @@ def load_config(
             defined = ", ".join(sorted(profiles)) or "none"
             shown = "(not shown)" if looks_secret(str(selected)) else repr(selected)
             raise loader.fail(("profile",), f"profile {shown} is not defined (defined: {defined})")
-        effective = _deep_merge(effective, profiles[selected])
-        user_keys |= _user_key_paths(file_raw.get("profiles", {}).get(selected, {}))
+        effective = deep_merge(effective, profiles[selected])
+        user_keys |= set(leaf_paths(file_raw.get("profiles", {}).get(selected, {})))
         for keys, value in parsed:
             if keys[0] != "profiles":  # -c beats the profile
-                _set_path(effective, keys, value)
+                set_path(effective, keys, value)
         effective["profile"] = selected
     effective["model_providers"] = _providers(effective)
     config = loader.validate(effective)
