@@ -1,7 +1,8 @@
-"""What the model is told before the conversation: base instructions and initial context.
+"""What the model is told before the conversation: its initial context.
 
-The base instructions are ours. The developer message describes the sandbox and approval
-policy; the contextual user message carries AGENTS.md and the environment.
+The developer message describes the sandbox and approval policy; the contextual user message
+carries AGENTS.md and the environment. The base instructions depend on the turn's tools and
+live in `base_instructions`.
 """
 
 from __future__ import annotations
@@ -13,27 +14,6 @@ from typing import Any
 
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
-
-BASE_INSTRUCTIONS = """\
-You are Codex, a coding agent working inside the user's editor and workspace. You help by \
-reading code, running commands and editing files, and you finish the task you are given \
-before you stop.
-
-How you work:
-- Look before you change: read the relevant files and run quick commands to understand them.
-- Run commands with the `shell_command` tool. Always set `workdir`; avoid `cd`. Prefer fast \
-search tools such as `rg`.
-- Edit files only with the `apply_patch` tool. Keep changes minimal and in the style of the \
-surrounding code. Never revert changes you did not make.
-- For work with several steps, keep a short plan with `update_plan` and update it as you go.
-- When you run tests or builds, read the output and fix what fails before reporting success.
-- If a command is denied or needs approval, explain what you need and why, or find another way.
-
-How you answer:
-- Be concise and concrete. Say what you changed and where, with file paths.
-- Use Markdown sparingly: short paragraphs, bullet lists, code in backticks.
-- If you could not finish, say what is left and what stands in the way.
-"""
 
 AGENTS_MD = "AGENTS.md"
 # Project docs beyond this size are cut: they are instructions, not a corpus.

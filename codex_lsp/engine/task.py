@@ -7,15 +7,16 @@ next Turn's input. The task ends with `task_complete`, `turn_aborted` or an `err
 from __future__ import annotations
 
 import base64
+import dataclasses
 import mimetypes
 import time
 from pathlib import Path
 from typing import Any
 
+from codex_lsp.engine.base_instructions import base_instructions
 from codex_lsp.engine.compact import maybe_compact
 from codex_lsp.engine.editor_tasks import developer_note
 from codex_lsp.engine.instructions import (
-    BASE_INSTRUCTIONS,
     context_update_message,
     contextual_user_message,
     developer_message,
@@ -121,15 +122,15 @@ def build_prompt(
         reasoning = {"effort": ctx.effort or info.default_effort, "summary": ctx.summary or "auto"}
         if reasoning["summary"] == "none":
             del reasoning["summary"]
+    built_in = offered or turn_tools(ctx)
     specs: list[dict[str, Any]] = []
     if tools:
-        specs = [
-            *(offered or turn_tools(ctx)).specs(),
-            *session.services.tool_specs(session, ctx),
-        ]
+        specs = [*built_in.specs(), *session.services.tool_specs(session, ctx)]
+    else:
+        built_in = dataclasses.replace(built_in, shell="none", apply_patch=None, update_plan=False)
     return Prompt(
         model=ctx.model,
-        instructions=ctx.base_instructions or BASE_INSTRUCTIONS,
+        instructions=ctx.base_instructions or base_instructions(built_in),
         input=session.history.for_prompt(),
         tools=specs,
         parallel_tool_calls=False,
