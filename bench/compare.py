@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/compare.py [--reps 5] [--deltas 1000] [--only doors|scale]
 
-The doors: the real `codex app-server` 0.169.0 (the peer, `--peer PATH`; the test set-up
+The doors: the real `codex app-server` 0.171.0 (the peer, `--peer PATH`; the test set-up
 installs it), and ours: `app-server` and `serve` started cold (`python -m codex_lsp ...`, every
 start imports everything), and both started warm from the per-user server (`python -I -S
 attach.py app-server|serve`, the command the editor shims spawn). Each repetition starts every

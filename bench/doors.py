@@ -43,7 +43,7 @@ Message = dict[str, Any]
 
 
 def default_peer() -> Path:
-    """The real `codex` 0.169.0 the test set-up installs (or the older shared location)."""
+    """The real `codex` 0.171.0 the test set-up installs (or the older shared location)."""
     editors = os.environ.get("CODEX_LSP_EDITORS_CACHE") or str(
         Path.home() / ".cache" / "codex-lsp" / "editors"
     )

@@ -7,7 +7,7 @@ each answer. Printed per file size and server: the turn's duration, how many pro
 answered during it, and the median and worst probe latency; then ours / peer as ratios.
 Budget: our worst probe latency under 100 ms.
 
-The peer is the real `codex app-server` (npm `@openai/codex@0.169.0`, see
+The peer is the real `codex app-server` (npm `@openai/codex@0.171.0`, see
 `bench/appserver_compare.py`), skipped when it is not installed.
 
     .venv/bin/python bench/patch_latency.py [--peer PATH] [--sizes 20000,80000]

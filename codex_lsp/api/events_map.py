@@ -30,7 +30,7 @@ from codex_lsp.api.events.review import ReviewEvents
 from codex_lsp.api.events.state import Handler, ThreadState
 from codex_lsp.api.events.status import StatusTracker, ThreadStatus
 from codex_lsp.api.events.tools import ToolEvents
-from codex_lsp.api.events.turns import TurnLifecycle
+from codex_lsp.api.events.turns import TurnLifecycle, TurnUnread
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_items import UserInput
@@ -58,14 +58,18 @@ class ThreadEventMap:
         on_rate_limits: Callable[[RateLimitSnapshot], None] | None = None,
         *,
         mcp_servers: frozenset[str] = frozenset(),
+        turn_unread: TurnUnread | None = None,
     ) -> None:
         """`mcp_servers` names the thread's configured MCP servers, whose approval requests
-        are shown on their `mcpToolCall` item."""
+        are shown on their `mcpToolCall` item; `turn_unread` records a finished turn as unread
+        (a thread with no rollout keeps no read state)."""
         self._state = ThreadState(thread_id)
         notifier = Notifier(self._state, notify)
         open_items = OpenItems(self._state, notifier)
         self._status = StatusTracker(self._state, notifier)
-        self._turns = TurnLifecycle(self._state, notifier, open_items, self._status, hooks)
+        self._turns = TurnLifecycle(
+            self._state, notifier, open_items, self._status, hooks, turn_unread
+        )
         self._messages = MessageEvents(self._state, notifier, open_items)
         self._handlers = _dispatch_table(
             self._turns.handlers(),

@@ -22,6 +22,7 @@ import anyio
 from anyio.abc import TaskStatus
 from pydantic import BaseModel
 
+from codex_lsp.api import read_state
 from codex_lsp.api.approvals import ApprovalRouter, Spawn
 from codex_lsp.api.convert import token_usage
 from codex_lsp.api.events_map import ThreadEventMap
@@ -33,6 +34,7 @@ from codex_lsp.protocol.events import ErrorEvent, Event, SessionConfiguredEvent
 from codex_lsp.protocol.ops import ConfigureSession, Op
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
 from codex_lsp.protocol.v2_notifications import ThreadTokenUsageUpdatedNotification
+from codex_lsp.protocol.v2_read_state import ThreadReadStateChangedNotification
 from codex_lsp.protocol.v2_threads import SessionSource, ThreadActiveFlag
 
 log = logging.getLogger(__name__)
@@ -189,7 +191,15 @@ class LoadedThread:
             self.router,
             self._on_rate_limits,
             mcp_servers=frozenset(self.services.config.mcp_servers),
+            turn_unread=None if self.ephemeral else self._turn_unread,
         )
+
+    def _turn_unread(self, turn_id: str) -> ThreadReadStateChangedNotification | None:
+        try:
+            return read_state.turn_finished(self.services.codex_home, self.thread_id, turn_id)
+        except OSError:
+            log.warning("thread %s: could not record its read state", self.thread_id)
+            return None
 
     def _notify(self, method: str, params: BaseModel) -> None:
         if self.subscribed:

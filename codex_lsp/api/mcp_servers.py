@@ -44,6 +44,16 @@ if TYPE_CHECKING:
     from codex_lsp.engine.mcp.connections import McpConnections
 
 
+def _thread_wide(environment_id: str | None) -> None:
+    """Refuse a request for one environment's registration: every server here is thread-wide."""
+    if environment_id is not None:
+        raise invalid(
+            "environmentId",
+            f"no MCP server is registered by environment {environment_id!r}: every server "
+            "here is thread-wide; omit environmentId",
+        )
+
+
 class McpServers:
     def __init__(self, ctx: ApiContext) -> None:
         self.ctx = ctx
@@ -51,6 +61,7 @@ class McpServers:
     async def status_list(
         self, params: ListMcpServerStatusParams, _raw: dict[str, Any]
     ) -> ListMcpServerStatusResponse:
+        _thread_wide(params.environment_id)
         configs = self._configs(params.thread_id)
         names = sorted(configs)
         if params.server_name is not None:
@@ -73,6 +84,7 @@ class McpServers:
     async def tool_call(
         self, params: McpServerToolCallParams, _raw: dict[str, Any]
     ) -> McpServerToolCallResponse:
+        _thread_wide(params.environment_id)
         connections = self._thread_servers(params.thread_id)
         server = _named(connections, params.server)
         arguments = params.arguments if params.arguments is not None else {}
@@ -86,6 +98,7 @@ class McpServers:
     async def resource_read(
         self, params: McpResourceReadParams, _raw: dict[str, Any]
     ) -> McpResourceReadResponse:
+        _thread_wide(params.environment_id)
         if params.thread_id is not None:
             server = _named(self._thread_servers(params.thread_id), params.server)
             result = await _answered(server.read_resource(params.uri))

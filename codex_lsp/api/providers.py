@@ -1,5 +1,6 @@
-"""`modelProvider/list`, `modelProvider/capabilities/read` and `modelProvider/config/write`:
-the `[model_providers.<id>]` tables of config.toml as a settings page shows and edits them.
+"""`modelProvider/list`, `modelProvider/capabilities/read`, `modelProvider/config/write` and
+`modelProvider/default/set`: the `[model_providers.<id>]` tables of config.toml and the default
+`model_provider`, as a settings page shows and edits them.
 
 The list holds OpenAI, the providers the user's config.toml defines, and the default provider;
 a provider's endpoint is shown unless it carries secrets (credentials or a query string). A
@@ -21,6 +22,7 @@ from codex_lsp.api.config_write import ConfigWriter
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.v2_config_write import ConfigWriteResponse
 from codex_lsp.protocol.v2_providers import (
     CustomGatewayProviderSettings,
     CustomGatewayProviderSettingsPatch,
@@ -29,6 +31,7 @@ from codex_lsp.protocol.v2_providers import (
     ModelProviderCapabilitiesReadResponse,
     ModelProviderConfigWriteParams,
     ModelProviderConfigWriteResponse,
+    ModelProviderDefaultSetParams,
     ModelProviderListResponse,
     ModelProviderSummary,
     NoneGatewayAuth,
@@ -94,6 +97,18 @@ class Providers:
         return ModelProviderConfigWriteResponse(
             provider=summary(provider_id, provider, provider_id in written)
         )
+
+    async def set_default(
+        self, params: ModelProviderDefaultSetParams, _raw: dict[str, Any]
+    ) -> ConfigWriteResponse:
+        config, _written = self._read()
+        if params.provider_id not in config.model_providers:
+            raise ApiError(
+                INVALID_REQUEST,
+                f"Model provider `{params.provider_id}` is not configured.",
+                _VALIDATION,
+            )
+        return await self.writer.apply([Edit(("model_provider",), params.provider_id, "replace")])
 
     def _read(self) -> tuple[Config, set[str]]:
         """The effective config, and the ids of the provider tables config.toml itself holds."""
@@ -193,4 +208,5 @@ def handlers(ctx: ApiContext) -> dict[str, Handler]:
         "modelProvider/list": providers.list,
         "modelProvider/capabilities/read": providers.capabilities,
         "modelProvider/config/write": providers.write,
+        "modelProvider/default/set": providers.set_default,
     }

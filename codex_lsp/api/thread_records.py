@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from codex_lsp.api import thread_store
+from codex_lsp.api import read_state, thread_store
 from codex_lsp.api.family import ApiContext, Handler
 from codex_lsp.api.port import INVALID_PARAMS, ApiError
 from codex_lsp.protocol import v2
@@ -30,10 +30,10 @@ class ThreadRecords:
         self._ctx = ctx
 
     async def list(self, params: Any) -> BaseModel:
-        threads = self._ctx.threads
-        return await thread_store.list_page(
-            self._ctx.services().codex_home, params, threads.statuses()
-        )
+        home = self._ctx.services().codex_home
+        page = await thread_store.list_page(home, params, self._ctx.threads.statuses())
+        page.read_states = await read_state.of_threads(home, [t.id for t in page.data])
+        return page
 
     async def read(self, params: Any) -> BaseModel:
         threads = self._ctx.threads
@@ -45,14 +45,16 @@ class ThreadRecords:
         running = (
             loaded.map.active_turn_id if loaded is not None and loaded.map is not None else None
         )
+        home = self._ctx.services().codex_home
         thread = await thread_store.read_thread(
-            self._ctx.services().codex_home,
+            home,
             params.thread_id,
             include_turns=params.include_turns,
             status=status,
             running_turn=running,
         )
-        return v2.result_model("thread/read")(thread=thread)
+        state = await read_state.of_thread(home, params.thread_id)
+        return v2.result_model("thread/read")(thread=thread, read_state=state)
 
     async def archive(self, params: Any) -> None:
         # A thread that is running is stopped first: its rollout must not move under it.

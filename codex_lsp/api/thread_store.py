@@ -20,6 +20,7 @@ from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.api.replay import replay_turns
 from codex_lsp.protocol.v2_common import GitInfo
 from codex_lsp.protocol.v2_threads import (
+    MAX_INCLUDED_THREAD_IDS,
     NotLoadedThreadStatus,
     SubAgentSessionSource,
     Thread,
@@ -156,6 +157,9 @@ async def list_page(
     if params.sort_direction == "asc":
         raise invalid("sortDirection", "only desc (newest first) is supported")
     limit = min(max(params.limit or DEFAULT_PAGE, 1), MAX_PAGE)
+    included = params.included_thread_ids
+    if included is not None and len(included) > MAX_INCLUDED_THREAD_IDS:
+        raise invalid("includedThreadIds", f"at most {MAX_INCLUDED_THREAD_IDS} thread ids")
 
     def scan() -> Any:
         return list_threads(
@@ -166,6 +170,9 @@ async def list_page(
             archived=bool(params.archived),
             sort_key=sort_key,
             cwd=params.cwd,
+            originators=params.originators,
+            thread_ids=included,
+            exclude_thread_ids=params.excluded_thread_ids or (),
             **store_source_filter(params.source_kinds),
         )
 

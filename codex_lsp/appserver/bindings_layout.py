@@ -103,6 +103,10 @@ JSON_TOP_LEVEL: frozenset[str] = (
 
 JSON_V1: frozenset[str] = frozenset({"InitializeParams", "InitializeResponse"})
 
+STABLE_WITHOUT_METHOD: frozenset[str] = frozenset({"ThreadReadStateOperation"})
+"""Types the reference writes in its stable bindings although only experimental methods use
+them."""
+
 
 def ts_dir(name: str) -> str:
     """The folder of `<name>.ts`, relative to the output root ("" for the top level)."""

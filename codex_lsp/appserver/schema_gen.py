@@ -25,6 +25,7 @@ from pydantic_core import core_schema
 
 from codex_lsp.appserver import bindings_layout as layout
 from codex_lsp.protocol import v2
+from codex_lsp.protocol.v2_common import EXPERIMENTAL_MARK
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 BUNDLE_FILE = "codex_app_server_protocol.schemas.json"
@@ -156,14 +157,21 @@ def _jsonrpc_definitions() -> dict[str, Any]:
 def build_bundle(*, experimental: bool = True) -> dict[str, Any]:
     """All definitions, the JSON-RPC envelopes and the three method unions, as one document
     (without `experimental`, only the stable API's)."""
-    types = protocol_types(experimental=experimental)
-    _, top = models_json_schema(
-        [(model, "validation") for model in types.values()],
-        by_alias=True,
-        ref_template=REF_TEMPLATE,
-        schema_generator=WireJsonSchema,
-    )
-    definitions: dict[str, Any] = dict(top.get("$defs", {}))
+    definitions = _model_definitions(protocol_types(experimental=experimental))
+    if not experimental:
+        # Types the reference writes in its stable bindings though only experimental methods
+        # use them: taken, with what they refer to, from the experimental definitions.
+        everything = _model_definitions(protocol_types(experimental=True))
+        pending = list(layout.STABLE_WITHOUT_METHOD)
+        while pending:
+            name = pending.pop()
+            if name not in definitions:
+                definitions[name] = everything[name]
+                pending += [ref.removeprefix("#/definitions/") for ref in _refs(everything[name])]
+    definitions = {
+        name: _without_experimental_fields(schema, drop=not experimental)
+        for name, schema in definitions.items()
+    }
     definitions.update(_jsonrpc_definitions())
     definitions["ClientRequest"] = _method_union(
         "ClientRequest",
@@ -189,6 +197,35 @@ def build_bundle(*, experimental: bool = True) -> dict[str, Any]:
         "title": "CodexLspAppServerProtocol",
         "definitions": dict(sorted(definitions.items())),
     }
+
+
+def _without_experimental_fields(schema: dict[str, Any], *, drop: bool) -> dict[str, Any]:
+    """`schema` without the marks of experimental fields, and (`drop`) without the fields."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    marked = {name for name, prop in properties.items() if prop.get(EXPERIMENTAL_MARK)}
+    if not marked:
+        return schema
+    kept = {
+        name: {key: value for key, value in prop.items() if key != EXPERIMENTAL_MARK}
+        for name, prop in properties.items()
+        if not (drop and name in marked)
+    }
+    out = {**schema, "properties": kept}
+    if drop and "required" in schema:
+        out["required"] = [name for name in schema["required"] if name not in marked]
+    return out
+
+
+def _model_definitions(types: dict[str, type[BaseModel]]) -> dict[str, Any]:
+    _, top = models_json_schema(
+        [(model, "validation") for model in types.values()],
+        by_alias=True,
+        ref_template=REF_TEMPLATE,
+        schema_generator=WireJsonSchema,
+    )
+    return dict(top.get("$defs", {}))
 
 
 def _renamed(definitions: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:

@@ -25,6 +25,13 @@ def _is_none(value: object) -> bool:
 Opt = Annotated[T | None, Field(exclude_if=_is_none)]
 """A field the schema makes optional: omitted from the wire while it is `None`."""
 
+EXPERIMENTAL_MARK = "x-codex-experimental"
+ExperimentalOpt = Annotated[
+    T | None, Field(exclude_if=_is_none, json_schema_extra={EXPERIMENTAL_MARK: True})
+]
+"""An optional field the reference documents only in its experimental API: sent as any `Opt`,
+left out of the stable schema and bindings."""
+
 
 class V2Model(BaseModel):
     """Base of every v2 type: camelCase on the wire, snake_case in Python, unknown keys ignored."""

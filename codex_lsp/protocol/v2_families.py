@@ -16,6 +16,7 @@ from codex_lsp.protocol import (
     v2_fs,
     v2_mcp,
     v2_providers,
+    v2_read_state,
     v2_search,
     v2_settings,
     v2_thread_ops,
@@ -31,4 +32,5 @@ FAMILIES: tuple[ModuleType, ...] = (
     v2_providers,
     v2_settings,
     v2_feedback,
+    v2_read_state,
 )

@@ -278,6 +278,8 @@ class McpToolCallThreadItem(_ThreadItemBase):
     mcp_app_ui: Any = None
     plugin_id: str | None = None
     read_only_hint: bool | None = None
+    # The registration's environment, `null` for a thread-wide server (every server here).
+    environment_id: str | None = None
 
 
 class WebSearchThreadItem(_ThreadItemBase):

@@ -47,6 +47,8 @@ class ListMcpServerStatusParams(V2Model):
     thread_id: Opt[str] = None
     """A loaded thread whose running servers to report; without one the servers are
     connected just to be asked."""
+    environment_id: Opt[str] = None
+    """One environment's registration. Every server here is thread-wide (no environment)."""
 
 
 class McpServerInfo(V2Model):
@@ -71,6 +73,8 @@ class McpServerStatus(V2Model):
     server_capabilities: dict[str, Any] | None = None
     tool_list_meta: dict[str, Any] | None = None
     tools_error: str | None = None
+    # The environment that registered the server; every server here is thread-wide.
+    environment_id: Opt[str] = None
 
 
 class ListMcpServerStatusResponse(V2Model):
@@ -84,6 +88,7 @@ class McpServerToolCallParams(V2Model):
     tool: str
     arguments: Opt[Any] = None
     meta: Opt[Any] = Field(default=None, alias="_meta")
+    environment_id: Opt[str] = None
 
 
 class McpServerToolCallResponse(V2Model):
@@ -98,6 +103,7 @@ class McpResourceReadParams(V2Model):
     uri: str
     thread_id: Opt[str] = None
     meta: Opt[dict[str, Any]] = Field(default=None, alias="_meta")
+    environment_id: Opt[str] = None
 
 
 class McpResourceReadResponse(V2Model):
@@ -112,6 +118,8 @@ class McpServerStatusUpdatedNotification(V2Model):
     thread_id: str | None = None
     error: str | None = None
     failure_reason: McpServerStartupFailureReason | None = None
+    # Always sent: the registration's environment, `null` for a thread-wide server.
+    environment_id: str | None = None
 
 
 REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {

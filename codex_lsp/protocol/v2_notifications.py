@@ -144,9 +144,16 @@ class ServerRequestResolvedNotification(V2Model):
     request_id: RequestId
 
 
+AccountUpdateReason = TypeAliasType(
+    "AccountUpdateReason", Literal["workspaceRoutingReady", "unknown"]
+)
+
+
 class AccountUpdatedNotification(V2Model):
     auth_mode: AuthMode | None = None
     plan_type: PlanType | None = None
+    # Set by hosted workspace routing, which a local sign-in never goes through.
+    reason: AccountUpdateReason | None = None
 
 
 class AccountRateLimitsUpdatedNotification(V2Model):

@@ -1,5 +1,5 @@
-"""Model providers on the v2 wire: `modelProvider/list`, `modelProvider/capabilities/read` and
-`modelProvider/config/write`."""
+"""Model providers on the v2 wire: `modelProvider/list`, `modelProvider/capabilities/read`,
+`modelProvider/config/write` and `modelProvider/default/set`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
 from codex_lsp.protocol.v2_common import Opt, V2Model
+from codex_lsp.protocol.v2_config_write import ConfigWriteResponse
 
 
 class NoneGatewayAuth(V2Model):
@@ -149,6 +150,11 @@ class ModelProviderConfigWriteResponse(V2Model):
     provider: ModelProviderSummary
 
 
+class ModelProviderDefaultSetParams(V2Model):
+    provider_id: str
+    """A configured provider, used by new threads and model lists that name none."""
+
+
 REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "modelProvider/list": (ModelProviderListParams, ModelProviderListResponse),
     "modelProvider/capabilities/read": (
@@ -159,4 +165,5 @@ REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
         ModelProviderConfigWriteParams,
         ModelProviderConfigWriteResponse,
     ),
+    "modelProvider/default/set": (ModelProviderDefaultSetParams, ConfigWriteResponse),
 }

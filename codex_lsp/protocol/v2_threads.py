@@ -10,6 +10,7 @@ from typing_extensions import TypeAliasType
 from codex_lsp.protocol.v2_common import (
     ApprovalsReviewer,
     AskForApproval,
+    ExperimentalOpt,
     GitInfo,
     Opt,
     Personality,
@@ -22,6 +23,7 @@ from codex_lsp.protocol.v2_common import (
     ThreadStartSource,
     V2Model,
 )
+from codex_lsp.protocol.v2_read_state import ThreadReadState
 from codex_lsp.protocol.v2_turns import Turn
 
 ThreadHistoryMode = TypeAliasType("ThreadHistoryMode", Literal["legacy", "paginated"])
@@ -190,20 +192,29 @@ class ThreadForkResponse(_SessionResponse):
 class ThreadListParams(V2Model):
     cursor: Opt[str] = None
     limit: Opt[int] = None
+    # At most `MAX_INCLUDED_THREAD_IDS`; an empty list matches nothing. Exclusions still apply.
+    included_thread_ids: Opt[list[str]] = None
+    excluded_thread_ids: Opt[list[str]] = None
     sort_key: Opt[ThreadSortKey] = None
     sort_direction: Opt[SortDirection] = None
     model_providers: Opt[list[str]] = None
     source_kinds: Opt[list[ThreadSourceKind]] = None
+    originators: Opt[list[str]] = None
     archived: Opt[bool] = None
     cwd: Opt[str | list[str]] = None
     use_state_db_only: Opt[bool] = None
     search_term: Opt[str] = None
 
 
+MAX_INCLUDED_THREAD_IDS = 100
+
+
 class ThreadListResponse(V2Model):
     data: list[Thread]
     next_cursor: str | None = None
     backwards_cursor: str | None = None
+    # Thread id -> whether the user has read it, for the threads of this page.
+    read_states: ExperimentalOpt[dict[str, ThreadReadState]] = None
 
 
 class ThreadReadParams(V2Model):
@@ -213,6 +224,7 @@ class ThreadReadParams(V2Model):
 
 class ThreadReadResponse(V2Model):
     thread: Thread
+    read_state: ExperimentalOpt[ThreadReadState] = None
 
 
 class ThreadArchiveParams(V2Model):

@@ -236,6 +236,7 @@ class _Filters:
     cwds: frozenset[str] | None
     sources: frozenset[str] | None
     excluded_sources: frozenset[str] = frozenset()
+    originators: frozenset[str] | None = None
 
     def accept(self, meta: dict[str, Any]) -> bool:
         # Rollouts from before providers were recorded ran on the default one.
@@ -243,6 +244,8 @@ class _Filters:
         if self.providers is not None and provider not in self.providers:
             return False
         if self.cwds is not None and meta.get("cwd") not in self.cwds:
+            return False
+        if self.originators is not None and meta.get("originator") not in self.originators:
             return False
         kind = source_kind(meta.get("source"))
         if kind in self.excluded_sources:
@@ -269,12 +272,16 @@ def list_threads(
     cwd: Collection[str] | str | None = None,
     source_kinds: Collection[str] | None = None,
     exclude_source_kinds: Collection[str] = (),
+    originators: Collection[str] | None = None,
+    thread_ids: Collection[str] | None = None,
+    exclude_thread_ids: Collection[str] = (),
 ) -> ThreadPage:
     """One page of threads, newest first. Raises `InvalidCursorError` for a bad cursor.
 
-    Empty filter collections mean "no filter"; `exclude_source_kinds` leaves out threads of
-    those kinds (for example `subagent`) whatever the other filters say. Foreign or corrupt
-    files are skipped and named in `ThreadPage.warnings`.
+    Empty filter collections mean "no filter", except `thread_ids`: given, only those threads
+    are listed, and an empty one lists none. `exclude_source_kinds` and `exclude_thread_ids`
+    leave threads out whatever the other filters say. Foreign or corrupt files are skipped and
+    named in `ThreadPage.warnings`.
     """
     if sort_key not in ("created_at", "updated_at"):
         raise ValueError(f"unknown sort key {sort_key!r}; expected created_at or updated_at")
@@ -285,7 +292,10 @@ def list_threads(
         _as_set(cwd),
         _as_set(source_kinds),
         frozenset(exclude_source_kinds),
+        _as_set(originators),
     )
+    wanted = None if thread_ids is None else frozenset(i.lower() for i in thread_ids)
+    unwanted = frozenset(i.lower() for i in exclude_thread_ids)
     warnings: list[str] = []
     names = load_thread_names(codex_home)
     ordered: Iterator[tuple[RolloutFile, tuple[str, str], float | None]]
@@ -313,6 +323,10 @@ def list_threads(
             break
         scanned += 1
         last_key = key
+        thread_id = file.thread_id.lower()
+        # By name, before the file is opened: an id filter costs nothing per skipped thread.
+        if (wanted is not None and thread_id not in wanted) or thread_id in unwanted:
+            continue
         head = _scan_head(file.path, need_user=True)
         if isinstance(head, str):
             warnings.append(head)

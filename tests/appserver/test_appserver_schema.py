@@ -318,7 +318,8 @@ def _walk_servers_providers_settings_and_feedback(client, thread_id, ws) -> None
     client.result("modelProvider/list", {})
     client.result("modelProvider/capabilities/read", {})
     gateway = {"type": "customGateway", "name": "Walk", "baseUrl": "https://walk.example/v1"}
-    client.result("modelProvider/config/write", {"settings": gateway})
+    written = client.result("modelProvider/config/write", {"settings": gateway})
+    client.result("modelProvider/default/set", {"providerId": written["provider"]["id"]})
 
     extra = ws / "walk-skills"
     extra.mkdir()

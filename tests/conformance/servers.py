@@ -1,6 +1,6 @@
 """The servers compared, and one run of a scenario against one of them.
 
-`real` is the `codex app-server` 0.169.0 that `scripts/setup-editors` installs from npm;
+`real` is the `codex app-server` 0.171.0 that `scripts/setup-editors` installs from npm;
 `ours` is `codex-lsp app-server`; `ours-lsp` is `codex-lsp serve`, spoken to through the
 `codex/` prefix. Each run gets its own scripted model server, a `CODEX_HOME` outside the
 system temporary directory (the real binary refuses to set up its helper aliases in there),

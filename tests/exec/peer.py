@@ -1,6 +1,6 @@
 """The real `codex app-server` and ours, driven alike over stdio (no tests here).
 
-`Server.start(side, home, cwd)` spawns `codex app-server` (the 0.169.0 binary the editors'
+`Server.start(side, home, cwd)` spawns `codex app-server` (the 0.171.0 binary the editors'
 set-up installs) or `codex-lsp app-server`, initializes it, and reads its messages on a thread;
 `answer_requests` answers the approvals it asks. Both get a `CODEX_HOME` outside the system
 temporary directory (the real binary refuses to set itself up in there) whose config points at
@@ -47,7 +47,7 @@ def peer_binary() -> Path:
             return candidate
     pytest.fail(
         f"the real codex binary is missing (looked in {', '.join(map(str, PEER_CANDIDATES))}): "
-        "run scripts/setup-editors, which installs @openai/codex@0.169.0 from npm"
+        "run scripts/setup-editors, which installs @openai/codex@0.171.0 from npm"
     )
 
 

@@ -1,5 +1,5 @@
 """Unified exec, the approval rule and the commands family, side by side with the real
-`codex app-server` 0.169.0 on the same scripted model.
+`codex app-server` 0.171.0 on the same scripted model.
 
 Each scenario runs once against each server (a scripted model of its own, the same scripts) and
 compares what a model or a client sees: the tools offered, which commands ask first, the text a

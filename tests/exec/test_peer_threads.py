@@ -1,4 +1,4 @@
-"""The thread family side by side with the real `codex app-server` 0.169.0 on the same scripted
+"""The thread family side by side with the real `codex app-server` 0.171.0 on the same scripted
 model: paging a thread's turns and items, the loaded list, metadata, unsubscribing, renaming,
 archiving and deleting, as a client sees them (ids, cursors' contents and times aside)."""
 

@@ -295,10 +295,11 @@ def _reference_shapes(bundle: dict) -> dict[str, tuple[set[str], set[str]]]:
 
 def test_our_fields_are_the_references_fields() -> None:
     """No misspelt field: each property we write exists in the reference type of that name, and
-    each property the reference requires is one we define."""
+    each property the reference requires is one we define. The reference schema is its stable
+    one, so ours is too: fields it documents only as experimental are left out of both."""
     shapes = _reference_shapes(default_checker().bundle)
     compared = 0
-    for name, schema in build_bundle()["definitions"].items():
+    for name, schema in build_bundle(experimental=False)["definitions"].items():
         if name not in shapes or "properties" not in schema:
             continue
         reference_props, reference_required = shapes[name]

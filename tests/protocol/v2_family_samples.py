@@ -15,6 +15,7 @@ from codex_lsp.protocol import (
     v2_items as it,
     v2_mcp as mcp,
     v2_providers as pr,
+    v2_read_state as rs,
     v2_search as se,
     v2_settings as st,
     v2_thread_ops as to,
@@ -281,6 +282,14 @@ REQUEST_SAMPLES.update(
                 pr.ModelProviderConfigWriteResponse(provider=_GATEWAY),
             )
         ],
+        "modelProvider/default/set": [
+            (
+                pr.ModelProviderDefaultSetParams(provider_id="gw"),
+                cw.ConfigWriteResponse(
+                    status="ok", version="sha256:00", file_path="/h/config.toml"
+                ),
+            )
+        ],
         "skills/config/write": [
             (
                 st.SkillsConfigWriteParams(enabled=False, name="demo"),
@@ -411,4 +420,21 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
         ),
     ],
     "skills/changed": [st.SkillsChangedNotification()],
+    "thread/readState/changed": [
+        rs.ThreadReadStateChangedNotification(
+            thread_id="t1",
+            read_state=rs.ThreadReadState(
+                first_unread=rs.TurnUnreadPosition(turn_id="turn1"), revision="r2"
+            ),
+        ),
+        rs.ThreadReadStateChangedNotification(
+            thread_id="t1", read_state=rs.ThreadReadState(first_unread=None, revision="r3")
+        ),
+        rs.ThreadReadStateChangedNotification(
+            thread_id="t1",
+            read_state=rs.ThreadReadState(
+                first_unread=rs.ThreadStartUnreadPosition(), revision="r4"
+            ),
+        ),
+    ],
 }

@@ -1,9 +1,11 @@
-"""Validate JSON-RPC messages against the schema the real `codex app-server` generated.
+"""Validate JSON-RPC messages against the schema the real `codex app-server` generates.
 
-`SchemaChecker` loads the stable bundle from `shared/reference/codex-app-server-schema/stable`
-(next to the repo, or under `$CODEX_LSP_SHARED_DIR`) and checks one message at a time: a client
-request, the response to it, a notification, a server request, or the client's answer to one.
-`TranscriptChecker` feeds it a whole conversation and remembers which method each id answers.
+`SchemaChecker` loads the stable bundle that the real `codex` the test set-up installs
+(`scripts/setup-editors`) writes with `app-server generate-json-schema`, generated once into
+the editors' cache, and checks one message at a time: a client request, the response to it, a
+notification, a server request, or the client's answer to one. `TranscriptChecker` feeds it a
+whole conversation and remembers which method each id answers. The real server's transcripts
+that the protocol tests read are kept in `tests/data/codex-traces/`.
 
 Errors name the message, the JSON path and what was expected, and for a failed tagged union they
 point into the variant whose `type` matched instead of the whole union.
@@ -13,6 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -36,24 +41,53 @@ _RESULT_OVERRIDES = {
     "config/mcpServer/reload": "McpServerRefreshResponse",
     "config/value/write": "ConfigWriteResponse",
     "config/batchWrite": "ConfigWriteResponse",
+    "modelProvider/default/set": "ConfigWriteResponse",
     "configRequirements/read": "ConfigRequirementsReadResponse",
     "externalAgentConfig/import/readHistories": "ExternalAgentConfigImportHistoriesReadResponse",
     "windowsSandbox/readiness": "WindowsSandboxReadinessResponse",
 }
 
 
-def shared_dir() -> Path:
-    """The shared directory holding `reference/`: `$CODEX_LSP_SHARED_DIR` or `<repo>/../shared`."""
-    override = os.environ.get("CODEX_LSP_SHARED_DIR")
-    return Path(override) if override else REPO_ROOT.parent / "shared"
+EDITORS_CACHE = Path(
+    os.environ.get("CODEX_LSP_EDITORS_CACHE", Path.home() / ".cache" / "codex-lsp" / "editors")
+)
+PEER_BIN = (
+    EDITORS_CACHE
+    / "codex-peer/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+)
 
 
 def schema_dir() -> Path:
-    return shared_dir() / "reference" / "codex-app-server-schema" / "stable"
+    """The real server's stable JSON Schema tree, generated from the installed binary on first
+    use (again whenever the binary changes)."""
+    override = os.environ.get("CODEX_LSP_SCHEMA_DIR")
+    if override:
+        return Path(override)
+    if not os.access(PEER_BIN, os.X_OK):
+        raise FileNotFoundError(
+            f"the real codex binary is missing at {PEER_BIN}: run scripts/setup-editors, "
+            "which installs it from npm"
+        )
+    stamp = f"{PEER_BIN.stat().st_mtime_ns}-{PEER_BIN.stat().st_size}"
+    out = EDITORS_CACHE / "codex-peer" / f"schema-{stamp}"
+    if not (out / BUNDLE_FILE).is_file():
+        partial = Path(tempfile.mkdtemp(prefix="schema-", dir=out.parent))
+        subprocess.run(
+            [str(PEER_BIN), "app-server", "generate-json-schema", "--out", str(partial)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        try:
+            partial.rename(out)  # whole or not at all, whoever generates it first
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
+    return out
 
 
 def traces_dir() -> Path:
-    return shared_dir() / "reference" / "codex-traces"
+    """Transcripts of the real `codex app-server` (0.169.0) kept with the tests."""
+    return REPO_ROOT / "tests" / "data" / "codex-traces"
 
 
 def stable_client_requests() -> list[str]:
@@ -81,7 +115,8 @@ class SchemaChecker:
         path = self.directory / BUNDLE_FILE
         if not path.is_file():
             raise FileNotFoundError(
-                f"schema bundle {path} not found; set CODEX_LSP_SHARED_DIR to the shared directory"
+                f"schema bundle {path} not found; set CODEX_LSP_SCHEMA_DIR to a directory that "
+                "`codex app-server generate-json-schema --out` wrote"
             )
         self.bundle: dict[str, Any] = json.loads(path.read_text())
         resource = Resource.from_contents(self.bundle, default_specification=DRAFT7)

@@ -24,7 +24,11 @@ from codex_lsp.protocol.v2_notifications import (
     TurnCompletedNotification,
     TurnStartedNotification,
 )
+from codex_lsp.protocol.v2_read_state import ThreadReadStateChangedNotification
 from codex_lsp.protocol.v2_turns import Turn, TurnStatus
+
+TurnUnread = Callable[[str], ThreadReadStateChangedNotification | None]
+"""Records that a turn (by id) left something to read; the notification, or None if none."""
 
 
 class TurnLifecycle:
@@ -35,8 +39,10 @@ class TurnLifecycle:
         open_items: OpenItems,
         status: StatusTracker,
         hooks: ApprovalHooks,
+        turn_unread: TurnUnread | None = None,
     ) -> None:
         self._state = state
+        self._turn_unread = turn_unread
         self._notifier = notifier
         self._items = open_items
         self._status = status
@@ -136,6 +142,11 @@ class TurnLifecycle:
             or int(time.time()),
             duration_ms=duration,
         )
+        if not interrupted and self._turn_unread is not None:
+            # The user has not seen what the turn left; clients hear it before the thread goes idle.
+            unread = self._turn_unread(turn.id)
+            if unread is not None:
+                self._notifier.send("thread/readState/changed", unread)
         self._state.inputs.pop(turn.id, None)
         self._state.turn = None
         self._status.clear_waiting()

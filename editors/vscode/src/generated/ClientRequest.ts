@@ -34,6 +34,7 @@ import type { McpServerToolCallParams } from "./v2/McpServerToolCallParams";
 import type { ModelListParams } from "./v2/ModelListParams";
 import type { ModelProviderCapabilitiesReadParams } from "./v2/ModelProviderCapabilitiesReadParams";
 import type { ModelProviderConfigWriteParams } from "./v2/ModelProviderConfigWriteParams";
+import type { ModelProviderDefaultSetParams } from "./v2/ModelProviderDefaultSetParams";
 import type { ModelProviderListParams } from "./v2/ModelProviderListParams";
 import type { PermissionProfileListParams } from "./v2/PermissionProfileListParams";
 import type { ReviewStartParams } from "./v2/ReviewStartParams";
@@ -287,6 +288,10 @@ export type ClientRequest = {
   id: RequestId;
   method: "modelProvider/config/write";
   params: ModelProviderConfigWriteParams;
+} | {
+  id: RequestId;
+  method: "modelProvider/default/set";
+  params: ModelProviderDefaultSetParams;
 } | {
   id: RequestId;
   method: "skills/config/write";

@@ -27,6 +27,7 @@ import type { ThreadArchivedNotification } from "./v2/ThreadArchivedNotification
 import type { ThreadClosedNotification } from "./v2/ThreadClosedNotification";
 import type { ThreadDeletedNotification } from "./v2/ThreadDeletedNotification";
 import type { ThreadNameUpdatedNotification } from "./v2/ThreadNameUpdatedNotification";
+import type { ThreadReadStateChangedNotification } from "./v2/ThreadReadStateChangedNotification";
 import type { ThreadRevertedNotification } from "./v2/ThreadRevertedNotification";
 import type { ThreadSettingsUpdatedNotification } from "./v2/ThreadSettingsUpdatedNotification";
 import type { ThreadStartedNotification } from "./v2/ThreadStartedNotification";
@@ -150,4 +151,7 @@ export type ServerNotification = {
 } | {
   method: "skills/changed";
   params: SkillsChangedNotification;
+} | {
+  method: "thread/readState/changed";
+  params: ThreadReadStateChangedNotification;
 };

@@ -9,4 +9,5 @@ export type ListMcpServerStatusParams = {
   detail?: McpServerStatusDetail | null;
   serverName?: string | null;
   threadId?: string | null;
+  environmentId?: string | null;
 };

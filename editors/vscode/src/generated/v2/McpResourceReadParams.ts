@@ -8,4 +8,5 @@ export type McpResourceReadParams = {
   uri: string;
   threadId?: string | null;
   _meta?: { [key in string]?: JsonValue } | null;
+  environmentId?: string | null;
 };

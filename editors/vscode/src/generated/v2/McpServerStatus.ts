@@ -19,4 +19,5 @@ export type McpServerStatus = {
   serverCapabilities: { [key in string]?: JsonValue } | null;
   toolListMeta: { [key in string]?: JsonValue } | null;
   toolsError: string | null;
+  environmentId?: string | null;
 };

@@ -10,4 +10,5 @@ export type McpServerStatusUpdatedNotification = {
   threadId: string | null;
   error: string | null;
   failureReason: McpServerStartupFailureReason | null;
+  environmentId: string | null;
 };

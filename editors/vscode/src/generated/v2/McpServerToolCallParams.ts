@@ -9,4 +9,5 @@ export type McpServerToolCallParams = {
   tool: string;
   arguments?: JsonValue | null;
   _meta?: JsonValue | null;
+  environmentId?: string | null;
 };

@@ -85,6 +85,7 @@ export type ThreadItem = {
   mcpAppUi: JsonValue;
   pluginId: string | null;
   readOnlyHint: boolean | null;
+  environmentId: string | null;
 } | {
   id: string;
   startedAtMs: number | null;

@@ -8,10 +8,13 @@ import type { ThreadSourceKind } from "./ThreadSourceKind";
 export type ThreadListParams = {
   cursor?: string | null;
   limit?: number | null;
+  includedThreadIds?: Array<string> | null;
+  excludedThreadIds?: Array<string> | null;
   sortKey?: ThreadSortKey | null;
   sortDirection?: SortDirection | null;
   modelProviders?: Array<string> | null;
   sourceKinds?: Array<ThreadSourceKind> | null;
+  originators?: Array<string> | null;
   archived?: boolean | null;
   cwd?: string | Array<string> | null;
   useStateDbOnly?: boolean | null;

@@ -5,6 +5,7 @@
 export type { Account } from "./Account";
 export type { AccountLoginCompletedNotification } from "./AccountLoginCompletedNotification";
 export type { AccountRateLimitsUpdatedNotification } from "./AccountRateLimitsUpdatedNotification";
+export type { AccountUpdateReason } from "./AccountUpdateReason";
 export type { AccountUpdatedNotification } from "./AccountUpdatedNotification";
 export type { ActivePermissionProfile } from "./ActivePermissionProfile";
 export type { AgentMessageDeltaNotification } from "./AgentMessageDeltaNotification";
@@ -127,6 +128,7 @@ export type { ModelProviderCapabilitiesReadParams } from "./ModelProviderCapabil
 export type { ModelProviderCapabilitiesReadResponse } from "./ModelProviderCapabilitiesReadResponse";
 export type { ModelProviderConfigWriteParams } from "./ModelProviderConfigWriteParams";
 export type { ModelProviderConfigWriteResponse } from "./ModelProviderConfigWriteResponse";
+export type { ModelProviderDefaultSetParams } from "./ModelProviderDefaultSetParams";
 export type { ModelProviderListParams } from "./ModelProviderListParams";
 export type { ModelProviderListResponse } from "./ModelProviderListResponse";
 export type { ModelProviderSummary } from "./ModelProviderSummary";
@@ -208,6 +210,9 @@ export type { ThreadMetadataUpdateResponse } from "./ThreadMetadataUpdateRespons
 export type { ThreadNameUpdatedNotification } from "./ThreadNameUpdatedNotification";
 export type { ThreadReadParams } from "./ThreadReadParams";
 export type { ThreadReadResponse } from "./ThreadReadResponse";
+export type { ThreadReadState } from "./ThreadReadState";
+export type { ThreadReadStateChangedNotification } from "./ThreadReadStateChangedNotification";
+export type { ThreadReadStateOperation } from "./ThreadReadStateOperation";
 export type { ThreadResumeParams } from "./ThreadResumeParams";
 export type { ThreadResumeResponse } from "./ThreadResumeResponse";
 export type { ThreadRevertParams } from "./ThreadRevertParams";
@@ -234,6 +239,7 @@ export type { ThreadTurnsListResponse } from "./ThreadTurnsListResponse";
 export type { ThreadUnarchiveParams } from "./ThreadUnarchiveParams";
 export type { ThreadUnarchiveResponse } from "./ThreadUnarchiveResponse";
 export type { ThreadUnarchivedNotification } from "./ThreadUnarchivedNotification";
+export type { ThreadUnreadPosition } from "./ThreadUnreadPosition";
 export type { ThreadUnsubscribeParams } from "./ThreadUnsubscribeParams";
 export type { ThreadUnsubscribeResponse } from "./ThreadUnsubscribeResponse";
 export type { ThreadUnsubscribeStatus } from "./ThreadUnsubscribeStatus";
