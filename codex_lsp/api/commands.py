@@ -1,6 +1,5 @@
-"""`command/exec` and its follow-ups, commands a client runs outside any thread;
-`thread/shellCommand`, a command line the user runs in a thread (see `engine.user_shell`);
-and `thread/backgroundTerminals/clean`, which ends the processes the model left running.
+"""`command/exec` and its follow-ups, commands a client runs outside any thread; and
+`thread/shellCommand`, a command line the user runs in a thread (see `engine.user_shell`).
 
 A command runs in the sandbox its params ask for (the configured one by default), in the
 server's working directory unless told otherwise, with a timeout (10 s by default). Its output
@@ -352,17 +351,10 @@ def handlers(ctx: ApiContext) -> dict[str, Handler]:
     async def shell_command(params: Any, _raw: dict[str, Any]) -> None:
         await thread_shell_command(ctx.threads.get(params.thread_id), params)
 
-    async def clean_background_terminals(params: Any, _raw: dict[str, Any]) -> None:
-        # The processes the model left running end; each item completes as they go.
-        session = ctx.threads.get(params.thread_id).codex.session
-        if session is not None:
-            session.processes.terminate_all()
-
     return {
         "command/exec": lambda params, _raw: commands.execute(params),
         "command/exec/write": lambda params, _raw: commands.write(params),
         "command/exec/resize": lambda params, _raw: commands.resize(params),
         "command/exec/terminate": lambda params, _raw: commands.terminate(params),
         "thread/shellCommand": shell_command,
-        "thread/backgroundTerminals/clean": clean_background_terminals,
     }

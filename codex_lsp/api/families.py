@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from codex_lsp.api import (
+    background_terminals,
     commands,
     config_write,
     feedback,
@@ -26,6 +27,7 @@ from codex_lsp.api import (
 
 API_FAMILIES: tuple[ModuleType, ...] = (
     commands,
+    background_terminals,
     thread_records,
     thread_pages,
     thread_ops,

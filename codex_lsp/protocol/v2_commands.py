@@ -114,6 +114,38 @@ class ThreadBackgroundTerminalsCleanResponse(V2Model):
     pass
 
 
+class ThreadBackgroundTerminal(V2Model):
+    """A process the model started and left running."""
+
+    item_id: str
+    process_id: str
+    command: str
+    cwd: str
+    os_pid: int | None = None
+    cpu_percent: float | None = None
+    rss_kb: int | None = None
+
+
+class ThreadBackgroundTerminalsListParams(V2Model):
+    thread_id: str
+    cursor: Opt[str] = None
+    limit: Opt[int] = Field(default=None, ge=0)
+
+
+class ThreadBackgroundTerminalsListResponse(V2Model):
+    data: list[ThreadBackgroundTerminal]
+    next_cursor: str | None = None
+
+
+class ThreadBackgroundTerminalsTerminateParams(V2Model):
+    thread_id: str
+    process_id: str
+
+
+class ThreadBackgroundTerminalsTerminateResponse(V2Model):
+    terminated: bool
+
+
 class CommandExecOutputDeltaNotification(V2Model):
     process_id: str
     stream: Literal["stdout", "stderr"]
@@ -142,11 +174,25 @@ REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
         ThreadBackgroundTerminalsCleanParams,
         ThreadBackgroundTerminalsCleanResponse,
     ),
+    "thread/backgroundTerminals/list": (
+        ThreadBackgroundTerminalsListParams,
+        ThreadBackgroundTerminalsListResponse,
+    ),
+    "thread/backgroundTerminals/terminate": (
+        ThreadBackgroundTerminalsTerminateParams,
+        ThreadBackgroundTerminalsTerminateResponse,
+    ),
 }
 """Client request method -> (params model, result model)."""
 
 # Experimental in the reference server: absent from its stable schema.
-EXPERIMENTAL = frozenset({"thread/backgroundTerminals/clean"})
+EXPERIMENTAL = frozenset(
+    {
+        "thread/backgroundTerminals/clean",
+        "thread/backgroundTerminals/list",
+        "thread/backgroundTerminals/terminate",
+    }
+)
 
 NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "command/exec/outputDelta": CommandExecOutputDeltaNotification,

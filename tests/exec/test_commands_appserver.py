@@ -295,13 +295,20 @@ def _alive_with(token: str) -> bool:
         if not entry.name.isdigit():
             continue
         try:
-            if token.encode() in (entry / "cmdline").read_bytes() and not _zombie(
-                int(entry.name)
-            ):
+            if token.encode() in (entry / "cmdline").read_bytes() and not _zombie(int(entry.name)):
                 return True
         except OSError:
             continue
     return False
+
+
+def _pid(pidfile: Path) -> int:
+    """The pid a backgrounded command wrote: on a busy machine it may start after its yield."""
+    deadline = time.monotonic() + 60
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        assert time.monotonic() < deadline, f"{pidfile} was never written"
+        time.sleep(0.05)
+    return int(pidfile.read_text())
 
 
 def _zombie(pid: int) -> bool:
@@ -397,10 +404,54 @@ def test_cleaning_background_terminals_ends_the_models_processes(
     scripted_model.enqueue(text_response("left it running", response_id="resp_2"))
     thread = server.start_thread()
     server.run_turn(thread["id"], "start something")
-    pid = int(pidfile.read_text())
+    pid = _pid(pidfile)
     assert not _zombie(pid)
     answer = server.result("thread/backgroundTerminals/clean", {"threadId": thread["id"]})
     assert answer == {}
     done = server.wait_method("item/completed", threadId=thread["id"])["params"]["item"]
     assert (done["id"], done["status"], done["exitCode"]) == ("bg", "failed", 137)
     assert _zombie(pid)
+
+
+def test_background_terminals_are_listed_and_ended_one_by_one(
+    server: AppServerClient, scripted_model
+):
+    """What the ACP adapter does when a session closes: list the model's processes, end each."""
+    pids = {name: server.cwd / f"{name}.pid" for name in ("first", "second")}
+    for n, (name, pidfile) in enumerate(pids.items()):
+        run = {"cmd": f"echo $$ > {pidfile}; exec sleep 300", "yield_time_ms": 250, "login": False}
+        scripted_model.enqueue(
+            function_call_response("exec_command", run, call_id=name, response_id=f"resp_{n}a")
+        )
+    scripted_model.enqueue(text_response("left both running", response_id="resp_end"))
+    thread = server.start_thread()
+    server.run_turn(thread["id"], "start two things")
+    first_pid, second_pid = (_pid(path) for path in pids.values())
+    listed = server.result("thread/backgroundTerminals/list", {"threadId": thread["id"]})
+    assert listed["nextCursor"] is None
+    by_item = {t["itemId"]: t for t in listed["data"]}
+    assert set(by_item) == {"first", "second"}
+    for name, terminal in by_item.items():
+        assert f"{pids[name]}; exec sleep 300" in terminal["command"]
+        assert terminal["cwd"] == str(server.cwd) and terminal["osPid"] > 0
+    page = server.result("thread/backgroundTerminals/list", {"threadId": thread["id"], "limit": 1})
+    assert len(page["data"]) == 1 and page["nextCursor"] == "1"
+
+    first = by_item["first"]["processId"]
+    ended = server.result(
+        "thread/backgroundTerminals/terminate", {"threadId": thread["id"], "processId": first}
+    )
+    assert ended == {"terminated": True}
+    done = server.wait_method("item/completed", threadId=thread["id"])["params"]["item"]
+    assert (done["id"], done["status"]) == ("first", "failed")
+    assert _zombie(first_pid)
+    assert not _zombie(second_pid)
+    left = server.result("thread/backgroundTerminals/list", {"threadId": thread["id"]})
+    assert [t["itemId"] for t in left["data"]] == ["second"]
+    again = server.result(
+        "thread/backgroundTerminals/terminate", {"threadId": thread["id"], "processId": first}
+    )
+    assert again == {"terminated": False}
+    server.result("thread/backgroundTerminals/clean", {"threadId": thread["id"]})
+    server.wait_method("item/completed", threadId=thread["id"])
+    assert _zombie(second_pid)

@@ -108,6 +108,14 @@ class ProcessStore:
             victim = candidates[0]
         return self.release(victim.process_id) if victim is not None else None
 
+    def terminate(self, process_id: int) -> bool:
+        """End one process; False when no process has that id (its watcher reports the end)."""
+        entry = self.release(process_id)
+        if entry is None:
+            return False
+        entry.process.terminate()
+        return True
+
     def terminate_all(self) -> list[ProcessEntry]:
         """End every process; returns the entries ended (their watchers report the ends)."""
         entries = list(self._entries.values())
