@@ -9,11 +9,12 @@ out of the Landlock grants instead, which is coarser but never weaker.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
 from . import _landlock, _mounts, _roots
-from .beneath import open_root
+from .beneath import open_beneath, open_root
 
 # Character devices every program expects to write to; they hold no data.
 DEVICES = (
@@ -154,6 +155,32 @@ class Plan:
         os.close(self.fds[root])
         self.fds[root] = fd
 
+    def bind_read_only(self, path: str) -> None:
+        """A read-only mount over the protected entry `path`, reached from the handle of
+        the root that holds it with no symlink followed; a link there is refused."""
+        holders = [root for root in self.writable if _roots.is_beneath(path, root)]
+        if not holders or path in holders:
+            _mounts.bind_in_place(path, read_only=True)
+            return
+        root = max(holders, key=len)
+        head, name = os.path.split(path[len(root) :].lstrip("/"))
+        parent = open_beneath(self.fds[root], head)
+        try:
+            fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        finally:
+            os.close(parent)
+        try:
+            if stat.S_ISLNK(os.fstat(fd).st_mode):
+                raise OSError(f"{path} became a symbolic link")
+            try:
+                _mounts.bind_read_only_at(fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSYS, errno.EPERM):
+                    raise
+                _mounts.bind_in_place(path, read_only=True)  # no mount API for handles
+        finally:
+            os.close(fd)
+
     def fd_path(self, root: str, path: str) -> str:
         """`path` (beneath `root`) as reached through the root's handle."""
         return f"/proc/self/fd/{self.fds[root]}{path[len(root) :] if root != '/' else path}"
@@ -170,10 +197,12 @@ def protect_with_mounts(plan: Plan) -> list[str]:
             _mounts.bind_in_place(plan.fd_path(path, path), read_only=False)
         except OSError:
             binds_ok = False
+        # Again, now through the new mount, which the protected entries must go on.
+        plan.reopen(path)
     carve = list(plan.links)
     for path in plan.mountable:
         try:
-            _mounts.bind_in_place(path, read_only=True)
+            plan.bind_read_only(path)
         except OSError:
             carve.append(path)
     carve += plan.missing

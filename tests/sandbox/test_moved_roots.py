@@ -144,3 +144,41 @@ async def test_the_engine_refuses_the_next_command_and_patch(
     assert MOVED in outputs["write"], outputs["write"]
     assert MOVED in outputs["patch"], outputs["patch"]
     assert list(scene.outside.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switches to an unprivileged user")
+@WHICH
+def test_an_unprivileged_launcher_refuses_a_moved_root(scene: Scene, which: str) -> None:
+    from codex_lsp.sandbox import hold_roots, wrap_command
+    from tests.sandbox.test_escape_basics import _python_for_nobody
+
+    python = _python_for_nobody()
+    if python is None:
+        pytest.skip("no Python >= 3.11 runnable by an unprivileged user")
+    base = scene.cwd.parent.parent
+    for path in [base, *base.rglob("*"), scene.outside]:
+        os.lchown(path, 65534, 65534)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(scene.tmpdir)}
+    held = hold_roots(POLICY, scene.cwd, env)
+    folder = scene.cwd if which == "cwd parent" else scene.tmpdir
+    argv, env = wrap_command(
+        ["bash", "-c", f"echo pwned > {folder}/planted.txt"], POLICY, scene.cwd, env, roots=held
+    )
+    scene.repoint(which)
+    argv[0] = python
+    done = subprocess.run(
+        argv,
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        user=65534,
+        group=65534,
+        extra_groups=[],
+        timeout=60,
+    )
+    if "can't open file" in done.stderr:
+        pytest.skip(f"launcher not readable by an unprivileged user: {done.stderr}")
+    assert done.returncode != 0
+    assert MOVED in done.stderr, done.stderr
+    assert list(scene.outside.iterdir()) == []
