@@ -4,7 +4,10 @@
 directories into real paths. `protect_with_mounts` turns it into mounts inside the
 private mount namespace; `build_ruleset` into a Landlock ruleset. Whatever the
 mounts could not protect (no namespace, a symlinked entry, a failed bind) is carved
-out of the Landlock grants instead, which is coarser but never weaker.
+out of the Landlock grants instead, which is coarser but never weaker. The roots are
+used through directory handles (checked against the session's, when it passed them),
+never by their paths again: the binds, the read-only mounts inside them and the
+Landlock rules all land on the folders that were checked.
 """
 
 from __future__ import annotations
