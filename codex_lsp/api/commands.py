@@ -50,7 +50,7 @@ from codex_lsp.protocol.v2_commands import (
     ThreadShellCommandParams,
 )
 from codex_lsp.protocol.v2_common import CoreSandboxPolicy, sandbox_policy_from_v2
-from codex_lsp.sandbox import SandboxUnavailable, wrap_command
+from codex_lsp.sandbox import RootMoved, SandboxUnavailable, wrap_command
 from codex_lsp.store.config import Config
 from codex_lsp.store.home import new_thread_id
 
@@ -140,7 +140,7 @@ class CommandExecutor:
         try:
             options = sandbox_options(services.config, services.codex_home)
             wrapped, env = wrap_command(argv, policy, cwd, env, options=options)
-        except SandboxUnavailable as err:
+        except (SandboxUnavailable, RootMoved) as err:
             raise ApiError(INVALID_REQUEST, str(err)) from None
         sandboxed, argv = wrapped != argv, wrapped
         streaming = params.stream_stdout_stderr or params.tty

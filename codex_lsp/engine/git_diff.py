@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from codex_lsp.engine.patch.diff import unified_diff
+from codex_lsp.sandbox import is_repository_entry
 
 ZERO_OID = "0" * 40
 DEV_NULL = "/dev/null"
@@ -29,7 +30,7 @@ def git_root(path: Path) -> Path | None:
     """The nearest directory at or above `path`'s own that holds a `.git` (a directory, or
     the file of a worktree or submodule)."""
     for directory in (path.parent, *path.parent.parents):
-        if (directory / ".git").exists():
+        if is_repository_entry(directory / ".git"):
             return directory
     return None
 

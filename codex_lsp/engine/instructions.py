@@ -14,6 +14,7 @@ from typing import Any
 
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
+from codex_lsp.sandbox import is_repository_entry
 
 AGENTS_MD = "AGENTS.md"
 # Project docs beyond this size are cut: they are instructions, not a corpus.
@@ -88,7 +89,7 @@ def environment_context(ctx: TurnContext) -> str:
 
 def project_docs(cwd: Path) -> list[tuple[Path, str]]:
     """AGENTS.md files from the repository root down to `cwd`, outermost first."""
-    root = next((c for c in [cwd, *cwd.parents] if (c / ".git").exists()), cwd)
+    root = next((c for c in [cwd, *cwd.parents] if is_repository_entry(c / ".git")), cwd)
     parts = cwd.relative_to(root).parts
     chain = [root / Path(*parts[:depth]) for depth in range(len(parts) + 1)]
     docs: list[tuple[Path, str]] = []

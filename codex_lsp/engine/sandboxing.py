@@ -17,7 +17,13 @@ from pathlib import Path
 
 from codex_lsp.engine.env_policy import shell_environment
 from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
-from codex_lsp.sandbox import ResourceLimits, SandboxOptions, default_hidden_dirs, wrap_command
+from codex_lsp.sandbox import (
+    HeldRoots,
+    ResourceLimits,
+    SandboxOptions,
+    default_hidden_dirs,
+    wrap_command,
+)
 from codex_lsp.store.config import Config
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
 
@@ -64,17 +70,21 @@ def prepare_command(
     config: Config | None,
     codex_home: Path | None,
     sandboxed: bool,
+    roots: HeldRoots | None = None,
 ) -> PreparedCommand:
     """`argv` ready to start: sandboxed under `policy` unless `sandboxed` is false or the
     policy is `danger-full-access`. `policy_cwd` is the session's cwd, which the policy's
     roots come from, whatever directory the command itself runs in.
 
-    Raises `SandboxUnavailable` when the kernel cannot enforce the policy.
+    `roots` are the session's held writable roots (see `TurnContext.roots`).
+
+    Raises `SandboxUnavailable` when the kernel cannot enforce the policy, and `RootMoved`
+    when a held root's path no longer leads to the folder it was opened on.
     """
     env = command_environment(config)
     if not sandboxed or isinstance(policy, DangerFullAccess):
         return PreparedCommand(list(argv), env)
     wrapped, wrapped_env = wrap_command(
-        argv, policy, policy_cwd, env, options=sandbox_options(config, codex_home)
+        argv, policy, policy_cwd, env, options=sandbox_options(config, codex_home), roots=roots
     )
     return PreparedCommand(wrapped, wrapped_env)

@@ -1,6 +1,8 @@
 """The settings one turn runs under: model, cwd, policies, reasoning, personality.
 
 A `user_turn` replaces them, `override_turn_context` patches them, and they persist to later turns.
+The writable roots are resolved and held open when a context is made with a new cwd or sandbox
+policy (`hold_roots`), and every command and patch write of its turns goes through those handles.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from codex_lsp.protocol.inputs import Personality, ReasoningEffort, ReasoningSummary
 from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy, has_network_access
 from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.sandbox import HeldRoots, hold_roots
 
 # Context window assumed for models we know nothing about; matches the current catalogue.
 DEFAULT_CONTEXT_WINDOW = 272_000
@@ -37,12 +40,25 @@ class TurnContext:
     features: dict[str, bool] = field(default_factory=dict)
     web_search: bool = False
     update_plan_tool: bool = False
+    # The sandbox policy's writable roots for this cwd, held open since they were resolved.
+    roots: HeldRoots | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.roots is None:
+            object.__setattr__(self, "roots", hold_roots(self.sandbox_policy, self.cwd))
 
     def with_overrides(self, **changes: Any) -> TurnContext:
-        """A copy with the given fields replaced; `None` values leave a field unchanged."""
+        """A copy with the given fields replaced; `None` values leave a field unchanged.
+        A new cwd or sandbox policy resolves the writable roots again."""
         applied = {key: value for key, value in changes.items() if value is not None}
         if "cwd" in applied:
             applied["cwd"] = Path(applied["cwd"])
+        if ("cwd" in applied and applied["cwd"] != self.cwd) or (
+            "sandbox_policy" in applied and applied["sandbox_policy"] != self.sandbox_policy
+        ):
+            applied["roots"] = hold_roots(
+                applied.get("sandbox_policy", self.sandbox_policy), applied.get("cwd", self.cwd)
+            )
         return replace(self, **applied)
 
     @property

@@ -88,6 +88,7 @@ async def run_user_shell_command(
             config=getattr(session.services, "config", None),
             codex_home=getattr(session.services, "codex_home", None),
             sandboxed=True,
+            roots=session.ctx.roots,
         )
         params = ExecParams(
             argv=prepared.argv,

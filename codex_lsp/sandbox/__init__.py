@@ -11,8 +11,12 @@ Public API:
 * `is_likely_sandbox_denied()`: whether a failure looks like the sandbox's doing;
 * `WritableRoot`, `writable_roots()`, `is_path_writable()`, `writable_root_of()`,
   `paths_outside_writable_roots()`: the policy's writable paths, for patch safety;
+  `is_repository_entry()`: whether a `.git` is a repository's, not the sandbox's
+  empty placeholder;
 * `open_beneath()`: a directory handle reached without following symlinks, for the
-  engine's own writes.
+  engine's own writes;
+* `hold_roots()` / `HeldRoots` / `RootMoved`: a session's writable roots resolved once
+  and held open, so that a path re-pointed later is refused rather than followed.
 
 The names are loaded on first use: the launcher (`python -m codex_lsp.sandbox`)
 imports this package before every sandboxed command, and must not pay for
@@ -38,10 +42,12 @@ if TYPE_CHECKING:
     )
     from ._supervise import STOP_NOW as STOP_NOW_SIGNAL
     from .beneath import open_beneath
+    from .held import HeldRoots, RootMoved, hold_roots
     from .options import ResourceLimits, SandboxOptions, default_hidden_dirs
     from .policy import (
         WritableRoot,
         is_path_writable,
+        is_repository_entry,
         paths_outside_writable_roots,
         writable_root_of,
         writable_roots,
@@ -57,6 +63,9 @@ _EXPORTS = {
     "SandboxOptions": ".options",
     "default_hidden_dirs": ".options",
     "open_beneath": ".beneath",
+    "HeldRoots": ".held",
+    "RootMoved": ".held",
+    "hold_roots": ".held",
     "is_likely_sandbox_denied": "._api",
     "sandbox_support": "._api",
     "sandbox_unavailable_warning": "._api",
@@ -64,6 +73,7 @@ _EXPORTS = {
     "wrap_command": "._api",
     "WritableRoot": ".policy",
     "is_path_writable": ".policy",
+    "is_repository_entry": ".policy",
     "paths_outside_writable_roots": ".policy",
     "writable_root_of": ".policy",
     "writable_roots": ".policy",
@@ -71,7 +81,9 @@ _EXPORTS = {
 
 __all__ = [
     "STOP_NOW_SIGNAL",
+    "HeldRoots",
     "ResourceLimits",
+    "RootMoved",
     "SandboxOptions",
     "SandboxSupport",
     "SandboxUnavailable",
@@ -79,8 +91,10 @@ __all__ = [
     "block_stop_now",
     "default_hidden_dirs",
     "fallback_warning",
+    "hold_roots",
     "is_likely_sandbox_denied",
     "is_path_writable",
+    "is_repository_entry",
     "open_beneath",
     "paths_outside_writable_roots",
     "sandbox_support",

@@ -33,6 +33,7 @@ from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 
 from . import _nested, _roots
 from ._supervise import STOP_NOW as STOP_NOW_SIGNAL
+from .held import HeldRoots, hold_roots
 from .options import SandboxOptions
 
 LAUNCHER = str(Path(__file__).with_name("__main__.py"))
@@ -41,6 +42,8 @@ LAUNCHER = str(Path(__file__).with_name("__main__.py"))
 def block_stop_now() -> None:
     """A `preexec_fn` for the launcher: start it with `STOP_NOW_SIGNAL` blocked."""
     signal.pthread_sigmask(signal.SIG_BLOCK, [STOP_NOW_SIGNAL])
+
+
 # Comma-separated parts to pretend the kernel lacks: `landlock`, `seccomp`, `mountns`
 # (the launcher then protects `.git` and friends with Landlock and seccomp alone, as
 # on a system without unprivileged user namespaces) and `pidns`.
@@ -194,6 +197,7 @@ def wrap_command(
     env: Mapping[str, str],
     *,
     options: SandboxOptions | None = None,
+    roots: HeldRoots | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The argv and environment that run `argv` under `policy`.
 
@@ -202,8 +206,10 @@ def wrap_command(
     whole environment (already filtered by the shell environment policy). `options`
     carries the limits and hidden directories (defaults: `SandboxOptions()`);
     the nested repositories inside the cwd are added to its protected paths.
-    `danger-full-access` returns the command unchanged. Raises `SandboxUnavailable`
-    when the kernel cannot enforce the policy.
+    `roots` are the session's writable roots, held since it was configured
+    (`hold_roots`); without them the roots are resolved now. `danger-full-access`
+    returns the command unchanged. Raises `SandboxUnavailable` when the kernel cannot
+    enforce the policy, and `RootMoved` when a held root's path leads elsewhere now.
     """
     if not argv:
         raise ValueError("cannot wrap an empty command")
@@ -233,6 +239,12 @@ def wrap_command(
             nested += _nested.nested_git_dirs(root)
     if nested:
         options = dataclasses.replace(options, protected_paths=(*options.protected_paths, *nested))
+    held: list[str] = []
+    if isinstance(policy, WorkspaceWrite):
+        if roots is None:
+            roots = hold_roots(policy, cwd, env)
+        roots.verify()
+        held = roots.launcher_args()
     wrapped = [
         sys.executable,
         "-I",  # ignore PYTHON* variables meant for the command, and the user site
@@ -243,6 +255,7 @@ def wrap_command(
         "--cwd",
         os.fspath(cwd),
         *options.launcher_args(env),
+        *held,
         "--",
         *argv,
     ]

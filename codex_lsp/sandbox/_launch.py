@@ -28,6 +28,7 @@ import sys
 
 from . import _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
 from ._jsonlite import loads
+from .beneath import open_root
 
 # Spelled out so the launcher does not import `typing`: its start-up time counts.
 TYPE_CHECKING = False
@@ -41,7 +42,20 @@ else:
 
 PROG = "codex-sandbox"
 DISABLE_ENV = "CODEX_LSP_SANDBOX_DISABLE"
-_VALUED = ("--policy", "--cwd", "--hide", "--protect", "--max-processes", "--max-memory-mb")
+_VALUED = (
+    "--policy",
+    "--cwd",
+    "--hide",
+    "--protect",
+    "--root",
+    "--max-processes",
+    "--max-memory-mb",
+)
+MOVED = (
+    "the writable root {} no longer leads to the folder this session was started with "
+    "(it was moved, or replaced by a link): command not run. Put the folder back, or start "
+    "a new session in the folder you mean."
+)
 
 
 class UsageError(Exception):
@@ -56,6 +70,8 @@ class Args:
         self.cwd: str | None = None
         self.hide: list[str] = []
         self.protect: list[str] = []
+        # Writable roots held by the session, as `PATH=DEV:INO`.
+        self.roots: list[str] = []
         self.max_processes = 0
         self.max_memory_mb = 0
         self.fallback_metadata_changes = False
@@ -97,6 +113,8 @@ def parse_args(args: list[str]) -> Args:
             parsed.hide.append(value)
         elif name == "--protect":
             parsed.protect.append(value)
+        elif name == "--root":
+            parsed.roots.append(value)
         elif name == "--max-processes":
             parsed.max_processes = _count(name, value)
         else:
@@ -115,19 +133,25 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     network = policy.get("network_access") is True
     explicit = policy.get("writable_roots") or ()
     cwd = args.cwd or os.getcwd()
-    roots = _roots.compute(
-        kind,
-        cwd=cwd,
-        explicit=[str(p) for p in explicit] if isinstance(explicit, list | tuple) else (),
-        exclude_slash_tmp=policy.get("exclude_slash_tmp") is True,
-        exclude_tmpdir_env_var=policy.get("exclude_tmpdir_env_var") is True,
-    )
+    fds: dict[str, int] | None = None
+    if args.roots and kind == "workspace-write":
+        fds = open_held_roots(args.roots)
+        roots = _roots.specs_for(list(fds))
+    else:
+        roots = _roots.compute(
+            kind,
+            cwd=cwd,
+            explicit=[str(p) for p in explicit] if isinstance(explicit, list | tuple) else (),
+            exclude_slash_tmp=policy.get("exclude_slash_tmp") is True,
+            exclude_tmpdir_env_var=policy.get("exclude_tmpdir_env_var") is True,
+        )
     plan = _plan.Plan(
         roots,
         workspace_write=kind == "workspace-write",
         cwd=cwd,
         protect=args.protect,
         hide=args.hide,
+        fds=fds,
     )
     limits = _limits.Limits(args.max_processes, args.max_memory_mb)
     cgroup = _limits.CommandCgroup.create(limits)
@@ -144,6 +168,8 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         carve = _plan.protect_with_mounts(plan)
     else:
         carve = plan.mountable + plan.links + plan.missing + plan.hidden
+        if plan.workspace_write:
+            plan.scratch_tmpdir()
     ruleset = _plan.build_ruleset(plan, carve, network=network)
     table = _seccomp.syscall_table()
     if table is None:
@@ -191,6 +217,23 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         if len(reported) == 4:
             status = int.from_bytes(reported, "little")
     _exit_like(status)
+
+
+def open_held_roots(specs: list[str]) -> dict[str, int]:
+    """A handle on each root the session holds, opened with no symlink followed and
+    checked to be the very folder the session opened; the command is refused otherwise."""
+    fds: dict[str, int] = {}
+    for spec in specs:
+        path, _, identity = spec.rpartition("=")
+        try:
+            fd = open_root(path)
+        except OSError:
+            _die(MOVED.format(path), 1)
+        info = os.fstat(fd)
+        if f"{info.st_dev}:{info.st_ino}" != identity:
+            _die(MOVED.format(path), 1)
+        fds[path] = fd
+    return fds
 
 
 def _exit_like(status: int) -> NoReturn:

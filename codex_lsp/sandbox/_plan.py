@@ -4,14 +4,20 @@
 directories into real paths. `protect_with_mounts` turns it into mounts inside the
 private mount namespace; `build_ruleset` into a Landlock ruleset. Whatever the
 mounts could not protect (no namespace, a symlinked entry, a failed bind) is carved
-out of the Landlock grants instead, which is coarser but never weaker.
+out of the Landlock grants instead, which is coarser but never weaker. The roots are
+used through directory handles (checked against the session's, when it passed them),
+never by their paths again: the binds, the read-only mounts inside them and the
+Landlock rules all land on the folders that were checked.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 from . import _landlock, _mounts, _roots
+from .beneath import open_beneath, open_root
 
 # Character devices every program expects to write to; they hold no data.
 DEVICES = (
@@ -50,13 +56,21 @@ class Plan:
         cwd: str,
         protect: list[str],
         hide: list[str],
+        fds: dict[str, int] | None = None,
     ) -> None:
-        self.writable: list[str] = []
-        for root, _ in roots:
-            real = os.path.realpath(root)
-            if os.path.exists(real) and real not in self.writable:
-                self.writable.append(real)
-        self.writable.sort(key=len)
+        # Each writable root by a directory handle: mounts and Landlock rules go through
+        # it, so a path re-pointed since the root was opened cannot move the root.
+        self.fds: dict[str, int] = dict(fds or {})
+        if fds is None:
+            for root, _ in roots:
+                real = os.path.realpath(root)
+                if real in self.fds:
+                    continue
+                try:
+                    self.fds[real] = open_root(real)
+                except OSError:
+                    continue  # missing: nothing to write there
+        self.writable: list[str] = sorted(self.fds, key=len)
         self.workspace_write = workspace_write
         self.cwd = _roots.absolute(cwd, "/")
         self.private_dev = False
@@ -92,23 +106,87 @@ class Plan:
         return any(_roots.is_beneath(path, w) for w in self.writable)
 
     def make_placeholders(self) -> None:
-        """Create the cwd's missing `.codex` and `.agents` as empty directories, so a
-        read-only mount can hold them: a mount needs something to stand on, and a
-        command must not be able to create either of them with content of its own."""
-        cwd = os.path.realpath(self.cwd)
-        shared = {"/", "/tmp", os.path.realpath(os.environ.get("TMPDIR") or "/tmp")}
-        if cwd in shared:
-            return  # not a project: the folder every program shares gets no stray entries
-        for name in (_roots.CODEX, _roots.AGENTS):
-            path = os.path.join(cwd, name)
-            if path not in self.missing:
-                continue
+        """Create the missing protected entries as empty directories, so a read-only
+        mount can hold them: a mount needs something to stand on, and a command must
+        not be able to create any of them with content of its own. Git passes over an
+        empty `.git` folder and goes on to the repository above."""
+        for path in list(self.missing):
             try:
                 os.mkdir(path)
             except OSError:
                 continue
             self.missing.remove(path)
             self.mountable.append(path)
+
+    def scratch_tmpdir(self) -> None:
+        """Give the command a `$TMPDIR` of its own inside the shared temporary folder.
+
+        Without a mount namespace a writable root takes no new entries at its top (its
+        `.git`, `.codex` and `.agents` must not be created, and Landlock cannot tell one
+        name from another), so `/tmp` would refuse every new temporary file; a folder
+        that already exists inside it keeps every right.
+        """
+        uid = os.geteuid()
+        for base in (os.environ.get("TMPDIR") or "", "/tmp"):
+            real = os.path.realpath(base) if base else ""
+            if real not in self.fds:
+                continue
+            path = os.path.join(real, f"codex-sandbox-{uid}")
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                pass
+            except OSError:
+                continue
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            # Not a link or another user's folder planted under the name.
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == uid:
+                os.environ["TMPDIR"] = path
+                return
+
+    def reopen(self, root: str) -> None:
+        """Open `root` again, in the mount namespace just entered (a mount can only be
+        made on a path of one's own namespace), and check it is the same folder."""
+        fd = open_root(root)
+        held, fresh = os.fstat(self.fds[root]), os.fstat(fd)
+        if (held.st_dev, held.st_ino) != (fresh.st_dev, fresh.st_ino):
+            os.close(fd)
+            raise OSError(f"the writable root {root} was moved while the sandbox was set up")
+        os.close(self.fds[root])
+        self.fds[root] = fd
+
+    def bind_read_only(self, path: str) -> None:
+        """A read-only mount over the protected entry `path`, reached from the handle of
+        the root that holds it with no symlink followed; a link there is refused."""
+        holders = [root for root in self.writable if _roots.is_beneath(path, root)]
+        if not holders or path in holders:
+            _mounts.bind_in_place(path, read_only=True)
+            return
+        root = max(holders, key=len)
+        head, name = os.path.split(path[len(root) :].lstrip("/"))
+        parent = open_beneath(self.fds[root], head)
+        try:
+            fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        finally:
+            os.close(parent)
+        try:
+            if stat.S_ISLNK(os.fstat(fd).st_mode):
+                raise OSError(f"{path} became a symbolic link")
+            try:
+                _mounts.bind_read_only_at(fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSYS, errno.EPERM):
+                    raise
+                _mounts.bind_in_place(path, read_only=True)  # no mount API for handles
+        finally:
+            os.close(fd)
+
+    def fd_path(self, root: str, path: str) -> str:
+        """`path` (beneath `root`) as reached through the root's handle."""
+        return f"/proc/self/fd/{self.fds[root]}{path[len(root) :] if root != '/' else path}"
 
 
 def protect_with_mounts(plan: Plan) -> list[str]:
@@ -117,14 +195,17 @@ def protect_with_mounts(plan: Plan) -> list[str]:
     originals = _mounts.mountpoints()
     binds_ok = True
     for path in plan.writable:
+        plan.reopen(path)
         try:
-            _mounts.bind_in_place(path, read_only=False)
+            _mounts.bind_in_place(plan.fd_path(path, path), read_only=False)
         except OSError:
             binds_ok = False
+        # Again, now through the new mount, which the protected entries must go on.
+        plan.reopen(path)
     carve = list(plan.links)
     for path in plan.mountable:
         try:
-            _mounts.bind_in_place(path, read_only=True)
+            plan.bind_read_only(path)
         except OSError:
             carve.append(path)
     carve += plan.missing
@@ -187,20 +268,21 @@ def build_ruleset(plan: Plan, carve: list[str], *, network: bool) -> _landlock.R
         os.close(plan.given_pts_fd)
         plan.given_pts_fd = None
     for root in plan.writable:
-        _grant_root(ruleset, root, carve)
+        _grant_root(ruleset, plan, root, carve)
     if plan.private_shm or plan.workspace_write:
         ruleset.allow(SHM, _landlock.READ | _landlock.WRITE)
     return ruleset
 
 
-def _grant_root(ruleset: _landlock.Ruleset, root: str, carve: list[str]) -> None:
+def _grant_root(ruleset: _landlock.Ruleset, plan: Plan, root: str, carve: list[str]) -> None:
     inside = [p for p in carve if p != root and _roots.is_beneath(p, root)]
     if root in carve:
         return
     if not inside:
-        ruleset.allow(root, _landlock.READ | _landlock.WRITE)
+        ruleset.allow_fd(plan.fds[root], _landlock.READ | _landlock.WRITE)
         return
-    _grant_around(ruleset, root, inside, _landlock.READ | _landlock.WRITE)
+    held = [plan.fd_path(root, p) for p in inside]
+    _grant_around(ruleset, plan.fd_path(root, root), held, _landlock.READ | _landlock.WRITE)
 
 
 def _grant_around(

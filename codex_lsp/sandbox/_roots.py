@@ -59,33 +59,47 @@ def commondir_target(gitdir: str) -> str | None:
     return absolute(value, gitdir) if value else None
 
 
-def read_only_subpaths(root: str, *, is_cwd: bool) -> tuple[str, ...]:
+def _entries_of(directory: str) -> list[str]:
+    """The protected entries of one folder: its `.git` (with, for a pointer file, the
+    git directory it names and that one's common directory), `.agents` and `.codex`,
+    whether or not they exist yet."""
+    found: list[str] = []
+    dot_git = os.path.join(directory, GIT)
+    found.append(dot_git)
+    if os.path.isfile(dot_git):
+        target = gitdir_target(dot_git)
+        if target is not None:
+            found.append(target)
+            common = commondir_target(target)
+            if common is not None and common not in found:
+                found.append(common)
+    found.append(os.path.join(directory, AGENTS))
+    found.append(os.path.join(directory, CODEX))
+    return found
+
+
+def read_only_subpaths(root: str, *, is_cwd: bool = False) -> tuple[str, ...]:
     """The protected paths beneath one writable root, most important first.
 
     A worktree's `.git` is a pointer file: the directory it names and the main
     repository's git directory (its config and hooks run on the user's next `git`)
-    are protected with it. The cwd's `.codex` and `.agents` are protected even before
-    they exist, so a command cannot create a project config or skills that the next
-    session would load.
+    are protected with it. `.git`, `.codex` and `.agents` are protected even before
+    they exist, in every root: a command must not create a repository whose config
+    the next `git` runs, nor a project config or skills that the next session loads.
+    (`is_cwd` is kept for callers; every root is treated as the cwd once was.)
     """
+    del is_cwd
+    return tuple(_entries_of(root))
+
+
+def _ancestors(path: str) -> list[str]:
     found: list[str] = []
-    dot_git = os.path.join(root, GIT)
-    if os.path.lexists(dot_git):
-        found.append(dot_git)
-        if os.path.isfile(dot_git):
-            target = gitdir_target(dot_git)
-            if target is not None:
-                found.append(target)
-                common = commondir_target(target)
-                if common is not None and common not in found:
-                    found.append(common)
-    agents = os.path.join(root, AGENTS)
-    if is_cwd or os.path.isdir(agents):
-        found.append(agents)
-    codex = os.path.join(root, CODEX)
-    if is_cwd or os.path.lexists(codex):
-        found.append(codex)
-    return tuple(found)
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return found
+        found.append(parent)
+        path = parent
 
 
 def compute(
@@ -100,7 +114,10 @@ def compute(
     """Writable roots as `(root, read_only_subpaths)` for a policy `kind`.
 
     Only `workspace-write` has roots: `read-only` has none and `danger-full-access`
-    needs none (everything is writable).
+    needs none (everything is writable). The folders above the cwd and above each
+    root that lie inside another root (the repository a package folder belongs to,
+    under `/tmp` say) have their `.git`, `.codex` and `.agents` protected too, under
+    the root that holds them: git and the next session read them as surely.
     """
     if kind != "workspace-write":
         return []
@@ -113,14 +130,26 @@ def compute(
     tmpdir = env.get("TMPDIR", "")
     if not exclude_tmpdir_env_var and tmpdir:
         candidates.append(absolute(tmpdir, cwd_abs))
-    roots: list[RootSpec] = []
-    seen: set[str] = set()
-    for root in candidates:
-        if root in seen:
-            continue
-        seen.add(root)
-        roots.append((root, read_only_subpaths(root, is_cwd=root == cwd_abs)))
-    return roots
+    return specs_for(list(dict.fromkeys(candidates)))
+
+
+def specs_for(unique: list[str]) -> list[RootSpec]:
+    """`(root, read_only_subpaths)` for these roots, with the protected entries of the
+    folders above each root that lie inside another root (see `compute`)."""
+    subs: dict[str, list[str]] = {root: list(read_only_subpaths(root)) for root in unique}
+    real = {root: os.path.realpath(root) for root in unique}
+    for start in dict.fromkeys([*unique, *real.values()]):
+        for folder in _ancestors(start):
+            holders = [
+                r for r in unique if folder not in (r, real[r]) and is_beneath(folder, real[r])
+            ] or [r for r in unique if r != folder and is_beneath(folder, r)]
+            if not holders:
+                continue
+            holder = max(holders, key=len)
+            for entry in _entries_of(folder):
+                if entry not in subs[holder]:
+                    subs[holder].append(entry)
+    return [(root, tuple(subs[root])) for root in unique]
 
 
 def resolve(path: str) -> str:

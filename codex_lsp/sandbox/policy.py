@@ -108,3 +108,19 @@ def writable_root_of(path: Path | str, policy: Policy, cwd: Path | str) -> Path 
         root for root in (_roots.resolve(r) for r, _ in specs) if _roots.is_beneath(real, root)
     ]
     return Path(max(holders, key=len)) if holders else None
+
+
+def is_repository_entry(entry: Path) -> bool:
+    """Whether `entry` (a `.git`) makes its folder a repository: a git directory with a
+    `HEAD`, or the `gitdir:` file of a worktree or submodule.
+
+    The sandbox holds an empty `.git` folder in place where none exists, so that no
+    command can create one; git passes over such a folder to the repository above, and
+    whatever looks for a project's root must too.
+    """
+    try:
+        if entry.is_dir():
+            return (entry / "HEAD").exists()
+        return entry.is_file()
+    except OSError:
+        return False

@@ -53,7 +53,12 @@ def _git_lines(root: Path, *args: str) -> Iterator[list[str]]:
 
 
 def in_git_work_tree(root: Path) -> bool:
-    return any((directory / ".git").exists() for directory in (root, *root.parents))
+    # An empty `.git` folder (the sandbox holds one where a project has none) is no
+    # repository: git passes over it, and `git ls-files` would list nothing.
+    return any(
+        (directory / ".git").is_file() or (directory / ".git" / "HEAD").exists()
+        for directory in (root, *root.parents)
+    )
 
 
 def _walk(root: Path) -> Iterator[list[str]]:

@@ -110,6 +110,7 @@ def test_repo_roots_run_from_project_root_down_to_cwd(tmp_path):
     cwd = repo / "a" / "b"
     cwd.mkdir(parents=True)
     (repo / ".git").mkdir()
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     roots = skill_roots(cwd, codex_home=tmp_path / "ch", home=tmp_path / "h")
     repo_roots = [r.path for r in roots if r.scope == "repo"]
     assert repo_roots == [

@@ -59,11 +59,14 @@ def wrap(
     *,
     options: object | None = None,
     env: dict[str, str] | None = None,
+    roots: object | None = None,
 ) -> tuple[list[str], dict[str, str]]:
-    """`wrap_command` for a test; `options` is passed only when given."""
+    """`wrap_command` for a test; `options` and `roots` are passed only when given."""
     # The launcher reads the mode switch from the command's environment.
     environ = sandbox_env(mode, env)
-    kwargs = {"options": options} if options is not None else {}
+    kwargs: dict[str, object] = {"options": options} if options is not None else {}
+    if roots is not None:
+        kwargs["roots"] = roots
     return wrap_command(argv, policy, ws, environ, **kwargs)  # type: ignore[arg-type]
 
 

@@ -307,16 +307,15 @@ def test_ordinary_work_still_works(ws: Path, mode: str) -> None:
     (ws / "src" / "hello.c").write_text(
         '#include <stdio.h>\nint main(void) { puts("hello from c"); return 0; }\n'
     )
-    # $TMPDIR is a writable root; a private one, so that whatever other programs leave in
-    # the shared /tmp (a stray `.git` makes it take no new entries with Landlock alone)
-    # does not decide this test.
+    # $TMPDIR is a writable root; a private one here. With Landlock alone a root takes no
+    # new entries at its top, and the command's $TMPDIR is a folder of its own inside it.
     scratch = Path(tempfile.mkdtemp(prefix="sandbox-scratch-", dir="/var/tmp"))
     # The linker marks its output executable: with Landlock alone that needs the opt-in.
     opt_in = SandboxOptions(fallback_metadata_changes=True) if mode == "landlock-only" else None
     try:
         result = run(
             "set -e; cc -o src/hello src/hello.c; ./src/hello; head -1 /etc/passwd; "
-            f"echo scratch > {scratch}/out.txt; echo created > created.txt 2>/dev/null || true; "
+            'echo scratch > "$TMPDIR/out.txt"; echo created > created.txt 2>/dev/null || true; '
             'echo "sandbox=$CODEX_SANDBOX net_disabled=$CODEX_SANDBOX_NETWORK_DISABLED"; '
             "git status --short src | head -1",
             ws,
@@ -328,7 +327,8 @@ def test_ordinary_work_still_works(ws: Path, mode: str) -> None:
         assert result.code == 0, result.output
         assert "hello from c" in result.output
         assert result.output.splitlines()[1].startswith("root:")
-        assert (scratch / "out.txt").read_text() == "scratch\n"
+        own = scratch if mode == "mountns" else scratch / f"codex-sandbox-{os.geteuid()}"
+        assert (own / "out.txt").read_text() == "scratch\n"
         assert "sandbox=seccomp net_disabled=1" in result.output
         assert "?? src/" in result.output
     finally:
@@ -337,12 +337,11 @@ def test_ordinary_work_still_works(ws: Path, mode: str) -> None:
 
 def test_writes_to_tmp_follow_the_policy(ws: Path, mode: str) -> None:
     name = f"/tmp/sandbox-test-{os.getpid()}-{id(ws)}"
-    # Programs sharing /tmp sometimes leave a `.git` or `.codex` at its top: then, with
-    # Landlock alone, /tmp keeps its existing entries writable but takes no new ones.
-    stray = any(os.path.lexists(f"/tmp/{entry}") for entry in (".git", ".codex", ".agents"))
+    # With Landlock alone /tmp keeps its existing entries writable but takes no new ones
+    # (its `.git`, `.codex` and `.agents` must not be created).
     try:
         allowed = run(f"echo ok > {name}", ws, mode, policy=WorkspaceWrite())
-        if mode == "landlock-only" and stray:
+        if mode == "landlock-only":
             assert allowed.denied(), allowed.output
             Path(name).write_text("ok\n")
         else:

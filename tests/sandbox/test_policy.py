@@ -76,22 +76,29 @@ def test_cwd_protects_git_agents_and_codex_even_before_they_exist(ws: Path) -> N
     assert root.read_only_subpaths == (ws / ".git", ws / ".agents", ws / ".codex")
 
 
-def test_agents_dir_is_protected_but_an_agents_file_is_not(ws: Path, tmp_path: Path) -> None:
-    (ws / ".agents").mkdir()
-    other = tmp_path / "other"
-    other.mkdir()
-    (other / ".agents").write_text("not a dir")
-    roots = roots_by_path(WorkspaceWrite(writable_roots=(str(other),)), ws)
-    assert ws / ".agents" in roots[ws].read_only_subpaths
-    # Not the cwd and no `.codex` there: nothing to protect in `other`.
-    assert roots[other].read_only_subpaths == ()
-
-
-def test_codex_dir_outside_cwd_is_protected_only_if_present(ws: Path, tmp_path: Path) -> None:
+def test_every_root_protects_all_three_names_whether_or_not_they_exist(
+    ws: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other"
     (other / ".codex").mkdir(parents=True)
+    (other / ".agents").write_text("not a dir")
     roots = roots_by_path(WorkspaceWrite(writable_roots=(str(other),)), ws)
-    assert roots[other].read_only_subpaths == (other / ".codex",)
+    names = (".git", ".agents", ".codex")
+    assert roots[other].read_only_subpaths == tuple(other / name for name in names)
+    assert roots[ws].read_only_subpaths == tuple(ws / name for name in names)
+
+
+def test_the_repository_above_the_cwd_is_protected_under_its_root(tmp_path: Path) -> None:
+    repo = tmp_path / "shared" / "mono"
+    (repo / ".git").mkdir(parents=True)
+    cwd = repo / "pkg"
+    cwd.mkdir()
+    policy = WorkspaceWrite(writable_roots=(str(tmp_path / "shared"),))
+    shared = roots_by_path(policy, cwd)[tmp_path / "shared"]
+    for name in (".git", ".agents", ".codex"):
+        assert repo / name in shared.read_only_subpaths
+        assert not is_path_writable(repo / name / "config", policy, cwd)
+    assert is_path_writable(repo / "README.md", policy, cwd)
 
 
 def test_gitdir_pointer_file_protects_its_target(tmp_path: Path) -> None:

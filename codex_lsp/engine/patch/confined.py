@@ -6,7 +6,9 @@ itself and outside the sandbox, while commands may be changing the same folders.
 through a handle on the root it decided on: every directory on the way is opened
 beneath that handle with no symlink followed (`open_beneath`), and the file is
 created, replaced or removed relative to the last one. A folder swapped for a
-symlink in between makes the write fail; it never sends it elsewhere.
+symlink in between makes the write fail; it never sends it elsewhere. The roots
+themselves are the session's held handles: a root whose path was re-pointed since the
+session was configured is refused (`RootMoved`), and the write never follows it.
 
 A symlink that is the file itself is still written through, as editors do, when
 its target lies in the roots too: that is decided on the target, and the target's
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
-from codex_lsp.sandbox import writable_root_of
+from codex_lsp.sandbox import HeldRoots, writable_root_of
 from codex_lsp.sandbox.beneath import EscapeRefused, open_beneath, open_root
 
 from .workspace import Backup, FileBackup, LinkBackup, RollbackError
@@ -46,20 +48,31 @@ class WriteConfinement:
     policy: Policy
     cwd: Path
     approved: frozenset[str] = field(default_factory=frozenset)
+    # The session's writable roots, held open since it was configured: each write
+    # checks that their paths still lead to them, and goes through their handles.
+    roots: HeldRoots | None = None
 
     @classmethod
     def for_patch(
-        cls, policy: Policy, cwd: Path, approved_paths: list[Path] | tuple[Path, ...] = ()
+        cls,
+        policy: Policy,
+        cwd: Path,
+        approved_paths: list[Path] | tuple[Path, ...] = (),
+        *,
+        roots: HeldRoots | None = None,
     ) -> WriteConfinement:
         """`approved_paths` are resolved now, at approval: a symlink appearing on their
         way later changes where they lead, and such a write is refused."""
         approved = frozenset(os.path.realpath(os.path.join(cwd, p)) for p in approved_paths)
-        return cls(policy, Path(os.path.abspath(cwd)), approved)
+        return cls(policy, Path(os.path.abspath(cwd)), approved, roots)
 
     def anchor(self, real: str) -> str:
-        """The directory `real` (a resolved path) must be reached from."""
+        """The directory `real` (a resolved path) must be reached from. Raises
+        `RootMoved` when a held root's path leads elsewhere now."""
         if real in self.approved:
             return "/"
+        if self.roots is not None:
+            self.roots.verify()
         root = writable_root_of(real, self.policy, self.cwd)
         if root is None:
             raise OutsideRootsError(
@@ -103,7 +116,8 @@ def _place(
     directory, name = os.path.split(relative)
     if name in ("", ".", ".."):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    root_fd = open_root(anchor)
+    held = confinement.roots.fd_of(anchor) if confinement.roots is not None else None
+    root_fd = os.dup(held) if held is not None else open_root(anchor)
     try:
         made: list[str] = []
         dir_fd = open_beneath(root_fd, directory, create=create_dirs, created=made)

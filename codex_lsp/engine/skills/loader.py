@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from codex_lsp.engine.skills.frontmatter import FrontmatterError, split_frontmatter
+from codex_lsp.sandbox import is_repository_entry
 
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 6
@@ -95,7 +96,7 @@ def project_root(cwd: Path) -> Path | None:
         (
             directory
             for directory in (cwd, *cwd.parents)
-            if any((directory / marker).exists() for marker in PROJECT_ROOT_MARKERS)
+            if any(is_repository_entry(directory / marker) for marker in PROJECT_ROOT_MARKERS)
         ),
         None,
     )

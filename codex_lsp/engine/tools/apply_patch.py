@@ -31,7 +31,7 @@ from codex_lsp.protocol.events import (
     TurnDiffEvent,
 )
 from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
-from codex_lsp.sandbox import paths_outside_writable_roots
+from codex_lsp.sandbox import RootMoved, paths_outside_writable_roots
 
 REJECTED_BY_USER = "patch rejected by user"
 
@@ -92,6 +92,18 @@ def assess_patch(plan: PatchPlan, ctx: TurnContext) -> tuple[str, str | None]:
     return "ask", f"the patch writes outside the writable roots: {listed}"
 
 
+def _moved_root(ctx: TurnContext) -> RootMoved | None:
+    """Why the patch cannot be written: a writable root whose path leads elsewhere now
+    (decided before anything is assessed, asked or handed to an editor)."""
+    if isinstance(ctx.sandbox_policy, DangerFullAccess) or ctx.roots is None:
+        return None
+    try:
+        ctx.roots.verify()
+    except RootMoved as err:
+        return err
+    return None
+
+
 def confine_patch(plan: PatchPlan, ctx: TurnContext) -> WriteConfinement | None:
     """Where the disk writer may put the patch's files: the writable roots, plus the
     paths outside them that are about to be put to the user, resolved now, at the
@@ -99,7 +111,7 @@ def confine_patch(plan: PatchPlan, ctx: TurnContext) -> WriteConfinement | None:
     if isinstance(ctx.sandbox_policy, DangerFullAccess):
         return None
     outside = paths_outside_writable_roots(plan.touched_paths(), ctx.sandbox_policy, ctx.cwd)
-    return WriteConfinement.for_patch(ctx.sandbox_policy, ctx.cwd, outside)
+    return WriteConfinement.for_patch(ctx.sandbox_policy, ctx.cwd, outside, roots=ctx.roots)
 
 
 async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
@@ -112,6 +124,9 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     except PatchApplyError as err:
         return ToolOutput(err.model_message, success=False)
     original = plan
+    moved = _moved_root(call.ctx)
+    if moved is not None:
+        return ToolOutput(f"patch rejected: {moved}", success=False)
     changes = await anyio.to_thread.run_sync(plan.changes)
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":

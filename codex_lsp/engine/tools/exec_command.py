@@ -46,7 +46,12 @@ from codex_lsp.engine.unified_exec import (
     new_chunk_id,
     too_many_processes_warning,
 )
-from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied, wrap_command
+from codex_lsp.sandbox import (
+    RootMoved,
+    SandboxUnavailable,
+    is_likely_sandbox_denied,
+    wrap_command,
+)
 
 __all__ = ["handle_exec_command", "handle_write_stdin"]
 
@@ -224,7 +229,11 @@ async def _start(
         options = sandbox_options(config, getattr(session.services, "codex_home", None))
         try:
             # The policy's roots come from the session's cwd, not the command's workdir.
-            run_argv, env = wrap_command(argv, ctx.sandbox_policy, ctx.cwd, env, options=options)
+            run_argv, env = wrap_command(
+                argv, ctx.sandbox_policy, ctx.cwd, env, options=options, roots=ctx.roots
+            )
+        except RootMoved as err:
+            raise ToolError(f"command refused: {err}") from None
         except SandboxUnavailable as err:
             session.warn_once(call.sub_id, str(err))
             return None

@@ -26,7 +26,7 @@ from codex_lsp.protocol.events import (
     ExecCommandEndEvent,
     ExecCommandOutputDeltaEvent,
 )
-from codex_lsp.sandbox import SandboxUnavailable, is_likely_sandbox_denied
+from codex_lsp.sandbox import RootMoved, SandboxUnavailable, is_likely_sandbox_denied
 from codex_lsp.store.config import Config
 
 DEFAULT_TIMEOUT_MS = 10_000
@@ -123,7 +123,10 @@ async def _run(
             config=getattr(session.services, "config", None),
             codex_home=getattr(session.services, "codex_home", None),
             sandboxed=sandboxed,
+            roots=ctx.roots,
         )
+    except RootMoved as err:
+        raise ToolError(f"command refused: {err}") from None
     except SandboxUnavailable as err:
         session.warn_once(call.sub_id, str(err))
         return None
