@@ -23,6 +23,7 @@ from codex_lsp.api import (
     thread_ops,
     thread_pages,
     thread_records,
+    thread_settings,
 )
 
 API_FAMILIES: tuple[ModuleType, ...] = (
@@ -31,6 +32,7 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     thread_records,
     thread_pages,
     thread_ops,
+    thread_settings,
     config_write,
     fs,
     fuzzy_search,

@@ -30,7 +30,7 @@ from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
 from codex_lsp.protocol.inputs import Personality, ReasoningSummary
-from codex_lsp.protocol.ops import Interrupt, UserTurn
+from codex_lsp.protocol.ops import Interrupt, OverrideTurnContext, UserTurn
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, sandbox_policy_to_v2
 from codex_lsp.protocol.v2_items import UserInput
 from codex_lsp.protocol.v2_thread_ops import (
@@ -113,7 +113,7 @@ async def submit_turn(
         task=task,
     )
     settings = _settings(op, ctx)
-    if settings != _settings_of(ctx):
+    if settings != settings_of(ctx):
         update = ThreadSettingsUpdatedNotification(
             thread_id=thread.thread_id, thread_settings=settings
         )
@@ -143,13 +143,28 @@ def _settings(op: UserTurn, ctx: TurnContext) -> ThreadSettings:
                 model=op.model,
                 reasoning_effort=op.effort,
                 developer_instructions=ctx.developer_instructions,
-            )
+            ),
         ),
         personality=op.personality,
     )
 
 
-def _settings_of(ctx: TurnContext) -> ThreadSettings:
+def settings_after(ctx: TurnContext, op: OverrideTurnContext) -> ThreadSettings:
+    """The thread's settings once `op` applies to `ctx` (its None fields leave them as they are)."""
+    merged = UserTurn(
+        items=[],
+        cwd=op.cwd or str(ctx.cwd),
+        approval_policy=op.approval_policy or ctx.approval_policy,
+        sandbox_policy=op.sandbox_policy or ctx.sandbox_policy,
+        model=op.model or ctx.model,
+        effort=op.effort or ctx.effort,
+        summary=op.summary or ctx.summary,
+        personality=op.personality or ctx.personality,
+    )
+    return _settings(merged, ctx)
+
+
+def settings_of(ctx: TurnContext) -> ThreadSettings:
     current = UserTurn(
         items=[],
         cwd=str(ctx.cwd),

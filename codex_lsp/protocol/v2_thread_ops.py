@@ -253,6 +253,29 @@ class ThreadSettingsUpdatedNotification(V2Model):
     thread_settings: ThreadSettings
 
 
+class ThreadSettingsUpdateParams(V2Model):
+    """Change what the thread's next turns run with, without starting one (None: unchanged)."""
+
+    thread_id: str
+    cwd: Opt[str] = None
+    approval_policy: Opt[AskForApproval] = None
+    approvals_reviewer: Opt[ApprovalsReviewer] = None
+    sandbox_policy: Opt[SandboxPolicy] = None
+    permissions: Opt[str] = None
+    model: Opt[str] = None
+    service_tier: Opt[str] = None
+    effort: Opt[ReasoningEffort] = None
+    summary: Opt[ReasoningSummary] = None
+    collaboration_mode: Opt[CollaborationMode] = None
+    personality: Opt[Personality] = None
+    disabled_plugin_ids: Opt[list[str]] = None
+    environments: Opt[list[Any]] = None
+
+
+class ThreadSettingsUpdateResponse(V2Model):
+    """Empty; `thread/settings/updated` follows when anything changed."""
+
+
 REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "thread/turns/list": (ThreadTurnsListParams, ThreadTurnsListResponse),
     "thread/items/list": (ThreadItemsListParams, ThreadItemsListResponse),
@@ -264,7 +287,11 @@ REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "thread/inject_items": (ThreadInjectItemsParams, ThreadInjectItemsResponse),
     "thread/revert": (ThreadRevertParams, ThreadRevertResponse),
     "turn/steer": (TurnSteerParams, TurnSteerResponse),
+    "thread/settings/update": (ThreadSettingsUpdateParams, ThreadSettingsUpdateResponse),
 }
+
+# Experimental in the reference server: absent from its stable schema.
+EXPERIMENTAL = frozenset({"thread/settings/update"})
 
 NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "thread/closed": ThreadClosedNotification,

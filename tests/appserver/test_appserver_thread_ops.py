@@ -344,3 +344,42 @@ def test_changed_turn_settings_are_announced(scripted_model, tmp_path):
         order = [m.get("method") for m in client.received]
         second_turn = [i for i, method in enumerate(order) if method == "turn/started"][1]
         assert order.index("thread/settings/updated") < second_turn
+
+
+def test_thread_settings_update_changes_the_next_turn_without_starting_one(
+    scripted_model, tmp_path
+):
+    """What the ACP adapter does for a session's model and mode picker: settings between turns."""
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(text_response("ran on the new model", response_id="resp_1"))
+    with app_server(home, ws) as client:
+        thread = client.start_thread()
+        update = {
+            "threadId": thread["id"],
+            "model": "gpt-5.4-mini",
+            "approvalPolicy": "never",
+            "sandboxPolicy": {"type": "readOnly"},
+        }
+        assert client.result("thread/settings/update", update) == {}
+        announced = client.first("thread/settings/updated", threadId=thread["id"])
+        settings = announced["params"]["threadSettings"]
+        assert (settings["model"], settings["approvalPolicy"]) == ("gpt-5.4-mini", "never")
+        assert settings["sandboxPolicy"]["type"] == "readOnly"
+        assert client.notifications("turn/started") == []
+        client.run_turn(thread["id"], "which model")
+        assert scripted_model.requests[-1].body["model"] == "gpt-5.4-mini"
+        # The same settings again change nothing, so nothing is announced.
+        before = len(client.notifications("thread/settings/updated"))
+        client.result("thread/settings/update", update)
+        client.result("thread/read", {"threadId": thread["id"]})
+        assert len(client.notifications("thread/settings/updated")) == before
+
+        refused = {
+            "permissions": "named permission profiles",
+            "collaborationMode": "Plan mode",
+        }
+        plan = {"mode": "plan", "settings": {"model": "gpt-5.5"}}
+        for field, words in refused.items():
+            value = plan if field == "collaborationMode" else "workspace"
+            answer = client.call("thread/settings/update", {"threadId": thread["id"], field: value})
+            assert answer["error"]["code"] == -32602 and words in answer["error"]["message"]
