@@ -80,13 +80,21 @@ OUT_OF_SCOPE: dict[str, str] = {
 }
 """Method -> why this server does not serve it."""
 
+LEGACY: dict[str, str] = {
+    "getAuthStatus": "a request of the older protocol; account/read tells how you are signed in",
+    "getConversationSummary": "a request of the older protocol; thread/read gives the summary",
+    "gitDiffToRemote": "a request of the older protocol; review/start reviews a branch's changes",
+}
+"""Older-protocol requests the reference still answers (its TypeScript bindings name them, its
+JSON Schema does not) -> why this server does not."""
+
 NOT_SERVED_YET = frozenset({"thread/rollback"})
 """Methods of the protocol still to come here (`thread/revert` covers most of `thread/rollback`)."""
 
 
 def not_found_message(method: str) -> str:
     """The -32601 message for `method`: named, with the reason when there is one."""
-    reason = OUT_OF_SCOPE.get(method)
+    reason = OUT_OF_SCOPE.get(method) or LEGACY.get(method)
     if reason is not None:
         return f"Method not found: {method} (not served by codex-lsp: {reason})"
     if method in NOT_SERVED_YET:

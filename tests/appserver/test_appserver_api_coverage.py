@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codex_lsp.api.port import METHOD_NOT_FOUND
-from codex_lsp.api.scope import OUT_OF_SCOPE
+from codex_lsp.api.scope import LEGACY, OUT_OF_SCOPE
 from tests.support.appserver import AppServerClient, app_server, make_home
 from tests.support.schema_check import stable_client_requests
 
@@ -83,3 +83,12 @@ def test_generated_typescript_declares_every_served_request_and_no_other(tmp_pat
     text = (tmp_path / "ClientRequest.ts").read_text()
     assert [m for m in IN_SCOPE if f'method: "{m}";' not in text] == []
     assert [m for m in OUT_OF_SCOPE if f'"{m}"' in text] == []
+
+
+@pytest.mark.parametrize("method", sorted(LEGACY))
+def test_older_protocol_requests_say_what_replaces_them(client, method):
+    answer = client.call(method, {})
+    assert answer["error"]["code"] == METHOD_NOT_FOUND
+    assert answer["error"]["message"] == (
+        f"Method not found: {method} (not served by codex-lsp: {LEGACY[method]})"
+    )
