@@ -6,7 +6,7 @@ and streamed answers, secrets removed, next to its rollout (`model-streams-*.jso
 
 `replay FILE` (the recording, or the rollout beside it) runs the same thread again against the
 recording, offline, and says whether it reached the same items. Commands and patches run for
-real, in the thread's directory or `--cd DIR`, under the user's sandbox and approval policy
+real, in the current directory or `--cd DIR`, under the user's sandbox and approval policy
 (`-s`, `-a`, else config.toml's), never the recording's; approvals are asked on the terminal.
 """
 
@@ -39,7 +39,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     replay.add_argument("file", type=Path, help="the recording (model-streams-*.jsonl) or rollout")
     replay.add_argument(
-        "-C", "--cd", type=Path, help="run the thread's commands here instead of where it ran"
+        "-C",
+        "--cd",
+        type=Path,
+        help="run the thread's commands here (default: the current directory, never where the "
+        "recording says it ran)",
     )
     replay.add_argument(
         "-s",

@@ -6,10 +6,11 @@ A `ReplayServer` serves those answers to a real engine, configured in a scratch 
 use it, which runs the turns again; then the items of both threads are compared, ignoring ids,
 times and the directory they ran in.
 
-A recording is only a file: anyone could have edited it. So the commands it leads to run under
-the user's sandbox and approval policy (`-s`, `-a`, else the user's config.toml, else read-only
-and on-request), never the ones the rollout names, and every approval is asked on the terminal,
-the recorded decision shown beside the question but never taken as the answer.
+A recording is only a file: anyone could have edited it. So the commands it leads to run in the
+current folder (or `--cd DIR`) under the user's sandbox and approval policy (`-s`, `-a`, else the
+user's config.toml, else read-only and on-request), never the folder and policies the rollout
+names, and every approval is asked on the terminal, the recorded decision shown beside the
+question but never taken as the answer.
 """
 
 from __future__ import annotations
@@ -208,13 +209,15 @@ async def replay(
         raise ReplayError(f"the rollout the recording belongs to is missing: {rollout}")
     thread = read_thread(rollout)
     recorded_cwd = str(thread.context.get("cwd") or "")
-    cwd = (cd or Path(recorded_cwd)).resolve()
+    # The folder is a writable root under workspace-write: the user's choice, never the file's.
+    cwd = (cd or Path.cwd()).resolve()
     if not cwd.is_dir():
         raise ReplayError(f"{cwd} does not exist; run the replay elsewhere with --cd DIR")
     policy = user_policy(cwd, sandbox, approval)
     terminal.write(
-        f"Replaying under your policy: sandbox {policy.sandbox.type}, approvals "
-        f"{policy.approval.value} (the recording's own policy is not used).\n"
+        f"Replaying in {cwd} under your policy: sandbox {policy.sandbox.type}, approvals "
+        f"{policy.approval.value} (the recording ran in {json.dumps(recorded_cwd)}; its own "
+        "folder and policy are not used).\n"
     )
     terminal.flush()
 

@@ -48,11 +48,18 @@ async def _record(
 
 
 def _replay(
-    recording: Path, cwd: Path, user_home: Path, *flags: str, answers: str = ""
+    recording: Path,
+    cd: Path | None,
+    user_home: Path,
+    *flags: str,
+    answers: str = "",
+    here: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CODEX_HOME": str(user_home)}
+    where = ["--cd", str(cd)] if cd else []
     return subprocess.run(
-        [sys.executable, "-m", "codex_lsp", "replay", str(recording), "--cd", str(cwd), *flags],
+        [sys.executable, "-m", "codex_lsp", "replay", str(recording), *where, *flags],
+        cwd=here,
         input=answers,
         capture_output=True,
         text=True,
@@ -87,7 +94,7 @@ async def test_a_recording_of_full_access_replays_read_only_by_default(
     replayed = _replay(recording, ws, tmp_path / "no-config-home")
     assert not (outside / "marker").exists()
     assert not (ws / "inside.txt").exists()
-    assert "Replaying under your policy: sandbox read-only, approvals on-request" in (
+    assert f"Replaying in {ws} under your policy: sandbox read-only, approvals on-request" in (
         replayed.stderr
     )
     assert replayed.returncode == 1  # the command failed where it had succeeded
@@ -143,3 +150,22 @@ async def test_the_users_approval_flag_and_config_are_honoured(tmp_path, scripte
     assert "approvals on-request" in quiet.stderr
     assert "wants to run" not in quiet.stderr
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+
+
+async def test_the_recorded_folder_is_never_where_a_replay_writes(
+    tmp_path, scripted_model, outside
+):
+    """The folder the rollout names would be a writable root; the replay runs in the current
+    folder instead, so a recording naming a folder of the user's cannot open it to writes."""
+    victim = make_git_repo(tmp_path / "victim", {"notes.txt": "draft\n"})
+    recording = await _record(tmp_path, scripted_model, victim, {"cmd": "echo over > notes.txt"})
+    (victim / "notes.txt").write_text("draft\n")
+    here = tmp_path / "here"
+    here.mkdir()
+
+    replayed = _replay(recording, None, _user_home(tmp_path), "-s", "workspace-write", here=here)
+
+    assert (victim / "notes.txt").read_text() == "draft\n"
+    assert (here / "notes.txt").read_text() == "over\n"
+    assert f"Replaying in {here} under your policy" in replayed.stderr
+    assert f'the recording ran in "{victim}"' in replayed.stderr
