@@ -6,13 +6,16 @@ and streamed answers, secrets removed, next to its rollout (`model-streams-*.jso
 
 `replay FILE` (the recording, or the rollout beside it) runs the same thread again against the
 recording, offline, and says whether it reached the same items. Commands and patches run for
-real, in the thread's directory or `--cd DIR`.
+real, in the current directory or `--cd DIR`, under the user's sandbox and approval policy
+(`-s`, `-a`, else config.toml's), never the recording's; approvals are asked on the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from codex_lsp.cli.exec_cmd import APPROVAL_POLICIES, SANDBOX_MODES
 
 RECORDABLE = ("serve", "exec", "app-server", "proto")
 FEATURE_ON = "features.record_model_streams=true"
@@ -36,7 +39,27 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     replay.add_argument("file", type=Path, help="the recording (model-streams-*.jsonl) or rollout")
     replay.add_argument(
-        "-C", "--cd", type=Path, help="run the thread's commands here instead of where it ran"
+        "-C",
+        "--cd",
+        type=Path,
+        help="run the thread's commands here (default: the current directory, never where the "
+        "recording says it ran)",
+    )
+    replay.add_argument(
+        "-s",
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        metavar="MODE",
+        help="where commands may write (default: config.toml's sandbox_mode, else read-only); "
+        "the recording's own policy is never used",
+    )
+    replay.add_argument(
+        "-a",
+        "--ask-for-approval",
+        choices=APPROVAL_POLICIES,
+        metavar="POLICY",
+        help="when to ask (default: config.toml's approval_policy, else on-request); "
+        "approvals are asked on the terminal",
     )
     replay.set_defaults(run=run_replay)
 
@@ -53,13 +76,17 @@ def recorded_command(args: argparse.Namespace) -> list[str] | None:
 
 def run_replay(args: argparse.Namespace) -> int:
     import sys
+    from functools import partial
 
     import anyio
 
     from codex_lsp.cli.replay_session import ReplayError, replay
 
     try:
-        return anyio.run(replay, args.file, args.cd, sys.stdout)
+        run = partial(
+            replay, sandbox=args.sandbox, approval=args.ask_for_approval, terminal=sys.stderr
+        )
+        return anyio.run(run, args.file, args.cd, sys.stdout)
     except ReplayError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

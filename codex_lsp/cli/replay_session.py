@@ -1,20 +1,26 @@
 """The body of `codex-lsp replay`: a recorded thread run again, offline, and compared.
 
-The rollout says what the user did (each turn's message, or a compaction), under which model,
-policies and directory, and what became of each approval (a command that ran was approved,
-one marked declined was not). The recording holds what the model answered. A `ReplayServer`
-serves those answers to a real engine, configured in a scratch `$CODEX_HOME` to use it, which
-runs the turns again; then the items of both threads are compared, ignoring ids, times and
-the directory they ran in.
+The rollout says what the user did (each turn's message, or a compaction), under which model
+and directory, and what became of each approval. The recording holds what the model answered.
+A `ReplayServer` serves those answers to a real engine, configured in a scratch `$CODEX_HOME` to
+use it, which runs the turns again; then the items of both threads are compared, ignoring ids,
+times and the directory they ran in.
+
+A recording is only a file: anyone could have edited it. So the commands it leads to run in the
+current folder (or `--cd DIR`) under the user's sandbox and approval policy (`-s`, `-a`, else the
+user's config.toml, else read-only and on-request), never the folder and policies the rollout
+names, and every approval is asked on the terminal, the recorded decision shown beside the
+question but never taken as the answer.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from codex_lsp.model.recording import (
     Recording,
@@ -24,7 +30,15 @@ from codex_lsp.model.recording import (
     rollout_path,
 )
 from codex_lsp.protocol.decisions import ReviewDecision
+from codex_lsp.protocol.policy import AskForApproval
 from codex_lsp.store.rollout import read_rollout
+
+if TYPE_CHECKING:
+    from codex_lsp.protocol.events import (
+        ApplyPatchApprovalRequestEvent,
+        ExecApprovalRequestEvent,
+    )
+    from codex_lsp.protocol.policy import SandboxPolicy
 
 # Fields that differ from run to run without the thread being any different.
 VOLATILE = frozenset({"startedAtMs", "completedAtMs", "durationMs", "processId"})
@@ -106,12 +120,38 @@ def _decisions(events: list[dict[str, Any]]) -> dict[str, ReviewDecision]:
     return decisions
 
 
-def _config(recording: Recording, context: dict[str, Any], base_url: str) -> str:
+@dataclass(frozen=True)
+class UserPolicy:
+    """The sandbox and approval policy a replay runs under: the user's, never the file's."""
+
+    sandbox: SandboxPolicy
+    approval: AskForApproval
+
+
+def user_policy(cwd: Path, sandbox: str | None, approval: str | None) -> UserPolicy:
+    """`-s`/`-a` when given, else the user's config.toml (whose defaults are read-only and
+    on-request), with its `[sandbox_workspace_write]` settings."""
+    from codex_lsp.store.config import load_config
+    from codex_lsp.store.config_errors import ConfigError
+
+    try:
+        config = load_config()
+    except ConfigError as err:
+        raise ReplayError(str(err)) from None
+    if sandbox:
+        config = config.model_copy(update={"sandbox_mode": sandbox})
+    chosen = AskForApproval(approval) if approval else config.approval_policy
+    return UserPolicy(config.sandbox_policy(cwd), chosen)
+
+
+def _config(
+    recording: Recording, context: dict[str, Any], base_url: str, policy: UserPolicy
+) -> str:
     header = recording.header
     lines = [
         f"model = {json.dumps(str(context.get('model') or header.get('model') or 'gpt-5.4'))}",
         'model_provider = "replay"',
-        f"approval_policy = {json.dumps(str(context.get('approval_policy') or 'on-request'))}",
+        f"approval_policy = {json.dumps(policy.approval.value)}",
         "",
         "[model_providers.replay]",
         'name = "Replay"',
@@ -149,7 +189,15 @@ def normalized_items(events: list[dict[str, Any]], cwd: str) -> list[list[dict[s
     return turns
 
 
-async def replay(file: Path, cd: Path | None, out: TextIO) -> int:
+async def replay(
+    file: Path,
+    cd: Path | None,
+    out: TextIO,
+    *,
+    sandbox: str | None = None,
+    approval: str | None = None,
+    terminal: TextIO = sys.stderr,
+) -> int:
     recording_file, rollout = locate(file)
     try:
         recording = read_recording(recording_file)
@@ -161,9 +209,17 @@ async def replay(file: Path, cd: Path | None, out: TextIO) -> int:
         raise ReplayError(f"the rollout the recording belongs to is missing: {rollout}")
     thread = read_thread(rollout)
     recorded_cwd = str(thread.context.get("cwd") or "")
-    cwd = (cd or Path(recorded_cwd)).resolve()
+    # The folder is a writable root under workspace-write: the user's choice, never the file's.
+    cwd = (cd or Path.cwd()).resolve()
     if not cwd.is_dir():
         raise ReplayError(f"{cwd} does not exist; run the replay elsewhere with --cd DIR")
+    policy = user_policy(cwd, sandbox, approval)
+    terminal.write(
+        f"Replaying in {cwd} under your policy: sandbox {policy.sandbox.type}, approvals "
+        f"{policy.approval.value} (the recording ran in {json.dumps(recorded_cwd)}; its own "
+        "folder and policy are not used).\n"
+    )
+    terminal.flush()
 
     from codex_lsp.model.replay_server import ReplayServer
 
@@ -172,14 +228,16 @@ async def replay(file: Path, cd: Path | None, out: TextIO) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="codex-lsp-replay-") as scratch:
             home = Path(scratch)
-            (home / "config.toml").write_text(_config(recording, thread.context, base_url))
-            events = await _run(home, thread, cwd)
+            (home / "config.toml").write_text(_config(recording, thread.context, base_url, policy))
+            events = await _run(home, thread, cwd, policy, terminal)
     finally:
         await server.aclose()
     return _report(out, thread, events, recorded_cwd, str(cwd), server)
 
 
-async def _run(home: Path, thread: RecordedThread, cwd: Path) -> list[dict[str, Any]]:
+async def _run(
+    home: Path, thread: RecordedThread, cwd: Path, policy: UserPolicy, terminal: TextIO
+) -> list[dict[str, Any]]:
     """Run the recorded turns in a fresh engine; its persisted events, as a rollout has them."""
     from codex_lsp.engine.bootstrap import load_services
     from codex_lsp.engine.codex import Codex
@@ -199,8 +257,8 @@ async def _run(home: Path, thread: RecordedThread, cwd: Path) -> list[dict[str, 
     configure = ConfigureSession.model_validate(
         {
             "model": context.get("model"),
-            "approval_policy": context.get("approval_policy"),
-            "sandbox_policy": context.get("sandbox_policy"),
+            "approval_policy": policy.approval.value,
+            "sandbox_policy": policy.sandbox.model_dump(mode="json"),
             "cwd": str(cwd),
             "effort": context.get("effort"),
             "developer_instructions": context.get("developer_instructions"),
@@ -229,10 +287,10 @@ async def _run(home: Path, thread: RecordedThread, cwd: Path) -> list[dict[str, 
                         persisted.append(sanitize_event(payload))
                     msg = event.msg
                     if isinstance(msg, ExecApprovalRequestEvent):
-                        decision = thread.decisions.get(msg.call_id, ReviewDecision.DENIED)
+                        decision = await _ask(terminal, msg, thread.decisions.get(msg.call_id))
                         await codex.submit(ExecApproval(id=msg.call_id, decision=decision))
                     elif isinstance(msg, ApplyPatchApprovalRequestEvent):
-                        decision = thread.decisions.get(msg.call_id, ReviewDecision.DENIED)
+                        decision = await _ask(terminal, msg, thread.decisions.get(msg.call_id))
                         await codex.submit(PatchApproval(id=msg.call_id, decision=decision))
                     elif msg.type in END_EVENTS and event.id == sub_id:
                         break
@@ -240,6 +298,38 @@ async def _run(home: Path, thread: RecordedThread, cwd: Path) -> list[dict[str, 
         if services.http is not None:
             await services.http.aclose()
     return persisted
+
+
+async def _ask(
+    terminal: TextIO,
+    request: ExecApprovalRequestEvent | ApplyPatchApprovalRequestEvent,
+    recorded: ReviewDecision | None,
+) -> ReviewDecision:
+    """The user's answer on the terminal; no terminal (stdin closed) means no."""
+    import anyio
+
+    from codex_lsp.cli.exec_session import ANSWERS
+    from codex_lsp.protocol.events import ExecApprovalRequestEvent
+
+    # JSON shows every control, bidi and other non-ASCII character as an escape.
+    if isinstance(request, ExecApprovalRequestEvent):
+        what = f"run {json.dumps(request.command)}\n  in {json.dumps(request.cwd)}"
+    else:
+        what = f"change {json.dumps(sorted(request.changes))}"
+    reason = f"\n  reason: {json.dumps(request.reason)}" if request.reason else ""
+    was = {
+        None: "has no decision for it",
+        ReviewDecision.DENIED: "declined it",
+        ReviewDecision.ABORT: "declined it",
+    }.get(recorded, "approved it")
+    terminal.write(
+        f"The replayed thread wants to {what}{reason}\n  (the recording {was}; if it asks to "
+        "leave the sandbox, approving runs it outside)\n"
+        "Allow it? [y]es / [a]lways this session / [n]o / [q]uit turn: "
+    )
+    terminal.flush()
+    line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+    return ANSWERS.get(line.strip().lower()[:1], ReviewDecision.DENIED)
 
 
 def _report(

@@ -2,7 +2,8 @@
 
 Inside a git work tree the list is git's own: tracked files, then untracked ones that no
 `.gitignore`, `.git/info/exclude` or global excludes file hides; `git ls-files` answers from
-the index in a few milliseconds even for large trees, and git applies its ignore rules exactly.
+the index in a few milliseconds even for large trees, and git applies its ignore rules exactly
+(run through `codex_lsp.git`, so nothing the repository configures runs).
 Outside a repository there are no ignore rules (as for git itself) and the tree is walked,
 `.git` directories left out either way.
 
@@ -18,20 +19,18 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+from codex_lsp import git
+
 BATCH = 20_000
 
 
 def _git_lines(root: Path, *args: str) -> Iterator[list[str]]:
     """Paths git prints for `ls-files ARGS`, relative to `root`, in batches."""
     try:
-        process = subprocess.Popen(
-            ["git", "-c", "core.quotepath=off", "ls-files", "-z", *args],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
+        process = git.popen(
+            root, ["ls-files", "-z", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
-    except OSError:
+    except (OSError, subprocess.SubprocessError):
         return
     # A buffered pipe (Popen's default), whose read1 returns what is there without waiting to
     # fill the whole size.

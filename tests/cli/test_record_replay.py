@@ -61,8 +61,11 @@ async def _record(home: Path, ws: Path, monkeypatch: pytest.MonkeyPatch) -> Path
 def _replay(file: Path, cwd: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CODEX_HOME": str(tmp_path / "elsewhere")}
     env.pop("SCRIPTED_API_KEY", None)
+    # The thread's patch writes in its folder: the replaying user lets it.
+    policy = ["-s", "workspace-write"]
     return subprocess.run(
-        [sys.executable, "-m", "codex_lsp", "replay", str(file), "--cd", str(cwd)],
+        [sys.executable, "-m", "codex_lsp", "replay", str(file), "--cd", str(cwd), *policy],
+        input="",
         capture_output=True,
         text=True,
         env=env,

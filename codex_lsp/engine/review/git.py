@@ -1,9 +1,10 @@
 """What a review looks at: the diff of a `ReviewTarget`, collected with real git.
 
-Every call runs `git` as a subprocess without a shell, from the repository root so paths are
-root-relative whatever the session's cwd. Output is read up to a budget and git is stopped
-there, so a gigantic change cannot exhaust memory; the diff put in the prompt is then cut at
-file boundaries (`diff_budget`) and the material says what was left out.
+Every call runs `git` through `codex_lsp.git` (nothing a repository configures runs), without a
+shell, from the repository root so paths are root-relative whatever the session's cwd. Output is
+read up to a budget and git is stopped there, so a gigantic change cannot exhaust memory; the
+diff put in the prompt is then cut at file boundaries (`diff_budget`) and the material says what
+was left out.
 
 `collect_review_material` is synchronous (callers run it in a worker thread) and raises
 `ReviewTargetError` with a message meant for the user.
@@ -18,6 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codex_lsp import git
 from codex_lsp.engine.review.diff_budget import fit_diff
 from codex_lsp.protocol.inputs import (
     BaseBranchTarget,
@@ -30,8 +32,6 @@ from codex_lsp.protocol.inputs import (
 # About 50k tokens of diff: enough for most changes, small enough to leave room to think.
 MAX_DIFF_CHARS = 200_000
 GIT_TIMEOUT_S = 60.0
-# Keep the user's git config from changing the diff's shape.
-_GIT_CONFIG = ["-c", "core.quotepath=off", "-c", "color.ui=false", "-c", "diff.noprefix=false"]
 _DIFF_OPTIONS = ["--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/"]
 
 
@@ -233,29 +233,13 @@ class _Captured:
     complete: bool
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    # Never wait for credentials, never take locks an editor's git integration may want,
-    # and keep git's messages in one language so errors read the same everywhere.
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_PAGER="cat")
-    return env
-
-
 def _run_git(cwd: Path, args: list[str], *, ok: tuple[int, ...] = (0,)) -> _Result:
     try:
-        proc = subprocess.run(
-            ["git", *_GIT_CONFIG, *args],
-            cwd=cwd,
-            env=_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
+        proc = git.run(cwd, args, timeout=GIT_TIMEOUT_S)
     except FileNotFoundError as err:
         raise ReviewTargetError("git is not installed or not on PATH; reviews need it") from err
     except subprocess.TimeoutExpired as err:
-        raise ReviewTargetError(f"git {args[0]} took longer than {GIT_TIMEOUT_S:.0f}s") from err
+        raise ReviewTargetError(f"git {args[0]} took longer than {err.timeout:.0f}s") from err
     except OSError as err:
         raise ReviewTargetError(f"cannot run git in {cwd}: {err.strerror}") from err
     result = _Result(
@@ -273,16 +257,11 @@ def _capture(cwd: Path, args: list[str], *, limit: int, ok: tuple[int, ...]) -> 
     # stderr goes to a file: a pipe nobody drains could block git while stdout is read.
     with tempfile.TemporaryFile() as errors:
         try:
-            proc = subprocess.Popen(
-                ["git", *_GIT_CONFIG, *args],
-                cwd=cwd,
-                env=_env(),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=errors,
-            )
+            proc = git.popen(cwd, args, stdout=subprocess.PIPE, stderr=errors)
         except FileNotFoundError as err:
             raise ReviewTargetError("git is not installed or not on PATH; reviews need it") from err
+        except subprocess.TimeoutExpired as err:
+            raise ReviewTargetError(f"git {args[0]} took longer than {err.timeout:.0f}s") from err
         except OSError as err:
             raise ReviewTargetError(f"cannot run git in {cwd}: {err.strerror}") from err
         fired = threading.Event()

@@ -30,8 +30,10 @@ import {
   parseLauncher,
   type ServerCommand,
   serverCommand,
+  type ServerSettings,
   warmServerCommand,
 } from '../shared/serverCommand';
+import { ignoredWarning, type UserOnlySetting, userValue } from '../shared/userSettings';
 import {
   FOLLOWED_NOTIFICATIONS,
   followedNotification,
@@ -154,6 +156,7 @@ export class ServerConnection implements vscode.Disposable {
   client: LanguageClient | undefined;
   private restarts: number[] = [];
   private startedOnce = false;
+  private warnedIgnored = false;
   private readonly ready = new vscode.EventEmitter<void>();
   /** Fires each time the server has (re)started and answered `initialize`. */
   readonly onReady = this.ready.event;
@@ -178,12 +181,7 @@ export class ServerConnection implements vscode.Disposable {
     await this.stop();
     this.startedOnce = false;
     const config = vscode.workspace.getConfiguration(CLIENT_ID);
-    const settings = {
-      pythonPath: config.get<string>('pythonPath'),
-      serverCommand: config.get<string[]>('serverCommand'),
-      serverArgs: config.get<string[]>('serverArgs'),
-      serverEnv: config.get<Record<string, string>>('serverEnv'),
-    };
+    const settings = this.userSettings(config);
     let cmd = serverCommand(settings);
     const check = await preflight(cmd, { ...process.env, ...cmd.env }, !settings.serverCommand?.length);
     const warm = !cold && check.launcher !== undefined;
@@ -261,6 +259,29 @@ export class ServerConnection implements vscode.Disposable {
     await this.failedStart(described, watch, startError);
     void this.stop();
     return false;
+  }
+
+  /** The server's program, arguments and environment, from the User settings only. */
+  private userSettings(config: vscode.WorkspaceConfiguration): ServerSettings {
+    const ignored: string[] = [];
+    const read = <T>(name: UserOnlySetting): T | undefined => {
+      const { value, ignoredWorkspaceValue } = userValue(config.inspect<T>(name));
+      if (ignoredWorkspaceValue) ignored.push(name);
+      return value;
+    };
+    const settings: ServerSettings = {
+      pythonPath: read<string>('pythonPath'),
+      serverCommand: read<string[]>('serverCommand'),
+      serverArgs: read<string[]>('serverArgs'),
+      serverEnv: read<Record<string, string>>('serverEnv'),
+    };
+    const warning = ignoredWarning(ignored);
+    if (warning) {
+      this.output.warn(warning);
+      if (!this.warnedIgnored) void vscode.window.showWarningMessage(warning);
+      this.warnedIgnored = true;
+    }
+    return settings;
   }
 
   private async failedStart(described: string, watch: ProcessWatch | undefined, err: unknown): Promise<void> {

@@ -1,6 +1,6 @@
 /** Starting the server: where its settings are read from, and what a failed start shows. */
 
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -24,6 +24,52 @@ export const startupJourneys: Journey[] = [
     },
   },
   {
+    name: 'settings: a workspace settings file cannot choose the server, its arguments or environment',
+    screenshot: 'settings-workspace-ignored',
+    async run(api, ctx) {
+      // What a command in the sandbox could write: a program that leaves a marker, chosen by
+      // every setting that picks what the extension runs.
+      const dir = mkdtempSync(path.join(tmpdir(), 'codex-planted-'));
+      const marker = path.join(dir, 'ran');
+      const program = path.join(dir, 'program');
+      writeFileSync(program, `#!/bin/sh\ntouch '${marker}'\nexec '${ctx.python}' "$@"\n`);
+      chmodSync(program, 0o755);
+      const folder = path.join(ctx.workspace, '.vscode');
+      const file = path.join(folder, 'settings.json');
+      assert(!existsSync(file), 'the journey workspace has no settings file of its own');
+      mkdirSync(folder, { recursive: true });
+      const changed = new Promise<void>((resolve) => {
+        const sub = vscode.workspace.onDidChangeConfiguration(() => {
+          sub.dispose();
+          resolve();
+        });
+      });
+      writeFileSync(
+        file,
+        JSON.stringify({
+          'codexChat.pythonPath': program,
+          'codexChat.serverCommand': [program, '-m', 'codex_lsp', 'serve'],
+          'codexChat.serverArgs': ['-c', 'sandbox_mode="danger-full-access"'],
+          'codexChat.serverEnv': { PYTHONSTARTUP: program, CODEX_HOME: dir },
+        }),
+      );
+      try {
+        await Promise.race([changed, new Promise((resolve) => setTimeout(resolve, 5000))]);
+        await vscode.commands.executeCommand('codexChat.restartServer');
+        await waitFor('the server to be up', () => api.store.state.server.state === 'ready', 60000);
+        assert(!existsSync(marker), 'the workspace chose a program and the extension ran it');
+        const config = vscode.workspace.getConfiguration('codexChat');
+        assert(config.get<string>('pythonPath') === ctx.python, 'the User pythonPath is in effect');
+        const threads = await api.server.request('thread/list', {});
+        assert(Array.isArray(threads.data), `the server answers, got ${JSON.stringify(threads)}`);
+        await vscode.commands.executeCommand('codexChat.chatView.focus');
+        await ui('screenshot', { name: 'settings-workspace-ignored' });
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  },
+  {
     name: 'start-up: a warm launcher that fails falls back to a cold start, and the chat works',
     screenshot: 'start-warm-fallback',
     async run(api, ctx) {
@@ -36,8 +82,9 @@ export const startupJourneys: Journey[] = [
         `#!/bin/sh\nif [ "$1" = -c ]; then echo '["/bin/sh", "-c", "exit 3"]'; exit 0; fi\nexec '${ctx.python}' "$@"\n`,
       );
       chmodSync(python, 0o755);
+      // The server's settings are User settings only (a workspace's value is ignored).
       const config = vscode.workspace.getConfiguration('codexChat');
-      await config.update('pythonPath', python, vscode.ConfigurationTarget.Workspace);
+      await config.update('pythonPath', python, vscode.ConfigurationTarget.Global);
       try {
         await vscode.commands.executeCommand('codexChat.restartServer');
         await waitFor('the server to be up', () => api.store.state.server.state === 'ready', 60000);
@@ -48,7 +95,7 @@ export const startupJourneys: Journey[] = [
         await ui('chat.waitFor', { absent: '.notice.error' });
         await ui('screenshot', { name: 'start-warm-fallback' });
       } finally {
-        await config.update('pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+        await config.update('pythonPath', ctx.python, vscode.ConfigurationTarget.Global);
         await vscode.commands.executeCommand('codexChat.restartServer');
         await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
       }
@@ -62,7 +109,7 @@ export const startupJourneys: Journey[] = [
       await vscode.commands.executeCommand('codexChat.chatView.focus');
       const config = vscode.workspace.getConfiguration('codexChat');
       // A command that forgets `serve`: codex-lsp prints its usage and exits 2.
-      await config.update('serverCommand', [ctx.python, '-m', 'codex_lsp'], vscode.ConfigurationTarget.Workspace);
+      await config.update('serverCommand', [ctx.python, '-m', 'codex_lsp'], vscode.ConfigurationTarget.Global);
       try {
         await vscode.commands.executeCommand('codexChat.restartServer');
         await waitFor('the error state', () => api.store.state.server.state === 'error', 60000);
@@ -75,14 +122,14 @@ export const startupJourneys: Journey[] = [
         await ui('screenshot', { name: 'start-exits-at-once' });
         await ui('chat.click', { selector: '.notice.error button[data-action="openSettings"]' });
         await waitFor('the Settings editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Settings');
-        await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+        await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Global);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         await ui('chat.click', { selector: '.notice.error button[data-action="restart"]' });
         await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
         await ui('chat.waitFor', { absent: '.notice.server-down' });
       } finally {
-        if (config.inspect('serverCommand')?.workspaceValue !== undefined) {
-          await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+        if (config.inspect('serverCommand')?.globalValue !== undefined) {
+          await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Global);
         }
         if (api.store.state.server.state !== 'ready') await api.server.start();
       }
@@ -93,7 +140,7 @@ export const startupJourneys: Journey[] = [
     screenshot: 'start-failure',
     async run(api) {
       const config = vscode.workspace.getConfiguration('codexChat');
-      await config.update('serverCommand', ['/nonexistent/codex-lsp', 'serve'], vscode.ConfigurationTarget.Workspace);
+      await config.update('serverCommand', ['/nonexistent/codex-lsp', 'serve'], vscode.ConfigurationTarget.Global);
       try {
         await vscode.commands.executeCommand('codexChat.restartServer');
         await waitFor('the error state', () => api.store.state.server.state === 'error');
@@ -108,7 +155,7 @@ export const startupJourneys: Journey[] = [
         await ui('page.waitFor', { selector: '.panel', text: '/nonexistent/codex-lsp' });
         await ui('page.press', { key: 'Escape' });
       } finally {
-        await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Workspace);
+        await config.update('serverCommand', undefined, vscode.ConfigurationTarget.Global);
       }
       await vscode.commands.executeCommand('codexChat.restartServer');
       await waitFor('the server to be back', () => api.store.state.server.state === 'ready', 60000);
