@@ -10,6 +10,7 @@ import { classToken, escapeHtml as e } from './escape';
 import { renderMarkdown } from './markdown';
 import type { ThreadItem, ThreadItemOf, UserInput } from './protocol';
 import { renderFileList } from './renderFiles';
+import { visible } from './visible';
 import { renderChanges, renderRequest } from './renderRequests';
 import { type ChatState, type TurnView, visibleRequests } from './state';
 import { turnActivity } from './status';
@@ -144,8 +145,8 @@ function renderCommand(item: ThreadItemOf<'commandExecution'>, options: ItemOpti
   const output = item.aggregatedOutput ?? '';
   return (
     `<div class="cmd status-${classToken(item.status)}">` +
-    `<div class="cmd-head"><code>$ ${e(item.command ?? '')}</code> <span class="status">${e(statusLabel(item, options))}</span></div>` +
-    (output ? `<pre class="cmd-out">${e(output)}</pre>` : '') +
+    `<div class="cmd-head"><code>$ ${e(visible(item.command ?? ''))}</code> <span class="status">${e(statusLabel(item, options))}</span></div>` +
+    (output ? `<pre class="cmd-out">${e(visible(output, true))}</pre>` : '') +
     `</div>`
   );
 }
