@@ -154,3 +154,20 @@ def test_a_piped_answer_stays_exactly_what_the_model_wrote(scripted_model, tmp_p
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == answer + "\n"
+
+
+def test_a_rerun_after_a_sandbox_denial_says_it_runs_outside_the_sandbox(scripted_model, tmp_path):
+    home, ws = _setup(
+        scripted_model, tmp_path, sandbox_mode="read-only", approval_policy="on-failure"
+    )
+    scripted_model.enqueue(
+        function_call_response("exec_command", {"cmd": "touch made.txt", "workdir": str(ws)})
+    )
+    scripted_model.enqueue(text_response("left it", response_id="resp_2"))
+
+    status, screen = _run_on_a_terminal(home, ["exec", "-C", str(ws), "make a file"], "n\n")
+
+    assert status == 0, screen
+    assert "The agent wants to run OUTSIDE the sandbox: touch made.txt\n" in screen
+    assert "Run this command OUTSIDE the sandbox? [y]es" in screen
+    assert not (ws / "made.txt").exists()
