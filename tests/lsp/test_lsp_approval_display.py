@@ -122,3 +122,26 @@ async def test_an_editor_without_prompts_gets_the_same_visible_text(home, ws, sc
         await client.command("codex.deny", {"id": "1"})
         await client.turn_completed(thread_id, turn_id)
     assert not (ws / "pwned.txt").exists()
+
+
+async def test_every_message_the_server_shows_names_control_characters(home, ws, scripted_model):
+    command = "printf x\x1b[2K\r\u202e > log.txt"
+    scripted_model.enqueue(_escalated(ws, command))
+    scripted_model.enqueue(text_response("ok", response_id="r2"))
+    editor = Editor(choose=lambda params: "Approve for session")
+    async with EditorSession(home, ws, editor=editor) as client:
+        thread_id = await client.start_thread(ws)
+        await client.run_turn(thread_id, "once")
+
+        listed = await client.command("codex.sessionApprovals", {})
+        [approval] = listed["approvals"]
+        # The command's own text for a program; named characters for the person.
+        assert approval["description"].startswith(command)
+        [shown] = [m for m in client.messages if approval["id"] in m.message]
+        _no_raw(shown.message)
+        assert "printf x\\x1b[2K\\r<U+202E> > log.txt" in shown.message
+
+        await client.command("codex.revokeApproval", {"id": approval["id"]})
+        [revoked] = [m for m in client.messages if m.message.startswith("No longer approved")]
+        _no_raw(revoked.message)
+        assert "printf x\\x1b[2K\\r<U+202E> > log.txt" in revoked.message
