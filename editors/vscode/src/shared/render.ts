@@ -37,7 +37,7 @@ export function renderConversation(state: ChatState): Block[] {
       },
     ];
   }
-  const blocks: Block[] = [{ key: 'title', html: `<h2 class="conv-title">${e(conv.title)}</h2>` }];
+  const blocks: Block[] = [{ key: 'title', html: `<h2 class="conv-title">${e(visible(conv.title))}</h2>` }];
   for (const turn of conv.turns) {
     const running = turn.status === 'inProgress';
     for (const item of turn.items) {

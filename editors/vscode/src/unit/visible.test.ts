@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { commandNotice, NOTICE_COMMAND_CHARS } from '../shared/approvalNotice';
 import type * as v2 from '../generated/v2';
-import { renderConversation, renderItem } from '../shared/render';
-import { initialState, reduce } from '../shared/state';
+import { renderConversation, renderItem, renderNotices, renderThreadList } from '../shared/render';
+import { addNotice, initialState, reduce } from '../shared/state';
 import { isHidden, visible } from '../shared/visible';
 import { notification, request, sparse } from './wire';
 
@@ -112,5 +112,16 @@ describe('the chat panel', () => {
     assert.ok(html.includes('ok\\x1b]52;c;aGk=\\x07'), 'the output, escaped');
     assert.ok(html.includes('Reason: a&lt;U+202E&gt;b'));
     assert.doesNotMatch(renderItem({ type: 'commandExecution', id: 'c', command: SPOOF, status: 'completed' }), RAW);
+  });
+});
+
+describe('the rest of the panel', () => {
+  it('shows notices, thread titles and previews with every control named', () => {
+    let state = addNotice(initialState(), 'error', 'model said \x1b]52;c;aGk=\x07 \u202eevil');
+    state = reduce(state, notification('thread/started', { thread: { id: 't', name: 'fix \u202egnp.exe', preview: 'a\rb' } }));
+    const html = renderNotices(state) + renderThreadList(state);
+    assert.doesNotMatch(html, RAW);
+    assert.ok(html.includes('model said \\x1b]52;c;aGk=\\x07 &lt;U+202E&gt;evil'));
+    assert.ok(html.includes('fix &lt;U+202E&gt;gnp.exe'));
   });
 });
