@@ -120,10 +120,52 @@ local function test_visible()
   H.eq(visible(plain), plain, "ordinary text")
 end
 
+local function test_a_command_taller_than_the_screen_is_read_whole_before_approve()
+  local approvals = require("codex.approvals")
+  local parts = {}
+  for n = 1, vim.o.lines + 20 do
+    table.insert(parts, ("echo line-%d"):format(n))
+  end
+  table.insert(parts, "rm -rf ~/.cache/hidden-at-the-end")
+  local asked = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = vim.tbl_map(opts.format_item, items)
+    table.insert(asked, labels)
+    if #asked == 1 then
+      vim.schedule(function()
+        on_choice(items[1]) -- show the whole command
+      end)
+    else
+      on_choice(items[#items]) -- Deny and stop the turn
+    end
+  end
+  local done, answer = false, nil
+  coroutine.wrap(function()
+    answer = approvals.command({ threadId = "t", turnId = "u", itemId = "c2", command = table.concat(parts, "\n") }, { client_id = 0 })
+    done = true
+  end)()
+  H.wait("the whole command in a tab of its own", function()
+    return vim.b.codex_whole_command == true
+  end)
+  H.eq(asked[1], { "Show the whole command (Approve comes after)", "Deny (the agent carries on)", "Deny and stop the turn" },
+    "no Approve while part of the command is out of sight")
+  local whole = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  H.eq(whole[#whole], "  rm -rf ~/.cache/hidden-at-the-end", "the command's last line, in the tab")
+  H.eq(#whole, #parts, "every line of the command")
+  vim.cmd.quit()
+  H.wait("the approval to be answered", function()
+    return done
+  end)
+  H.eq(asked[2][1], "Approve", "Approve, once the command was read")
+  H.eq(answer, { decision = "cancel" }, "the answer")
+  H.eq(#vim.api.nvim_list_tabpages(), 1, "the tab is gone")
+end
+
 H.run("approval display", function()
   H.wait_for_ui()
   vim.opt.runtimepath:prepend(H.root)
   test_visible()
   test_a_sandboxed_command_says_nothing_of_leaving()
   test_the_whole_command_is_on_screen()
+  test_a_command_taller_than_the_screen_is_read_whole_before_approve()
 end)

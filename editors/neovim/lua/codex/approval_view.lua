@@ -86,7 +86,8 @@ function M.change_lines(changes, params)
   return lines
 end
 
---- Show `lines` in a float titled `title` and redraw; returns a handle for `close`.
+--- Show `lines` in a float titled `title` and redraw; returns a handle for `close`, whose
+--- `cut` says that the float could not hold them all (the screen is too small for them).
 function M.open(title, lines, filetype)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -121,7 +122,27 @@ function M.open(title, lines, filetype)
   })
   vim.wo[win].wrap = true
   M.redraw()
-  return { win = win, buf = buf }
+  return { win = win, buf = buf, cut = rows > height }
+end
+
+--- Show `lines` in a tab page of their own, where the user can scroll through them, and wait
+--- (in the request's coroutine) until that tab is closed.
+function M.read_whole(title, lines)
+  local async = require("codex.async")
+  async.await(function(resolve)
+    vim.cmd.tabnew()
+    local buf = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.bo[buf].buftype = "nofile"
+    vim.bo[buf].bufhidden = "wipe"
+    vim.bo[buf].modifiable = false
+    vim.b[buf].codex_whole_command = true
+    vim.wo.wrap = true
+    vim.wo.winbar = title .. ": the whole command. Close this tab (:q) to answer."
+    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
+      resolve()
+    end })
+  end)
 end
 
 function M.close(handle)

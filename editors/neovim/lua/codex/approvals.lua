@@ -18,6 +18,9 @@ local DECISIONS = {
   { label = "Deny and stop the turn", decision = "cancel" },
 }
 
+-- Offered instead of Approve while the approval window cannot hold the whole command.
+local SHOW_WHOLE = { label = "Show the whole command (Approve comes after)", decision = "show" }
+
 local function one_line(text)
   local line = tostring(text or ""):gsub("%s*\n%s*", " ⏎ ")
   return shown(line)
@@ -78,8 +81,30 @@ function M.command(params, ctx)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, true)
   local title = view.unsandboxed(params) and "Codex wants to run a command OUTSIDE the sandbox"
     or "Codex wants to run a command"
-  local float = view.open(title, view.command_lines(params), "sh")
-  local ok, decision = pcall(ask, choices(params), M.command_prompt(params), "codex.command_approval", params)
+  local lines = view.command_lines(params)
+  local prompt = M.command_prompt(params)
+  local float = view.open(title, lines, "sh")
+  local ok, decision
+  if float.cut then
+    -- Approve waits until the whole command has been in sight.
+    local first = { SHOW_WHOLE }
+    for _, c in ipairs(choices(params)) do
+      if c.decision == "decline" or c.decision == "cancel" then
+        table.insert(first, c)
+      end
+    end
+    ok, decision = pcall(ask, first, prompt, "codex.command_approval", params)
+    if ok and decision == SHOW_WHOLE.decision then
+      view.close(float)
+      ok, decision = pcall(view.read_whole, title, lines)
+      float = view.open(title, lines, "sh")
+      if ok then
+        ok, decision = pcall(ask, choices(params), prompt, "codex.command_approval", params)
+      end
+    end
+  else
+    ok, decision = pcall(ask, choices(params), prompt, "codex.command_approval", params)
+  end
   view.close(float)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
   if not ok then
