@@ -133,12 +133,20 @@ class Renderer(Protocol):
 
 
 class JsonRenderer:
+    """Every event as JSON on stdout, for a program; what an approval asks on stderr, for the
+    person who answers the prompt there."""
+
     def __init__(self, out: TextIO) -> None:
         self._out = out
 
     def show(self, event: Event) -> None:
         self._out.write(json.dumps(event.to_wire(), separators=(",", ":")) + "\n")
         self._out.flush()
+        match event.msg:
+            case ExecApprovalRequestEvent() as msg:
+                _write_shown(sys.stderr, _exec_request(msg))
+            case ApplyPatchApprovalRequestEvent() as msg:
+                _write_shown(sys.stderr, _patch_request(msg))
 
     def prompt(self, text: str) -> None:
         sys.stderr.write(text)
@@ -187,10 +195,7 @@ class TerminalRenderer:
             case ExecApprovalRequestEvent() as msg:
                 self._note(_exec_request(msg))
             case ApplyPatchApprovalRequestEvent() as msg:
-                reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-                self._note(
-                    f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}"
-                )
+                self._note(_patch_request(msg))
             case PatchApplyEndEvent() as msg:
                 if msg.success:
                     self._note(msg.stdout.rstrip())
@@ -210,10 +215,14 @@ class TerminalRenderer:
         return visible(text, multiline=True) if self._answer_shown else text
 
     def _note(self, text: str) -> None:
-        # Whatever part of `text` came from the model, a command or a file, none of it reaches
-        # the terminal as a control sequence.
-        self._err.write(visible(text, multiline=True) + "\n")
-        self._err.flush()
+        _write_shown(self._err, text)
+
+
+def _write_shown(stream: TextIO, text: str) -> None:
+    # Whatever part of `text` came from the model, a command or a file, none of it reaches
+    # the terminal as a control sequence.
+    stream.write(visible(text, multiline=True) + "\n")
+    stream.flush()
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -240,6 +249,11 @@ def _exec_request(msg: ExecApprovalRequestEvent) -> str:
             "anything you can."
         )
     return "\n".join(lines)
+
+
+def _patch_request(msg: ApplyPatchApprovalRequestEvent) -> str:
+    reason = f"\n  reason: {msg.reason}" if msg.reason else ""
+    return f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}"
 
 
 def _command_text(argv: list[str]) -> str:

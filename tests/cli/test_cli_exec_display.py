@@ -10,6 +10,7 @@ write are shown escaped; piped, the answer stays exactly what the model wrote.
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -171,3 +172,26 @@ def test_a_rerun_after_a_sandbox_denial_says_it_runs_outside_the_sandbox(scripte
     assert "The agent wants to run OUTSIDE the sandbox: touch made.txt\n" in screen
     assert "Run this command OUTSIDE the sandbox? [y]es" in screen
     assert not (ws / "made.txt").exists()
+
+
+def test_with_json_the_person_at_the_prompt_still_reads_the_command(scripted_model, tmp_path):
+    home, ws = _setup(scripted_model, tmp_path, approval_policy="untrusted")
+    command = "touch a\x1b[8m\u202eb"
+    scripted_model.enqueue(
+        function_call_response("exec_command", {"cmd": command, "workdir": str(ws)})
+    )
+    scripted_model.enqueue(text_response("left it", response_id="resp_2"))
+
+    result = run_cli(home, "exec", "--json", "-C", str(ws), "touch", stdin="n\n")
+
+    assert result.returncode == 0, result.stderr
+    # stderr, where the prompt is: the whole command, named.
+    assert "The agent wants to run: touch a\\x1b[8m<U+202E>b\n" in result.stderr
+    assert "Run this command? [y]es" in result.stderr
+    for raw in ESCAPE_BYTES:
+        assert raw not in result.stderr
+    # stdout is for a program: the event as it was.
+    [event] = [
+        json.loads(line) for line in result.stdout.splitlines() if '"exec_approval_request"' in line
+    ]
+    assert event["msg"]["command"][-1] == command
