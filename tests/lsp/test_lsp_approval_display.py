@@ -145,3 +145,39 @@ async def test_every_message_the_server_shows_names_control_characters(home, ws,
         [revoked] = [m for m in client.messages if m.message.startswith("No longer approved")]
         _no_raw(revoked.message)
         assert "printf x\\x1b[2K\\r<U+202E> > log.txt" in revoked.message
+
+
+async def test_a_question_shows_its_options_named_and_the_pick_reaches_the_model(
+    home, ws, scripted_model
+):
+    question = {
+        "id": "target",
+        "header": "Deploy\x1b[2K",
+        "question": "Where to?\r\u202e",
+        "options": [
+            {"value": "staging", "label": "staging\x1b[8m (safe)", "description": "a\u2066b"},
+            {"value": "prod", "label": "production", "description": "live"},
+        ],
+    }
+    scripted_model.enqueue(
+        function_call_response(
+            "request_user_input", {"questions": [question]}, call_id="q1", response_id="r1"
+        )
+    )
+    scripted_model.enqueue(text_response("ok", response_id="r2"))
+    editor = Editor(choose=lambda params: params.actions[0].title)
+    async with EditorSession(home, ws, editor=editor) as client:
+        thread_id = await client.start_thread(ws)
+        await client.run_turn(thread_id, "deploy")
+
+    [prompt] = editor.prompts
+    _no_raw(prompt.message)
+    assert prompt.message.split("\n")[:2] == ["Deploy\\x1b[2K", "Where to?\\r<U+202E>"]
+    assert [a.title for a in prompt.actions or []] == ["staging\\x1b[8m (safe)", "production"]
+    # The model gets the option it wrote, not the text shown for it.
+    output = next(
+        item["output"]
+        for item in scripted_model.requests[1].body["input"]
+        if item.get("type") == "function_call_output" and item.get("call_id") == "q1"
+    )
+    assert '"staging"' in output
