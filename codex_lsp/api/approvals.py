@@ -130,9 +130,7 @@ def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApp
     if amendment is not None:
         decisions.append(
             AcceptWithExecpolicyAmendmentDecision(
-                accept_with_execpolicy_amendment=ExecpolicyAmendment(
-                    execpolicy_amendment=amendment
-                )
+                accept_with_execpolicy_amendment=ExecpolicyAmendment(execpolicy_amendment=amendment)
             )
         )
     decisions += [ReviewDecision.DENIED.v2, ReviewDecision.ABORT.v2]
@@ -173,6 +171,9 @@ class ApprovalRouter:
             command_actions=command_actions(event.parsed_cmd),
             proposed_execpolicy_amendment=amendment,
             available_decisions=available_decisions(amendment),
+            codex_lsp=(
+                CodexLspApprovalExtras(run_unsandboxed=True) if event.run_unsandboxed else None
+            ),
         )
 
         def answer(result: CommandExecutionRequestApprovalResponse | None) -> Op:

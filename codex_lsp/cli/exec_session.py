@@ -1,9 +1,18 @@
-"""The body of `codex-lsp exec`: one session, one task, rendered on the terminal."""
+"""The body of `codex-lsp exec`: one session, one task, rendered on the terminal.
+
+Everything written for a person goes through `display.visible`: commands on one line (a
+newline in a command shows as `\\n`), the rest with its lines kept, so an escape sequence,
+a carriage return or a bidi override in a command, a path, a command's output or the
+model's words is shown, never obeyed. The model's answer on stdout is escaped the same way
+when stdout is a terminal; piped or redirected, it stays exactly what the model wrote (a
+program reads it). `--json` is for programs and stays unchanged.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Protocol, TextIO
@@ -11,6 +20,7 @@ from typing import Protocol, TextIO
 import anyio
 
 from codex_lsp.cli.exec_text import failure_details, patch_preview, session_header
+from codex_lsp.display import visible
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.events import (
@@ -94,8 +104,11 @@ async def _run_task(args: argparse.Namespace, services: EngineServices, prompt: 
             match event.msg:
                 case ErrorEvent():
                     failed = True
-                case ExecApprovalRequestEvent(call_id=call_id):
-                    decision = await _ask(renderer, "Run this command?")
+                case ExecApprovalRequestEvent(call_id=call_id, run_unsandboxed=outside):
+                    question = (
+                        "Run this command OUTSIDE the sandbox?" if outside else "Run this command?"
+                    )
+                    decision = await _ask(renderer, question)
                     await codex.submit(ExecApproval(id=call_id, decision=decision))
                 case ApplyPatchApprovalRequestEvent(call_id=call_id):
                     decision = await _ask(renderer, "Apply this patch?")
@@ -120,12 +133,20 @@ class Renderer(Protocol):
 
 
 class JsonRenderer:
+    """Every event as JSON on stdout, for a program; what an approval asks on stderr, for the
+    person who answers the prompt there."""
+
     def __init__(self, out: TextIO) -> None:
         self._out = out
 
     def show(self, event: Event) -> None:
         self._out.write(json.dumps(event.to_wire(), separators=(",", ":")) + "\n")
         self._out.flush()
+        match event.msg:
+            case ExecApprovalRequestEvent() as msg:
+                _write_shown(sys.stderr, _exec_request(msg))
+            case ApplyPatchApprovalRequestEvent() as msg:
+                _write_shown(sys.stderr, _patch_request(msg))
 
     def prompt(self, text: str) -> None:
         sys.stderr.write(text)
@@ -137,6 +158,8 @@ class TerminalRenderer:
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self._out, self._err = out, err
+        # A terminal obeys escape sequences; a pipe hands the answer to a program as written.
+        self._answer_shown = _isatty(out)
         self._streamed = False
         self._sandbox: SandboxPolicy | None = None
 
@@ -150,17 +173,17 @@ class TerminalRenderer:
                 self._sandbox = msg.sandbox_policy
                 self._note(session_header(msg))
             case AgentMessageDeltaEvent(delta=delta):
-                self._out.write(delta)
+                self._out.write(self._answer(delta))
                 self._out.flush()
                 self._streamed = True
             case AgentMessageEvent(message=message):
                 if not self._streamed:
-                    self._out.write(message)
+                    self._out.write(self._answer(message))
                 self._out.write("\n")
                 self._out.flush()
                 self._streamed = False
             case ExecCommandBeginEvent(command=command, cwd=cwd):
-                self._note(f"$ {_command_text(command)}   (in {cwd})")
+                self._note(f"$ {_command_text(command)}   (in {visible(cwd)})")
             case ExecCommandEndEvent() as msg:
                 seconds = msg.duration.secs + msg.duration.nanos / 1e9
                 if msg.status == "declined":
@@ -170,15 +193,9 @@ class TerminalRenderer:
                 if msg.exit_code != 0 and msg.status != "declined":
                     self._note(failure_details(msg, self._sandbox))
             case ExecApprovalRequestEvent() as msg:
-                reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-                self._note(
-                    f"The agent wants to run: {_command_text(msg.command)}\n  in: {msg.cwd}{reason}"
-                )
+                self._note(_exec_request(msg))
             case ApplyPatchApprovalRequestEvent() as msg:
-                reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-                self._note(
-                    f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}"
-                )
+                self._note(_patch_request(msg))
             case PatchApplyEndEvent() as msg:
                 if msg.success:
                     self._note(msg.stdout.rstrip())
@@ -194,13 +211,54 @@ class TerminalRenderer:
             case TurnAbortedEvent(reason=reason):
                 self._note(f"turn aborted ({reason})")
 
+    def _answer(self, text: str) -> str:
+        return visible(text, multiline=True) if self._answer_shown else text
+
     def _note(self, text: str) -> None:
-        self._err.write(text + "\n")
-        self._err.flush()
+        _write_shown(self._err, text)
+
+
+def _write_shown(stream: TextIO, text: str) -> None:
+    # Whatever part of `text` came from the model, a command or a file, none of it reaches
+    # the terminal as a control sequence.
+    stream.write(visible(text, multiline=True) + "\n")
+    stream.flush()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except ValueError:
+        return False
+
+
+def _exec_request(msg: ExecApprovalRequestEvent) -> str:
+    """The approval prompt's text: the whole command on one line, where, why, and whether a yes
+    lets it out of the sandbox."""
+    lines = [
+        "The agent wants to run"
+        + (" OUTSIDE the sandbox" if msg.run_unsandboxed else "")
+        + f": {_command_text(msg.command)}",
+        f"  in: {visible(msg.cwd)}",
+    ]
+    if msg.reason:
+        lines.append(f"  reason: {visible(msg.reason)}")
+    if msg.run_unsandboxed:
+        lines.append(
+            "  Approving runs this command outside the sandbox: it can read, change and send "
+            "anything you can."
+        )
+    return "\n".join(lines)
+
+
+def _patch_request(msg: ApplyPatchApprovalRequestEvent) -> str:
+    reason = f"\n  reason: {msg.reason}" if msg.reason else ""
+    return f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}"
 
 
 def _command_text(argv: list[str]) -> str:
+    """The command as one line, every control character in it shown by name."""
     # `bash -lc SCRIPT` reads better as just the script.
     if len(argv) == 3 and argv[1] in ("-lc", "-c"):
-        return argv[2]
-    return " ".join(argv)
+        return visible(argv[2])
+    return visible(shlex.join(argv))

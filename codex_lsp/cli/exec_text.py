@@ -2,13 +2,16 @@
 
 The session header (which sandbox and approval policy are in force), why a command failed
 (a bounded tail of its output, and how to allow what the sandbox blocked), and the change a
-patch would make, shown before the user is asked to apply it.
+patch would make, shown before the user is asked to apply it. File names are shown on one line
+with their control characters named (`display.visible`); the caller shows the rest the same way
+with its lines kept.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from codex_lsp.display import visible
 from codex_lsp.protocol.events import ExecCommandEndEvent, SessionConfiguredEvent
 from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, SandboxPolicy, WorkspaceWrite
 from codex_lsp.sandbox import is_likely_sandbox_denied
@@ -96,17 +99,26 @@ def patch_preview(changes: dict[str, dict[str, Any]]) -> str:
     lines: list[str] = []
     for path, change in changes.items():
         kind = change.get("type")
+        shown = visible(path)
         if kind == "add":
-            lines.append(f"  add {path}")
-            lines.extend(f"    +{line}" for line in str(change.get("content") or "").splitlines())
+            lines.append(f"  add {shown}")
+            lines.extend(f"    +{line}" for line in _lines(str(change.get("content") or "")))
         elif kind == "delete":
-            lines.append(f"  delete {path}")
+            lines.append(f"  delete {shown}")
         else:
             move = change.get("move_path")
-            lines.append(f"  update {path}" + (f" -> {move}" if move else ""))
+            lines.append(f"  update {shown}" + (f" -> {visible(str(move))}" if move else ""))
             diff = str(change.get("unified_diff") or "")
-            lines.extend(f"    {line}" for line in diff.splitlines())
+            lines.extend(f"    {line}" for line in _lines(diff))
     if len(lines) > PATCH_PREVIEW_LINES:
         hidden = len(lines) - PATCH_PREVIEW_LINES
         lines = [*lines[:PATCH_PREVIEW_LINES], f"  ... {hidden} more lines"]
     return "\n".join(line[:LINE_CHARS] for line in lines)
+
+
+def _lines(text: str) -> list[str]:
+    # Split on newlines only: a carriage return or a form feed inside a line is shown, not
+    # taken for a line break as `str.splitlines` would.
+    if not text:
+        return []
+    return [visible(line, multiline=True) for line in text.removesuffix("\n").split("\n")]

@@ -13,6 +13,12 @@ An editor that cannot answer `window/showMessageRequest` (its initialize leaves 
 `window.showMessage`) gets the same question as a `window/showMessage` saying how to answer,
 and answers with a command or a code action (`pending_approvals`, `approval_commands`).
 
+Every prompt is text for a person made from untrusted parts (the command, paths, the model's
+reason, a diff): each part goes through `display.visible`, a command and a path on one line
+(a newline in them shows as `\\n`), so no escape sequence, carriage return or bidi override
+reaches the editor's popup, and the whole command is in the message, never cut. A command that
+approving lets out of the sandbox says so.
+
 A prompt only ever blocks the turn that asked; if that turn is interrupted first, the editor
 is told to drop the prompt with `$/cancelRequest`.
 """
@@ -33,6 +39,7 @@ from pydantic import BaseModel
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from codex_lsp.display import visible
 from codex_lsp.lsp.pending_approvals import Choice, EntryKind, PendingApprovals
 from codex_lsp.protocol.decisions import ReviewDecision, V2Decision
 from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
@@ -99,14 +106,26 @@ def script_of(command: str) -> str:
 
 def command_message(params: CommandExecutionRequestApprovalParams) -> str:
     """The prompt text for `item/commandExecution/requestApproval`."""
-    lines = ["Codex wants to run a command:", f"$ {params.command or '(unknown command)'}"]
+    outside = params.codex_lsp is not None and bool(params.codex_lsp.run_unsandboxed)
+    lines = [
+        "Codex wants to run a command OUTSIDE the sandbox:"
+        if outside
+        else "Codex wants to run a command:",
+        f"$ {visible(params.command or '(unknown command)')}",
+    ]
     if params.cwd:
-        lines.append(f"in {params.cwd}")
+        lines.append(f"in {visible(params.cwd)}")
     network = params.network_approval_context
     if network is not None and network.host:
-        lines.append(f"It needs network access to {network.host} ({network.protocol}).")
+        host = visible(network.host)
+        lines.append(f"It needs network access to {host} ({network.protocol}).")
     if params.reason:
-        lines.append(f"Reason: {params.reason}")
+        lines.append(f"Reason: {visible(params.reason, multiline=True)}")
+    if outside:
+        lines.append(
+            "Approving runs this command outside the sandbox: it can read, change and send "
+            "anything you can."
+        )
     return "\n".join(lines)
 
 
@@ -124,15 +143,21 @@ def file_change_message(
     else:
         lines = ["Codex wants to apply a patch."]
     for change in changes:
-        shown = _relative(change.path, cwd)
+        shown = visible(_relative(change.path, cwd))
         if isinstance(change.kind, UpdatePatchChangeKind) and change.kind.move_path:
-            shown += f" -> {_relative(change.kind.move_path, cwd)}"
+            shown += f" -> {visible(_relative(change.kind.move_path, cwd))}"
         lines.append(f"  {KIND_LETTERS[change.kind.type]} {shown}")
     if params.reason:
-        lines.append(f"Reason: {params.reason}")
+        lines.append(f"Reason: {visible(params.reason, multiline=True)}")
     if params.grant_root:
-        lines.append(f"It also asks to write anywhere under {params.grant_root}.")
-    diff_lines = [line for change in changes for line in change.diff.splitlines()]
+        lines.append(f"It also asks to write anywhere under {visible(params.grant_root)}.")
+    # Lines end at newlines only: a CR or form feed inside a line is shown, not obeyed.
+    diff_lines = [
+        visible(line, multiline=True)
+        for change in changes
+        for line in change.diff.removesuffix("\n").split("\n")
+        if change.diff
+    ]
     if diff_lines:
         lines.append("")
         lines.extend(diff_lines[:DIFF_PREVIEW_LINES])
@@ -144,7 +169,7 @@ def file_change_message(
 
 def change_summary(changes: list[FileUpdateChange] | None, cwd: Path | None) -> str:
     """A short name for a file change: the files it touches."""
-    names = [_relative(change.path, cwd) for change in changes or []]
+    names = [visible(_relative(change.path, cwd)) for change in changes or []]
     if not names:
         return "apply a patch"
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
@@ -194,7 +219,7 @@ class ApprovalBroker:
             return await self._ask_questions(params)
         if isinstance(params, CommandExecutionRequestApprovalParams):
             message = command_message(params)
-            summary = f"run `{script_of(params.command or '(unknown command)')}`"
+            summary = f"run `{visible(script_of(params.command or '(unknown command)'))}`"
         else:
             extras = params.codex_lsp
             changes = extras.changes if extras is not None else None
@@ -234,7 +259,9 @@ class ApprovalBroker:
         self._server.window_show_message(
             types.ShowMessageParams(
                 type=types.MessageType.Warning,
-                message=f"{message}\n\nThis editor shows no prompts: {how}",
+                message=visible(
+                    f"{message}\n\nThis editor shows no prompts: {how}", multiline=True
+                ),
             )
         )
         return await self.pending.wait(entry)
@@ -245,31 +272,39 @@ class ApprovalBroker:
         answers: dict[str, dict[str, list[str]]] = {}
         for question in params.questions:
             labelled = [option for option in question.options or [] if option.label]
-            options = [option.label for option in labelled]
-            if not options:
+            # What the user sees of each option, and the option the model wrote.
+            shown: dict[str, str] = {}
+            for option in labelled:
+                shown.setdefault(visible(option.label), option.label)
+            if not shown:
                 continue
-            descriptions = [f"{o.label}: {o.description}" for o in labelled if o.description]
-            lines = [question.header, question.question]
+            descriptions = [
+                f"{visible(o.label)}: {visible(o.description, multiline=True)}"
+                for o in labelled
+                if o.description
+            ]
+            lines = [visible(text, multiline=True) for text in (question.header, question.question)]
             message = "\n".join([line for line in lines if line] + descriptions)
             if not self.message_requests():
-                summary = question.header or question.question or "a question"
-                choices = [Choice(option, option) for option in options]
+                summary = visible(question.header or question.question or "a question")
+                choices = [Choice(title, option) for title, option in shown.items()]
                 answer = await self._wait_for_command("question", summary, message, choices)
                 answers[question.id] = {"answers": [answer]}
                 continue
-            choice = await self._prompt(message, options, types.MessageType.Info)
+            choice = await self._prompt(message, list(shown), types.MessageType.Info)
             if choice is None:
                 break
-            answers[question.id] = {"answers": [choice.title]}
+            answers[question.id] = {"answers": [shown.get(choice.title, choice.title)]}
         return {"answers": answers}
 
     async def _prompt(
         self, message: str, actions: list[str], kind: types.MessageType
     ) -> types.MessageActionItem | None:
+        # The parts are shown already; this holds for any text a caller forgets.
         params = types.ShowMessageRequestParams(
             type=kind,
-            message=message,
-            actions=[types.MessageActionItem(title=title) for title in actions],
+            message=visible(message, multiline=True),
+            actions=[types.MessageActionItem(title=visible(title)) for title in actions],
         )
         choice = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
         return choice if isinstance(choice, types.MessageActionItem) else None

@@ -18,6 +18,7 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp import __version__
+from codex_lsp.display import visible
 from codex_lsp.lsp.approval_commands import ApprovalCommands
 from codex_lsp.lsp.code_actions import ReviewCodeActions
 from codex_lsp.lsp.commands import Commands
@@ -55,6 +56,13 @@ class CodexLanguageServer(LanguageServer):
         # model gets the editor tools.
         self.editor_context = False
         self.host: EngineHost | None = None
+
+    def window_show_message(self, params: types.ShowMessageParams) -> None:
+        # Every popup goes through here, whatever put together its text (a warning quoting a
+        # config value, a review verdict quoting the model): none of it reaches the editor as a
+        # control or bidi character.
+        shown = visible(params.message, multiline=True)
+        super().window_show_message(types.ShowMessageParams(type=params.type, message=shown))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # A failed request was answered with its error already. For anything else pygls would

@@ -79,6 +79,9 @@ class ExecApprovalRequestEvent(WireModel):
     reason: str | None = None
     parsed_cmd: list[dict[str, Any]] = Field(default_factory=list)
     available_decisions: list[ReviewDecision] | None = None
+    # codex-lsp: true when approving runs the command outside the sandbox (the model asked for
+    # escalation, a rerun after a sandbox denial, or no sandbox at all), so a prompt can say so.
+    run_unsandboxed: bool | None = None
 
 
 class ApplyPatchApprovalRequestEvent(WireModel):

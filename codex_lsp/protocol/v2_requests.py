@@ -65,6 +65,16 @@ LOCAL_ENVIRONMENT = "local"
 """The id of the one environment commands run in here: this machine."""
 
 
+class CodexLspApprovalExtras(V2Model):
+    """What codex-lsp adds to an approval request, beyond the protocol."""
+
+    # The patch itself, one unified diff per file (as in the pending `fileChange` item), so a
+    # client can preview the change from the request alone.
+    changes: Opt[list[FileUpdateChange]] = None
+    # True when approving runs the command outside the sandbox; a prompt must say so.
+    run_unsandboxed: Opt[bool] = None
+
+
 class CommandExecutionRequestApprovalParams(V2Model):
     kind: CommandExecutionApprovalKind = "command"
     thread_id: str
@@ -84,18 +94,12 @@ class CommandExecutionRequestApprovalParams(V2Model):
     proposed_network_policy_amendments: Opt[list[NetworkPolicyAmendment]] = None
     # The answers the client may give, in the order to offer them.
     available_decisions: Opt[list[CommandExecutionApprovalDecision]] = None
+    # Our own additions, under one key of ours that no protocol field will take.
+    codex_lsp: Opt[CodexLspApprovalExtras] = None
 
 
 class CommandExecutionRequestApprovalResponse(V2Model):
     decision: CommandExecutionApprovalDecision
-
-
-class CodexLspApprovalExtras(V2Model):
-    """What codex-lsp adds to an approval request, beyond the protocol."""
-
-    # The patch itself, one unified diff per file (as in the pending `fileChange` item), so a
-    # client can preview the change from the request alone.
-    changes: Opt[list[FileUpdateChange]] = None
 
 
 class FileChangeRequestApprovalParams(V2Model):

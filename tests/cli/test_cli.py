@@ -56,7 +56,8 @@ def test_exec_runs_the_two_turn_flow_with_a_terminal_approval(scripted_model, tm
     assert result.returncode == 0, result.stderr
     assert "All done: app.py now says hello." in result.stdout
     assert "write the build log" in result.stderr  # the reason was shown when asking
-    assert "Run this command?" in result.stderr
+    # The model asked to leave the sandbox, and the prompt says so.
+    assert "Run this command OUTSIDE the sandbox?" in result.stderr
     assert (ws / "build.log").read_text() == "built ok\n"
     assert (ws / "app.py").read_text() == 'print("hello")\n'
 

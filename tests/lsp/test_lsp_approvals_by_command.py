@@ -59,7 +59,7 @@ async def test_a_code_action_approves_the_command(home, ws, scripted_model):
         turn_id = await client.start_turn(thread_id, "make a file")
 
         notice = await _waiting_notice(client, 1)
-        assert notice.message.startswith("Codex wants to run a command:\n$ ")
+        assert notice.message.startswith("Codex wants to run a command OUTSIDE the sandbox:\n$ ")
         assert "printf yes > made.txt" in notice.message
         assert 'codex.approve or codex.deny with {"id": "1"}' in notice.message
         actions = await _code_actions(client, ws)

@@ -261,6 +261,7 @@ def test_declaration_carries_descriptions_and_references() -> None:
 # comment), and fields the reference server sends outside its stable schema.
 EXTENSIONS = {
     ("FileChangeRequestApprovalParams", "codexLsp"),
+    ("CommandExecutionRequestApprovalParams", "codexLsp"),
     ("ReviewStartParams", "appendToOriginalThread"),
     ("CommandExecutionRequestApprovalParams", "availableDecisions"),
 }

@@ -77,11 +77,12 @@ async def gate_command(
         return Approved(sandboxed=not (unsandboxed or assessment.bypass_sandbox), asked_user=False)
     key = session_approval_key(argv, cwd, sandbox_permissions, tty=tty)
     remembered = call.session.approval_cache.command_approved(key)
+    outside = unsandboxed or assessment.run_unsandboxed
     if not remembered and not await ask_exec_approval(
-        call, argv, cwd, assessment.reason, cache_key=key
+        call, argv, cwd, assessment.reason, cache_key=key, run_unsandboxed=outside
     ):
         return Refused(declined(call, argv, cwd))
-    return Approved(sandboxed=not (unsandboxed or assessment.run_unsandboxed), asked_user=True)
+    return Approved(sandboxed=not outside, asked_user=True)
 
 
 def offer_rerun_without_sandbox(call: ToolCall, approved: Approved) -> bool:
@@ -94,9 +95,16 @@ def offer_rerun_without_sandbox(call: ToolCall, approved: Approved) -> bool:
 
 
 async def ask_exec_approval(
-    call: ToolCall, argv: list[str], cwd: Path, reason: str | None, *, cache_key: str | None
+    call: ToolCall,
+    argv: list[str],
+    cwd: Path,
+    reason: str | None,
+    *,
+    cache_key: str | None,
+    run_unsandboxed: bool,
 ) -> bool:
-    """Ask the user; True to run. `abort` ends the whole turn."""
+    """Ask the user; True to run. `abort` ends the whole turn. `run_unsandboxed` says that a
+    yes runs the command outside the sandbox, which the prompt tells the user."""
     session = call.session
     session.emit(
         call.sub_id,
@@ -107,6 +115,7 @@ async def ask_exec_approval(
             cwd=str(cwd),
             reason=reason,
             parsed_cmd=parse_command(argv),
+            run_unsandboxed=run_unsandboxed or None,
         ),
     )
     decision = await session.approvals.ask(call.call_id)

@@ -207,7 +207,9 @@ async def handle_exec_command(call: ToolCall) -> ToolOutput:
         and gate.sandboxed
         and is_likely_sandbox_denied(chunk.exit_code or 0, chunk.output)
         and offer_rerun_without_sandbox(call, gate)
-        and await ask_exec_approval(call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None)
+        and await ask_exec_approval(
+            call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None, run_unsandboxed=True
+        )
     ):
         entry = await _start(call, argv, cwd, args, sandboxed=False)
         assert entry is not None

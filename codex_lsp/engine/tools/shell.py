@@ -102,7 +102,9 @@ async def run_command(call: ToolCall, argv: list[str], cwd: Path, args: ShellArg
     if (
         denied
         and offer_rerun_without_sandbox(call, gate)
-        and await ask_exec_approval(call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None)
+        and await ask_exec_approval(
+            call, argv, cwd, RETRY_WITHOUT_SANDBOX, cache_key=None, run_unsandboxed=True
+        )
     ):
         output = await _run(call, argv, cwd, args.timeout_ms, sandboxed=False)
         assert output is not None

@@ -1,10 +1,13 @@
 -- codex.approvals: answers the server's approval and question requests. Commands and
 -- questions go through vim.ui.select / vim.ui.input (so any picker that replaces them works);
 -- file changes are previewed inline when their buffer is on screen, else offered by select.
+-- Every untrusted part of a prompt (command, paths, reason, options) goes through
+-- codex.visible, so no escape sequence or bidi override reaches the screen.
 local async = require("codex.async")
 local view = require("codex.approval_view")
 local threads = require("codex.threads")
 local transcript = require("codex.transcript")
+local shown = require("codex.visible").visible
 
 local M = {}
 
@@ -15,9 +18,12 @@ local DECISIONS = {
   { label = "Deny and stop the turn", decision = "cancel" },
 }
 
+-- Offered instead of Approve while the approval window cannot hold the whole command.
+local SHOW_WHOLE = { label = "Show the whole command (Approve comes after)", decision = "show" }
+
 local function one_line(text)
   local line = tostring(text or ""):gsub("%s*\n%s*", " ⏎ ")
-  return line
+  return shown(line)
 end
 
 -- The choices the server allows (`availableDecisions`, when it lists plain strings).
@@ -54,13 +60,15 @@ end
 --- The prompt for a command approval: command, working directory and reason on one line,
 --- which the default vim.ui.select and pickers alike can show.
 function M.command_prompt(params)
-  local text = ("Codex wants to run `%s`"):format(one_line(require("codex.render").command_text(params.command or "(unknown command)")))
-  if params.cwd then
-    text = text .. " in " .. vim.fn.fnamemodify(params.cwd, ":~")
+  local command = one_line(require("codex.render").command_text(params.command or "(unknown command)"))
+  local where = view.unsandboxed(params) and " OUTSIDE the sandbox" or ""
+  local text = ("Codex wants to run%s `%s`"):format(where, command)
+  if params.cwd and params.cwd ~= vim.NIL then
+    text = text .. " in " .. shown(vim.fn.fnamemodify(params.cwd, ":~"))
   end
   local net = params.networkApprovalContext
   if type(net) == "table" and net.host then
-    text = text .. (" (network access to %s)"):format(net.host)
+    text = text .. (" (network access to %s)"):format(shown(net.host))
   end
   if params.reason and params.reason ~= vim.NIL and params.reason ~= "" then
     text = text .. " — " .. one_line(params.reason)
@@ -71,9 +79,33 @@ end
 --- `codex/item/commandExecution/requestApproval` -> { decision }.
 function M.command(params, ctx)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, true)
-  local shown = view.open("Codex wants to run a command", view.command_lines(params), "sh")
-  local ok, decision = pcall(ask, choices(params), M.command_prompt(params), "codex.command_approval", params)
-  view.close(shown)
+  local title = view.unsandboxed(params) and "Codex wants to run a command OUTSIDE the sandbox"
+    or "Codex wants to run a command"
+  local lines = view.command_lines(params)
+  local prompt = M.command_prompt(params)
+  local float = view.open(title, lines, "sh")
+  local ok, decision
+  if float.cut then
+    -- Approve waits until the whole command has been in sight.
+    local first = { SHOW_WHOLE }
+    for _, c in ipairs(choices(params)) do
+      if c.decision == "decline" or c.decision == "cancel" then
+        table.insert(first, c)
+      end
+    end
+    ok, decision = pcall(ask, first, prompt, "codex.command_approval", params)
+    if ok and decision == SHOW_WHOLE.decision then
+      view.close(float)
+      ok, decision = pcall(view.read_whole, title, lines)
+      float = view.open(title, lines, "sh")
+      if ok then
+        ok, decision = pcall(ask, choices(params), prompt, "codex.command_approval", params)
+      end
+    end
+  else
+    ok, decision = pcall(ask, choices(params), prompt, "codex.command_approval", params)
+  end
+  view.close(float)
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
   if not ok then
     error(decision, 0)
@@ -99,14 +131,14 @@ end
 function M.file_prompt(params)
   local names = {}
   for _, change in ipairs(M.changes_of(params)) do
-    table.insert(names, vim.fn.fnamemodify(change.path or "?", ":~:."))
+    table.insert(names, shown(vim.fn.fnamemodify(change.path or "?", ":~:.")))
   end
   local text = "Codex wants to change " .. (#names > 0 and table.concat(names, ", ") or "files")
   if params.reason and params.reason ~= vim.NIL and params.reason ~= "" then
     text = text .. " — " .. one_line(params.reason)
   end
   if params.grantRoot and params.grantRoot ~= vim.NIL then
-    text = text .. " (and to write anywhere under " .. params.grantRoot .. ")"
+    text = text .. " (and to write anywhere under " .. shown(params.grantRoot) .. ")"
   end
   -- :Codex draws the chat's current thread only (not an inline edit's, nor another chat's).
   if params.threadId ~= nil and params.threadId == threads.current then
@@ -152,7 +184,7 @@ local OTHER = "Something else…"
 
 local function answer_question(q)
   local title = q.header and q.header ~= vim.NIL and q.header ~= "" and (q.header .. ": ") or ""
-  local prompt = title .. (q.question or "")
+  local prompt = one_line(title .. (q.question or ""))
   local options = type(q.options) == "table" and q.options or {}
   if #options > 0 then
     local items = vim.deepcopy(options)
@@ -164,9 +196,9 @@ local function answer_question(q)
       kind = "codex.user_input",
       format_item = function(o)
         if o.description and o.description ~= vim.NIL and o.description ~= "" then
-          return o.label .. " — " .. o.description
+          return shown(o.label) .. " — " .. one_line(o.description)
         end
-        return o.label
+        return shown(o.label)
       end,
       codex = q,
     })

@@ -5,7 +5,9 @@
  * declined.
  *
  * An approval must not go unnoticed: the chat is brought forward with the request in view
- * (`surface`), and a notification says what is asked and can answer it too.
+ * (`surface`), and a notification says what is asked and can answer it too. Approve sits in the
+ * notification only beside the whole command (`commandNotice`); a longer one is approved from a
+ * modal dialog that shows it whole ("Review…"). Every untrusted name goes through `visible`.
  */
 
 import * as vscode from 'vscode';
@@ -20,8 +22,10 @@ import {
   USER_INPUT,
   type UserInputAnswers,
 } from '../shared/protocol';
+import { commandNotice } from '../shared/approvalNotice';
 import { requestChanges } from '../shared/renderRequests';
 import { shortPath } from '../shared/renderFiles';
+import { visible } from '../shared/visible';
 import type { ChatStore } from './store';
 
 interface Waiting {
@@ -32,6 +36,7 @@ interface Waiting {
 const APPROVE = 'Approve';
 const DENY = 'Deny';
 const SHOW = 'Show in chat';
+const REVIEW = 'Review…';
 
 export class InlineRequests implements vscode.Disposable {
   private readonly waiting = new Map<string, Waiting>();
@@ -78,22 +83,32 @@ export class InlineRequests implements vscode.Disposable {
       if (choice === SHOW) await this.surface(request.params.threadId);
       return;
     }
+    if (request.method === COMMAND_APPROVAL) {
+      const notice = commandNotice(request.params);
+      const buttons = notice.whole ? [APPROVE, DENY, SHOW] : [REVIEW, SHOW];
+      let choice = await vscode.window.showWarningMessage(notice.message, ...buttons);
+      if (choice === REVIEW && this.waiting.has(key)) {
+        choice = await vscode.window.showWarningMessage(notice.title, { modal: true, detail: notice.detail }, APPROVE, DENY);
+      }
+      this.answerNotice(key, request, choice);
+      return;
+    }
     const choice = await vscode.window.showWarningMessage(this.describe(key, request), APPROVE, DENY, SHOW);
+    this.answerNotice(key, request, choice);
+  }
+
+  private answerNotice(key: string, request: ApprovalRequest, choice: string | undefined): void {
     if (choice === APPROVE) this.decide(key, 'accept');
     else if (choice === DENY) this.decide(key, 'decline');
-    else if (choice === SHOW) await this.surface(request.params.threadId);
+    else if (choice === SHOW) void this.surface(request.params.threadId);
   }
 
   private describe(key: string, request: ApprovalRequest): string {
-    if (request.method === COMMAND_APPROVAL) {
-      const command = request.params.command ?? 'a command';
-      return `Codex wants to run: ${command.length > 120 ? command.slice(0, 119) + '…' : command}`;
-    }
     if (request.method === FILE_CHANGE_APPROVAL) {
       const state = this.store.state;
       const pending = state.requests.find((r) => r.key === key);
       const cwd = state.conversation?.cwd;
-      const files = pending ? requestChanges(state, pending).map((c) => shortPath(c.path, cwd)) : [];
+      const files = pending ? requestChanges(state, pending).map((c) => visible(shortPath(c.path, cwd))) : [];
       return files.length ? `Codex wants to change ${files.join(', ')}` : 'Codex wants to change files';
     }
     return 'Codex is waiting for you';

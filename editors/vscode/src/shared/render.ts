@@ -10,6 +10,7 @@ import { classToken, escapeHtml as e } from './escape';
 import { renderMarkdown } from './markdown';
 import type { ThreadItem, ThreadItemOf, UserInput } from './protocol';
 import { renderFileList } from './renderFiles';
+import { visible } from './visible';
 import { renderChanges, renderRequest } from './renderRequests';
 import { type ChatState, type TurnView, visibleRequests } from './state';
 import { turnActivity } from './status';
@@ -36,7 +37,7 @@ export function renderConversation(state: ChatState): Block[] {
       },
     ];
   }
-  const blocks: Block[] = [{ key: 'title', html: `<h2 class="conv-title">${e(conv.title)}</h2>` }];
+  const blocks: Block[] = [{ key: 'title', html: `<h2 class="conv-title">${e(visible(conv.title))}</h2>` }];
   for (const turn of conv.turns) {
     const running = turn.status === 'inProgress';
     for (const item of turn.items) {
@@ -144,8 +145,8 @@ function renderCommand(item: ThreadItemOf<'commandExecution'>, options: ItemOpti
   const output = item.aggregatedOutput ?? '';
   return (
     `<div class="cmd status-${classToken(item.status)}">` +
-    `<div class="cmd-head"><code>$ ${e(item.command ?? '')}</code> <span class="status">${e(statusLabel(item, options))}</span></div>` +
-    (output ? `<pre class="cmd-out">${e(output)}</pre>` : '') +
+    `<div class="cmd-head"><code>$ ${e(visible(item.command ?? ''))}</code> <span class="status">${e(statusLabel(item, options))}</span></div>` +
+    (output ? `<pre class="cmd-out">${e(visible(output, true))}</pre>` : '') +
     `</div>`
   );
 }

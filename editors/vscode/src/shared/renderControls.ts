@@ -5,6 +5,7 @@
  */
 
 import { classToken, escapeHtml as e } from './escape';
+import { visible } from './visible';
 import { formatRateLimits, formatTokenUsage } from './format';
 import { APPROVAL_POLICIES, type ModelInfo, REASONING_EFFORTS } from './protocol';
 import { type ChatState, threadTitle } from './state';
@@ -79,8 +80,8 @@ export function renderThreadList(state: ChatState): string {
     const cls = t.id === current ? 'thread current' : 'thread';
     return (
       `<li class="${cls}" data-thread="${e(t.id)}">` +
-      `<button type="button" class="thread-open link" data-action="resume" data-thread="${e(t.id)}" title="${e(t.preview ?? '')}">` +
-      `<span class="thread-title">${e(threadTitle(t))}</span><span class="muted thread-when">${e(when(t.updatedAt))}</span></button>` +
+      `<button type="button" class="thread-open link" data-action="resume" data-thread="${e(t.id)}" title="${e(visible(t.preview ?? ''))}">` +
+      `<span class="thread-title">${e(visible(threadTitle(t)))}</span><span class="muted thread-when">${e(when(t.updatedAt))}</span></button>` +
       `<span class="thread-actions">` +
       button('Rename', 'rename', { thread: t.id }, 'secondary icon', 'Rename this thread') +
       button('Archive', 'archive', { thread: t.id }, 'secondary icon', 'Archive this thread') +
@@ -108,7 +109,7 @@ export function renderNotices(state: ChatState): string {
     head = `<div class="notice warning">The Codex server stopped. ${button('Restart', 'restart', {}, 'secondary')}</div>`;
   }
   const notices = state.notices
-    .map((n) => `<div class="notice ${classToken(n.kind)}">${e(n.text)} ${button('Dismiss', 'dismiss', { id: n.id }, 'secondary')}</div>`)
+    .map((n) => `<div class="notice ${classToken(n.kind)}">${e(visible(n.text, true))} ${button('Dismiss', 'dismiss', { id: n.id }, 'secondary')}</div>`)
     .join('');
   return head + notices;
 }

@@ -6,6 +6,7 @@
 import { escapeHtml as e } from './escape';
 import { changeKind, movePath } from './patch';
 import type { FileUpdateChange } from './protocol';
+import { visible } from './visible';
 
 export const KIND_LETTER = { add: 'A', delete: 'D', update: 'M' } as const;
 
@@ -30,7 +31,7 @@ export function renderDiff(diff: string): string {
               : line.startsWith('-')
                 ? 'd-del'
                 : 'd-ctx';
-      return `<span class="${cls}">${e(line) || ' '}</span>`;
+      return `<span class="${cls}">${e(visible(line, true)) || ' '}</span>`;
     })
     .join('');
   return `<pre class="diff">${body}</pre>`;
@@ -48,7 +49,7 @@ export function renderFileList(changes: FileUpdateChange[], openData: Record<str
         .join('');
       return (
         `<div class="file-change">` +
-        `<div class="file-head"><code title="${e(change.path)}">${e(title)}</code> <button type="button" class="secondary" data-action="openDiff"${data}>Open diff</button></div>` +
+        `<div class="file-head"><code title="${e(visible(change.path))}">${e(visible(title))}</code> <button type="button" class="secondary" data-action="openDiff"${data}>Open diff</button></div>` +
         (options.compact ? '' : renderDiff(change.diff ?? '')) +
         `</div>`
       );

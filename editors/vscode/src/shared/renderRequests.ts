@@ -19,6 +19,8 @@ import {
 import { button } from './renderControls';
 import { KIND_LETTER, renderFileList, shortPath } from './renderFiles';
 import { changeKey, type ChatState, findItem, type PendingRequest } from './state';
+import { runsUnsandboxed, UNSANDBOXED_NOTE } from './approvalNotice';
+import { visible } from './visible';
 
 const DECISION_BUTTONS: Record<Decision, [string, string]> = {
   accept: ['Approve', 'approve'],
@@ -52,18 +54,20 @@ export function requestChanges(state: ChatState, request: PendingRequest): FileU
 export function renderRequest(state: ChatState, request: PendingRequest): string {
   if (request.method === USER_INPUT) return renderQuestions(request.key, request.params);
   const why = request.params.reason;
-  const reason = why ? `<div class="reason">Reason: ${e(why)}</div>` : '';
+  const reason = why ? `<div class="reason">Reason: ${e(visible(why, true))}</div>` : '';
   const decisions = offeredDecisions(request);
   if (request.method === COMMAND_APPROVAL) {
     const item = findItem(state, request.itemId, 'commandExecution');
     const command = request.params.command ?? item?.command ?? '';
     const cwd = request.params.cwd ?? item?.cwd;
+    const outside = runsUnsandboxed(request.params);
     return (
       `<div class="request approval" data-request="${e(request.key)}" role="alert">` +
-      `<div class="request-title">Run this command?</div>` +
-      `<pre class="cmd-line">$ ${e(command)}</pre>` +
-      (cwd ? `<div class="muted">in ${e(cwd)}</div>` : '') +
+      `<div class="request-title">${outside ? 'Run this command OUTSIDE the sandbox?' : 'Run this command?'}</div>` +
+      `<pre class="cmd-line">$ ${e(visible(command))}</pre>` +
+      (cwd ? `<div class="muted">in ${e(visible(cwd))}</div>` : '') +
       reason +
+      (outside ? `<div class="reason">${e(UNSANDBOXED_NOTE)}</div>` : '') +
       decisionButtons(request.key, decisions) +
       `</div>`
     );
@@ -71,7 +75,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
   if (request.method === FILE_CHANGE_APPROVAL) {
     const changes = requestChanges(state, request);
     const root = request.params.grantRoot;
-    const grant = root ? `<div class="reason">Also asks to write anywhere under ${e(root)}</div>` : '';
+    const grant = root ? `<div class="reason">Also asks to write anywhere under ${e(visible(root))}</div>` : '';
     const what = changes.length === 1 ? 'this change' : changes.length ? `these ${changes.length} changes` : 'the proposed change';
     return (
       `<div class="request approval" data-request="${e(request.key)}" role="alert">` +
@@ -103,7 +107,7 @@ function renderQuestion(key: string, q: UserInputQuestion, n: number): string {
     .map(
       (o, k) =>
         `<label class="option"><input type="radio" name="${e(name)}" value="${e(o.label)}"${k === 0 ? ' checked' : ''}> ` +
-        `<span class="option-label">${e(o.label)}</span>${o.description ? ` <span class="muted">${e(o.description)}</span>` : ''}</label>`,
+        `<span class="option-label">${e(visible(o.label))}</span>${o.description ? ` <span class="muted">${e(visible(o.description, true))}</span>` : ''}</label>`,
     )
     .join('');
   const free =
@@ -112,8 +116,8 @@ function renderQuestion(key: string, q: UserInputQuestion, n: number): string {
       : '';
   return (
     `<fieldset class="q" data-question="${e(q.id)}" data-name="${e(name)}">` +
-    (q.header ? `<legend>${e(q.header)}</legend>` : '') +
-    `<div class="q-text">${e(q.question)}</div>${options}${free}</fieldset>`
+    (q.header ? `<legend>${e(visible(q.header))}</legend>` : '') +
+    `<div class="q-text">${e(visible(q.question, true))}</div>${options}${free}</fieldset>`
   );
 }
 

@@ -6,4 +6,5 @@ import type { FileUpdateChange } from "./FileUpdateChange";
 /** What codex-lsp adds to an approval request, beyond the protocol. */
 export type CodexLspApprovalExtras = {
   changes?: Array<FileUpdateChange> | null;
+  runUnsandboxed?: boolean | null;
 };
