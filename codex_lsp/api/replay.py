@@ -18,7 +18,7 @@ from codex_lsp.api import items
 from codex_lsp.api.convert import turn_error, user_input_from_event
 from codex_lsp.api.events.review import failed_review_message
 from codex_lsp.protocol.events import ExecCommandEndEvent
-from codex_lsp.protocol.v2_items import PatchApplyStatus
+from codex_lsp.protocol.v2_items import PatchApplyStatus, PlanThreadItem
 from codex_lsp.protocol.v2_turns import Turn, TurnError, TurnStatus
 
 
@@ -120,6 +120,9 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
         if any(existing.id == item_id for existing in turn.items):
             item_id = turn.next_id("msg")
         turn.add(items.agent_message(item_id, str(event.get("message") or ""), event.get("phase")))
+    elif kind == "proposed_plan":
+        item_id = _str(event.get("item_id")) or turn.next_id("plan")
+        turn.add(PlanThreadItem(id=item_id, text=str(event.get("text") or "")))
     elif kind in ("agent_reasoning", "agent_reasoning_raw_content"):
         _reasoning(turn, kind, str(event.get("text") or ""))
     elif kind == "exec_command_end":

@@ -3,7 +3,9 @@
 The same overrides as `turn/start` (cwd, approval and sandbox policy, model, effort, summary,
 personality), applied without starting a turn; `thread/settings/updated` follows the answer when
 anything changed. Settings this engine has no counterpart for are refused by name rather than
-dropped: named permission profiles, execution environments, and Plan mode.
+dropped: named permission profiles and execution environments. A `collaborationMode` of
+"plan" puts the thread in Plan mode (read-only exploration ending with a plan) until one of
+"default" takes it out.
 """
 
 from __future__ import annotations
@@ -29,8 +31,6 @@ def _refuse_unsupported(params: ThreadSettingsUpdateParams) -> None:
         )
     if params.environments:
         raise invalid("environments", "execution environments are not supported here")
-    if params.collaboration_mode is not None and params.collaboration_mode.mode != "default":
-        raise invalid("collaborationMode", "Plan mode is not available in codex-lsp yet")
     if params.approvals_reviewer not in (None, "user"):
         raise invalid("approvalsReviewer", "approvals are reviewed by the user here")
 
@@ -61,6 +61,7 @@ class ThreadSettingsUpdater:
             or (effort_to_core(mode.settings.reasoning_effort) if mode is not None else None),
             summary=params.summary,
             personality=params.personality,
+            collaboration_mode=mode.mode if mode is not None else None,
         )
         before = settings_of(session.ctx)
         after = settings_after(session.ctx, op)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import ValidationError
 
 from codex_lsp.api.convert import (
     approval_to_core,
@@ -29,7 +30,7 @@ from codex_lsp.api.loaded import LoadedThread
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
-from codex_lsp.protocol.inputs import Personality, ReasoningSummary
+from codex_lsp.protocol.inputs import CollaborationModeKind, Personality, ReasoningSummary
 from codex_lsp.protocol.ops import Interrupt, OverrideTurnContext, UserTurn
 from codex_lsp.protocol.v2_common import approval_policy_to_v2, sandbox_policy_to_v2
 from codex_lsp.protocol.v2_items import UserInput
@@ -62,8 +63,20 @@ async def start_turn(thread: LoadedThread, params: TurnStartParams) -> TurnStart
         summary=params.summary,
         personality=params.personality,
         output_schema=params.output_schema if isinstance(params.output_schema, dict) else None,
+        collaboration_mode=collaboration_mode(params.collaboration_mode),
     )
     return await submit_turn(thread, list(params.input), overrides)
+
+
+def collaboration_mode(raw: Any) -> CollaborationModeKind | None:
+    """The mode a request's `collaborationMode` asks for; None when it names none."""
+    if raw is None:
+        return None
+    try:
+        return CollaborationMode.model_validate(raw).mode
+    except ValidationError as err:
+        problem = err.errors()[0]["msg"]
+        raise invalid("collaborationMode", f"expected {{mode, settings}}: {problem}") from None
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,7 @@ class TurnOverrides:
     summary: ReasoningSummary | None = None
     personality: Personality | None = None
     output_schema: dict[str, Any] | None = None
+    collaboration_mode: CollaborationModeKind | None = None
 
 
 async def submit_turn(
@@ -111,6 +125,7 @@ async def submit_turn(
         final_output_json_schema=overrides.output_schema,
         attachments=attachments or [],
         task=task,
+        collaboration_mode=overrides.collaboration_mode,
     )
     settings = _settings(op, ctx)
     if settings != settings_of(ctx):
@@ -138,7 +153,7 @@ def _settings(op: UserTurn, ctx: TurnContext) -> ThreadSettings:
         summary=op.summary,
         approvals_reviewer="user",
         collaboration_mode=CollaborationMode(
-            mode="default",
+            mode=op.collaboration_mode or ctx.collaboration_mode,
             settings=CollaborationModeSettings(
                 model=op.model,
                 reasoning_effort=op.effort,
@@ -160,6 +175,7 @@ def settings_after(ctx: TurnContext, op: OverrideTurnContext) -> ThreadSettings:
         effort=op.effort or ctx.effort,
         summary=op.summary or ctx.summary,
         personality=op.personality or ctx.personality,
+        collaboration_mode=op.collaboration_mode or ctx.collaboration_mode,
     )
     return _settings(merged, ctx)
 
@@ -174,6 +190,7 @@ def settings_of(ctx: TurnContext) -> ThreadSettings:
         effort=ctx.effort,
         summary=ctx.summary,
         personality=ctx.personality,
+        collaboration_mode=ctx.collaboration_mode,
     )
     return _settings(current, ctx)
 

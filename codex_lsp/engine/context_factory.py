@@ -61,6 +61,7 @@ def initial_turn_context(
         features=dict(config.features or {}),
         web_search=bool(config.tools.web_search),
         update_plan_tool=config.tools.update_plan.enabled,
+        collaboration_mode="plan" if resumed.get("collaboration_mode") == "plan" else "default",
     )
 
 

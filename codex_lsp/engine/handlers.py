@@ -12,7 +12,7 @@ from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_inp
 from codex_lsp.engine.models import model_info
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
-from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.engine.turn_context import TurnContext, restricted_for_plan
 from codex_lsp.model import ModelError
 from codex_lsp.protocol.events import (
     ErrorEvent,
@@ -55,6 +55,7 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
             effort=op.effort,
             summary=op.summary,
             personality=op.personality,
+            collaboration_mode=op.collaboration_mode,
         )
         await _start_turn(session, sub_id, ctx, op)
     elif isinstance(op, UserInputOp):
@@ -117,7 +118,7 @@ async def _start_turn(
         session.emit(sub_id, applied)
     # Settings persist to later turns; an output schema applies to this turn only.
     session.ctx = replace(ctx, output_schema=None)
-    turn_ctx = replace(ctx, output_schema=op.final_output_json_schema)
+    turn_ctx = restricted_for_plan(replace(ctx, output_schema=op.final_output_json_schema))
 
     async def body(sess: Session, task: RunningTask) -> None:
         instructions = None

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from codex_lsp.engine.prompts import render
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
 from codex_lsp.sandbox import is_repository_entry
@@ -59,6 +60,8 @@ def developer_message(
     ctx: TurnContext, *, extra_sections: list[str] | None = None
 ) -> dict[str, Any]:
     sections = [permissions_instructions(ctx)]
+    if ctx.collaboration_mode == "plan":
+        sections.append(render("plan_mode"))
     if ctx.developer_instructions:
         sections.append(ctx.developer_instructions)
     if ctx.personality and ctx.personality in _PERSONALITIES:
@@ -118,14 +121,20 @@ def contextual_user_message(ctx: TurnContext) -> dict[str, Any]:
 
 def context_update_message(previous: TurnContext, current: TurnContext) -> dict[str, Any] | None:
     """A developer note when cwd or policies changed between turns, else None."""
-    if (previous.cwd, previous.approval_policy, previous.sandbox_policy, previous.personality) == (
-        current.cwd,
-        current.approval_policy,
-        current.sandbox_policy,
-        current.personality,
-    ):
+    def shape(ctx: TurnContext) -> tuple[object, ...]:
+        return (
+            ctx.cwd,
+            ctx.approval_policy,
+            ctx.sandbox_policy,
+            ctx.personality,
+            ctx.collaboration_mode,
+        )
+
+    if shape(previous) == shape(current):
         return None
     sections = [environment_context(current)]
+    if previous.collaboration_mode == "plan" and current.collaboration_mode != "plan":
+        sections.append(render("plan_mode_ended"))
     dropped_style = (
         previous.personality in _PERSONALITIES and current.personality not in _PERSONALITIES
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import mimetypes
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelError, Prompt
 from codex_lsp.protocol.events import (
     ErrorEvent,
+    ProposedPlanEvent,
     TaskCompleteEvent,
     TaskStartedEvent,
     UserMessageEvent,
@@ -189,6 +191,9 @@ async def run_regular_task(
     last_message = None
     if failure is None:
         last_message = await run_turns(session, task, ctx)
+        plan = proposed_plan(last_message) if ctx.collaboration_mode == "plan" else None
+        if plan is not None:
+            session.emit(sub_id, ProposedPlanEvent(item_id=f"{sub_id}-plan", text=plan))
     else:  # the input is kept; the turn ends with why the history could not be compacted
         session.emit(
             sub_id, ErrorEvent(message=failure.message, codex_error_info=failure.codex_error_info)
@@ -203,6 +208,15 @@ async def run_regular_task(
             duration_ms=int((time.monotonic() - started) * 1000),
         ),
     )
+
+
+_PROPOSED_PLAN = re.compile(r"<proposed_plan>\s*(.*?)\s*</proposed_plan>", re.DOTALL)
+
+
+def proposed_plan(message: str | None) -> str | None:
+    """The plan a Plan mode answer ends with: its last complete `<proposed_plan>` block."""
+    found = _PROPOSED_PLAN.findall(message or "")
+    return found[-1] if found and found[-1].strip() else None
 
 
 async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> str | None:

@@ -11,8 +11,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from codex_lsp.protocol.inputs import Personality, ReasoningEffort, ReasoningSummary
-from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy, has_network_access
+from codex_lsp.protocol.inputs import (
+    CollaborationModeKind,
+    Personality,
+    ReasoningEffort,
+    ReasoningSummary,
+)
+from codex_lsp.protocol.policy import AskForApproval, ReadOnly, SandboxPolicy, has_network_access
 from codex_lsp.protocol.providers import ModelProviderInfo
 from codex_lsp.sandbox import HeldRoots, hold_roots
 
@@ -40,6 +45,12 @@ class TurnContext:
     features: dict[str, bool] = field(default_factory=dict)
     web_search: bool = False
     update_plan_tool: bool = False
+    collaboration_mode: CollaborationModeKind = "default"
+    # The user's own policies while Plan mode holds the turn to a read-only sandbox: what the
+    # thread keeps (and its rollout records) for the turns after Plan mode.
+    user_policies: tuple[AskForApproval, SandboxPolicy] | None = field(
+        default=None, compare=False, repr=False
+    )
     # The sandbox policy's writable roots for this cwd, held open since they were resolved.
     roots: HeldRoots | None = field(default=None, compare=False, repr=False)
 
@@ -74,11 +85,13 @@ class TurnContext:
 
     def to_rollout(self, turn_id: str | None) -> dict[str, Any]:
         """The `turn_context` rollout line's payload."""
+        approval, sandbox = self.user_policies or (self.approval_policy, self.sandbox_policy)
         return {
             "turn_id": turn_id,
             "cwd": str(self.cwd),
-            "approval_policy": self.approval_policy.value,
-            "sandbox_policy": self.sandbox_policy.model_dump(mode="json"),
+            "approval_policy": approval.value,
+            "sandbox_policy": sandbox.model_dump(mode="json"),
+            "collaboration_mode": self.collaboration_mode,
             "model": self.model,
             "model_provider": self.provider_id,
             "effort": self.effort,
@@ -87,3 +100,12 @@ class TurnContext:
             "developer_instructions": self.developer_instructions,
             "user_instructions": self.user_instructions,
         }
+
+
+def restricted_for_plan(ctx: TurnContext) -> TurnContext:
+    """The context a turn runs under: in Plan mode, a read-only sandbox and no approvals, so
+    nothing it runs can change a file or ask to; otherwise `ctx` itself."""
+    if ctx.collaboration_mode != "plan":
+        return ctx
+    restricted = ctx.with_overrides(sandbox_policy=ReadOnly(), approval_policy=AskForApproval.NEVER)
+    return replace(restricted, user_policies=(ctx.approval_policy, ctx.sandbox_policy))

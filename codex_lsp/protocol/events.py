@@ -177,6 +177,14 @@ class PlanUpdateEvent(WireModel):
     plan: list[PlanItem]
 
 
+class ProposedPlanEvent(WireModel):
+    """The plan a turn in Plan mode ended with (its `<proposed_plan>` block), as one item."""
+
+    type: Literal["proposed_plan"] = "proposed_plan"
+    item_id: str
+    text: str
+
+
 class RequestUserInputEvent(WireModel):
     type: Literal["request_user_input"] = "request_user_input"
     call_id: str
@@ -299,6 +307,7 @@ EventMsg = Annotated[
     | TurnDiffEvent
     | TokenCountEvent
     | PlanUpdateEvent
+    | ProposedPlanEvent
     | RequestUserInputEvent
     | McpToolCallBeginEvent
     | McpToolCallEndEvent

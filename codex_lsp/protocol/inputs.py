@@ -62,6 +62,8 @@ MAX_USER_INPUT_TEXT_CHARS = 1 << 20
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 ReasoningSummary = Literal["auto", "concise", "detailed", "none"]
 Personality = Literal["friendly", "pragmatic", "none"]
+# How the agent works with the user: "plan" explores read-only and ends with a plan.
+CollaborationModeKind = Literal["default", "plan"]
 
 
 class ReviewDecisionAmendment(WireModel):

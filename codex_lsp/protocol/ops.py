@@ -9,6 +9,7 @@ from pydantic import Field, TypeAdapter, model_validator
 from codex_lsp.protocol.decisions import ReviewDecision
 from codex_lsp.protocol.editor_tasks import Attachment, EditorTask
 from codex_lsp.protocol.inputs import (
+    CollaborationModeKind,
     Personality,
     ReasoningEffort,
     ReasoningSummary,
@@ -71,6 +72,8 @@ class UserTurn(WireModel):
     # next to `items`, which stay what the user said.
     attachments: list[Attachment] = Field(default_factory=list)
     task: EditorTask | None = None
+    # "plan": the turn explores read-only and ends with a plan; None keeps the thread's mode.
+    collaboration_mode: CollaborationModeKind | None = None
 
 
 class OverrideTurnContext(WireModel):
@@ -82,6 +85,7 @@ class OverrideTurnContext(WireModel):
     effort: ReasoningEffort | None = None
     summary: ReasoningSummary | None = None
     personality: Personality | None = None
+    collaboration_mode: CollaborationModeKind | None = None
 
 
 class Interrupt(WireModel):

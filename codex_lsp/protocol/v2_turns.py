@@ -10,6 +10,7 @@ from typing_extensions import TypeAliasType
 from codex_lsp.protocol.v2_common import (
     ApprovalsReviewer,
     AskForApproval,
+    ExperimentalOpt,
     Opt,
     Personality,
     ReasoningEffort,
@@ -106,6 +107,8 @@ class TurnStartParams(V2Model):
     personality: Opt[Personality] = None
     output_schema: Opt[Any] = None
     client_user_message_id: Opt[str] = None
+    # A `v2_thread_ops.CollaborationMode`: "plan" explores read-only and ends with a plan.
+    collaboration_mode: ExperimentalOpt[Any] = None
 
 
 class TurnStartResponse(V2Model):

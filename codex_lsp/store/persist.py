@@ -41,6 +41,7 @@ EXTRA_EVENTS = frozenset(
         "turn_aborted",
         "mcp_tool_call_end",
         "web_search_end",
+        "proposed_plan",
         # A resumed thread rebuilds its subagents from these before replaying turns.
         "subagent_lifecycle",
         "agent_inbox",

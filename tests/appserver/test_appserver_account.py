@@ -118,9 +118,10 @@ def test_api_key_login_logout_and_rate_limits(scripted_model, tmp_path):
             "account/login/start", {"type": "apiKey", "apiKey": "sk-test-123"}
         ) == {"type": "apiKey"}
         assert client.wait_method("account/login/completed")["params"]["success"] is True
-        # As the reference server writes it: `planType` is always there, null when unknown.
+        # As the reference server writes it: `planType` and `reason` are always there, null
+        # when unknown.
         updated = client.wait_method("account/updated")["params"]
-        assert updated == {"authMode": "apikey", "planType": None}
+        assert updated == {"authMode": "apikey", "planType": None, "reason": None}
         assert client.result("account/read", {})["account"] == {"type": "apiKey"}
         auth = home / "auth.json"
         assert json.loads(auth.read_text())["OPENAI_API_KEY"] == "sk-test-123"

@@ -70,6 +70,10 @@ def test_every_prompt_file_renders_with_the_values_its_caller_gives(tmp_path):
     used |= {"edit_selection", "fix_finding", "explain_finding", "apply_code"}
     used |= {"fix_finding_request", "explain_finding_request", "apply_code_request"}
     used |= {"attachment_label"}
+    # Plan mode's instructions, as the developer message carries them.
+    for name in ("plan_mode", "plan_mode_ended"):
+        assert "<collaboration_mode>" in render(name) and "$" not in render(name)
+    used |= {"plan_mode", "plan_mode_ended"}
     shipped = {p.name.removesuffix(".md") for p in files("codex_lsp.engine.prompts").iterdir()}
     assert shipped - {"__init__.py", "__pycache__"} == used
 

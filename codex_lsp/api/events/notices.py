@@ -14,6 +14,7 @@ from codex_lsp.api.events.status import StatusTracker
 from codex_lsp.protocol import events as ev
 from codex_lsp.protocol.events_mcp import McpStartupUpdateEvent
 from codex_lsp.protocol.v2_account import RateLimitSnapshot
+from codex_lsp.protocol.v2_items import PlanThreadItem
 from codex_lsp.protocol.v2_mcp import McpServerStatusUpdatedNotification
 from codex_lsp.protocol.v2_notifications import (
     AccountRateLimitsUpdatedNotification,
@@ -52,6 +53,7 @@ class TurnNotices:
         return {
             "turn_diff": self._turn_diff,
             "plan_update": self._plan_update,
+            "proposed_plan": self._proposed_plan,
             "token_count": self._token_count,
             "error": self._error,
             "stream_error": self._stream_error,
@@ -85,6 +87,12 @@ class TurnNotices:
             plan=[TurnPlanStep(step=p.step, status=_PLAN_STATUS[p.status]) for p in msg.plan],
         )
         self._notifier.send("turn/plan/updated", params)
+
+    def _proposed_plan(self, event: ev.Event) -> None:
+        """Plan mode's plan, as one `plan` item (its text arrives whole)."""
+        msg = event.msg_as(ev.ProposedPlanEvent)
+        self._notifier.item_started(PlanThreadItem(id=msg.item_id, text=""))
+        self._notifier.item_completed(PlanThreadItem(id=msg.item_id, text=msg.text))
 
     def _token_count(self, event: ev.Event) -> None:
         """Usage, then the rate limits as the provider last reported them (an empty snapshot

@@ -61,6 +61,12 @@ def patch_from_shell(call: ToolCall, argv: list[str], cwd: Path) -> Awaitable[To
     return apply_patch(call, found.patch, cwd / found.workdir if found.workdir else cwd)
 
 
+PLAN_MODE_EDITS = (
+    "Plan mode is read-only: no file can be changed. Put this change in your plan; the user "
+    "leaves Plan mode to carry it out"
+)
+
+
 def assess_patch(plan: PatchPlan, ctx: TurnContext) -> tuple[str, str | None]:
     """("auto" | "ask" | "reject", reason) following the writable roots and the policy.
 
@@ -70,6 +76,8 @@ def assess_patch(plan: PatchPlan, ctx: TurnContext) -> tuple[str, str | None]:
     patches inside the sandbox and escalates when that fails; patches here land through
     the Workspace unsandboxed, so that case asks up front instead.
     """
+    if ctx.collaboration_mode == "plan":
+        return "reject", PLAN_MODE_EDITS
     if ctx.approval_policy == AskForApproval.UNTRUSTED:
         return "ask", None
     if isinstance(ctx.sandbox_policy, DangerFullAccess):

@@ -63,6 +63,9 @@ async def gate_command(
     `tty` is part of what an "approved for this session" answer covers for `exec_command`.
     """
     ctx = call.ctx
+    if ctx.collaboration_mode == "plan" and sandbox_permissions == "require_escalated":
+        refusal = Forbidden(PLAN_MODE_COMMANDS)
+        return Refused(ToolOutput(refusal.reason, success=False), forbidden=refusal)
     assessment = assess_command(
         argv,
         approval_policy=ctx.approval_policy,
@@ -83,6 +86,12 @@ async def gate_command(
     ):
         return Refused(declined(call, argv, cwd))
     return Approved(sandboxed=not outside, asked_user=True)
+
+
+PLAN_MODE_COMMANDS = (
+    "Plan mode is read-only: commands run in a read-only sandbox and cannot leave it. Explore "
+    "with commands that only read; put changes in your plan"
+)
 
 
 def offer_rerun_without_sandbox(call: ToolCall, approved: Approved) -> bool:

@@ -9,7 +9,7 @@ The choice follows the reference server:
 * `apply_patch` in the form the catalogue gives the model (freeform for the catalogued
   models, none for models it does not know, unless `[features] apply_patch_freeform = true`);
   providers speaking Chat Completions cannot take a freeform tool and get the JSON form;
-* `update_plan` only when `[tools.update_plan] enabled = true`.
+* `update_plan` when `[tools.update_plan] enabled = true`, and always in Plan mode.
 
 A built-in tool the turn does not offer answers "unsupported call", as the reference does.
 """
@@ -86,6 +86,7 @@ def turn_tools(ctx: TurnContext) -> TurnTools:
     return TurnTools(
         shell=shell,
         apply_patch=patch,
-        update_plan=ctx.update_plan_tool,
+        # Plan mode keeps its checklist with update_plan whatever the config says.
+        update_plan=ctx.update_plan_tool or ctx.collaboration_mode == "plan",
         output_token_budget=info.truncation_tokens,
     )
