@@ -6,8 +6,8 @@ Usage:
         [--hide DIR]... [--protect PATH]... [--max-processes N] [--max-memory-mb N]
         [--fallback-metadata-changes] -- CMD...
 
-The outer process (this one) enters a private user, mount, PID and (with the network
-off) network namespace, sets up the mounts, builds the Landlock ruleset and forks.
+The outer process (this one) enters a private user, mount, IPC, PID and (with the
+network off) network namespace, sets up the mounts, builds the Landlock ruleset and forks.
 The child is the PID namespace's init: it mounts its `/proc`, applies the limits,
 drops capabilities, enforces Landlock and seccomp (in that order: Landlock forbids
 mounting once enforced, and the filter need not allow the set-up calls), forks the
@@ -151,7 +151,7 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     program = _seccomp.build_filter(
         table,
         deny_network=not network,
-        landlock_only=not mount_namespace,
+        deny_ipc=not flags & _mounts.CLONE_NEWIPC,
         deny_metadata=not mount_namespace and not args.fallback_metadata_changes,
     )
     pid_namespace = bool(flags & _mounts.CLONE_NEWPID)

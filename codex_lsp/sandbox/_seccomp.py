@@ -4,22 +4,33 @@
 few dozen instructions, so it is cheaper to write it out. Denied calls fail with
 EPERM, which programs report as "Operation not permitted".
 
-Network policy: only AF_UNIX sockets can be created, so every socket a sandboxed
-process holds is local. The connection calls (`connect`, `bind`, `listen`, `accept`)
-are denied for every family, as in Codex: an AF_UNIX `connect` reaches daemons outside
-the sandbox (a container engine, the init system), which is an escape, not IPC.
-A datagram socket needs no `connect` to reach a named socket: `sendmsg` carries the
-address inside a structure the filter cannot read. So datagram sockets are not
-created at all (neither by `socket` nor by `socketpair`); stream and seqpacket
-`socketpair`s keep working, and these ignore or refuse an address on `sendmsg`.
-A `sendto` that names an address is denied too. `recvfrom`, `sendmsg`/`recvmsg`,
-`shutdown`, socket names and options stay allowed because they can only act on
-sockets the process already has.
+Unix sockets: no AF_UNIX socket can be created by `socket`, in every mode and
+whatever the network policy. Network access means TCP and UDP to hosts; a unix
+socket reaches a daemon on this machine (a container engine, the session bus, an
+ssh agent, a terminal multiplexer), and a daemon that runs what it is sent is a way
+out. The filter cannot read the address `connect` is given, and neither Landlock
+nor a read-only mount stops a `connect` to a socket file, so the one rule that holds
+by construction is that the command never has a socket that could name an address.
+Stream and seqpacket `socketpair`s keep working: they are already connected, refuse
+`connect`, and ignore or refuse an address on `sendmsg`. Datagram pairs are refused,
+because `sendmsg` on one delivers to any named datagram socket. The price: a program
+that serves or reaches a unix socket inside the writable roots (a test suite's own
+server) fails under the sandbox; over TCP on the loopback it works when the network
+is on.
 
-Without a private mount namespace (Landlock alone) two more rules apply whatever the
-network policy: no AF_UNIX socket can be created except by `socketpair` (the path of
-the per-user server's socket cannot be hidden there), and, unless the user opted out,
-the calls that change metadata (mode, owner, times, extended attributes) are denied
+Network off: only those socket pairs exist, and the connection calls (`connect`,
+`bind`, `listen`, `accept`) are denied for every family, as in Codex. A `sendto`
+that names an address is denied too. `recvfrom`, `sendmsg`/`recvmsg`, `shutdown`,
+socket names and options stay allowed because they can only act on sockets the
+process already has.
+
+Always denied: the kernel keyring (`add_key`, `request_key`, `keyctl`), which is
+shared by every process of the user and outlives the command. SysV IPC and POSIX
+message queues are denied when the command has no IPC namespace of its own (see
+`IPC_CALLS`); with one, they only reach the command's own processes.
+
+Without a private mount namespace (Landlock alone), unless the user opted out, the
+calls that change metadata (mode, owner, times, extended attributes) are denied
 outright, because Landlock does not mediate them and the filter cannot tell a path
 inside the roots from one outside.
 """
@@ -81,6 +92,27 @@ _X86_64 = {
     "recvmmsg": 299,
     "sendmmsg": 307,
     "seccomp": 317,
+    "shmget": 29,
+    "shmat": 30,
+    "shmctl": 31,
+    "semget": 64,
+    "semop": 65,
+    "semctl": 66,
+    "shmdt": 67,
+    "msgget": 68,
+    "msgsnd": 69,
+    "msgrcv": 70,
+    "msgctl": 71,
+    "semtimedop": 220,
+    "mq_open": 240,
+    "mq_unlink": 241,
+    "mq_timedsend": 242,
+    "mq_timedreceive": 243,
+    "mq_notify": 244,
+    "mq_getsetattr": 245,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
 }
 _AARCH64 = {
     "arch": 0xC00000B7,
@@ -107,6 +139,27 @@ _AARCH64 = {
     "recvmmsg": 243,
     "sendmmsg": 269,
     "seccomp": 277,
+    "mq_open": 180,
+    "mq_unlink": 181,
+    "mq_timedsend": 182,
+    "mq_timedreceive": 183,
+    "mq_notify": 184,
+    "mq_getsetattr": 185,
+    "msgget": 186,
+    "msgctl": 187,
+    "msgrcv": 188,
+    "msgsnd": 189,
+    "semget": 190,
+    "semctl": 191,
+    "semtimedop": 192,
+    "semop": 193,
+    "shmget": 194,
+    "shmctl": 195,
+    "shmat": 196,
+    "shmdt": 197,
+    "add_key": 217,
+    "request_key": 218,
+    "keyctl": 219,
 }
 # Calls added after 2019 share one number on every architecture.
 _COMMON = {
@@ -130,8 +183,9 @@ _AARCH64.update(_COMMON)
 _X32_BIT = 0x40000000
 
 # Denied whenever the filter is installed: ptrace reaches into unsandboxed
-# processes, io_uring performs socket and file operations without the syscalls
-# this filter sees, and the new mount API could clone a tree without the
+# processes, the keyring holds the user's secrets for all their processes and
+# outlives the command, io_uring performs socket and file operations without the
+# syscalls this filter sees, and the new mount API could clone a tree without the
 # read-only `.git` mount or clear its read-only flag (Landlock mediates mount(2),
 # not these; dropping CAP_SYS_ADMIN already stops them, this is a second lock).
 ALWAYS_DENIED = (
@@ -146,6 +200,30 @@ ALWAYS_DENIED = (
     "fsmount",
     "fspick",
     "mount_setattr",
+    "add_key",
+    "request_key",
+    "keyctl",
+)
+# Objects these reach are named by keys and ids in the IPC namespace, not by paths.
+IPC_CALLS = (
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
 )
 NETWORK_DENIED = ("connect", "bind", "listen", "accept", "accept4", "sendmmsg", "recvmmsg")
 # Every call that changes a file's mode, owner, times or extended attributes; names
@@ -197,14 +275,14 @@ def build_filter(
     table: dict[str, int],
     *,
     deny_network: bool,
-    landlock_only: bool = False,
+    deny_ipc: bool = True,
     deny_metadata: bool = False,
 ) -> bytes:
     """The filter program as packed `struct sock_filter` entries.
 
-    `deny_network` is the network-off policy; `landlock_only` and `deny_metadata`
-    add the rules that stand in for the missing mount namespace (see the module's
-    docstring).
+    `deny_network` is the network-off policy; `deny_ipc` is for a command without an
+    IPC namespace of its own; `deny_metadata` stands in for the missing read-only
+    mounts (see the module's docstring).
     """
     # Each entry: (opcode, k, jump-if-true label, jump-if-false label); None = next.
     prog: list[tuple[int, int, str | None, str | None] | str] = [
@@ -217,18 +295,30 @@ def build_filter(
     denied = list(ALWAYS_DENIED)
     if deny_network:
         denied += NETWORK_DENIED
+    if deny_ipc:
+        denied += IPC_CALLS
     if deny_metadata:
         denied += [name for name in METADATA if name in table]
     for name in denied:
         prog.append((_JEQ_K, table[name], "eperm", None))
-    if deny_network or landlock_only:
-        prog.append((_JEQ_K, table["socket"], "socket", None))
-        prog.append((_JEQ_K, table["socketpair"], "socketpair", None))
+    prog.append((_JEQ_K, table["socket"], "socket", None))
+    prog.append((_JEQ_K, table["socketpair"], "socketpair", None))
     if deny_network:
         prog.append((_JEQ_K, table["sendto"], "sendto", None))
     prog.append((_RET_K, RET_ALLOW, None, None))
-    if deny_network or landlock_only:
-        prog += _socket_rules(deny_network=deny_network, landlock_only=landlock_only)
+    domain = (_LD_ABS_W, _arg_low(0), None, None)
+    prog += [
+        "socket",
+        domain,
+        # Another family is allowed only when the network is.
+        (_JEQ_K, AF_UNIX, "eperm", "eperm" if deny_network else "allow"),
+        "socketpair",
+        domain,
+        (_JEQ_K, AF_UNIX, None, "eperm"),
+        (_LD_ABS_W, _arg_low(1), None, None),
+        (_ALU_AND_K, SOCK_TYPE_MASK, None, None),
+        (_JEQ_K, SOCK_DGRAM, "eperm", "allow"),
+    ]
     if deny_network:
         prog += [
             "sendto",
@@ -247,31 +337,6 @@ def build_filter(
         (_RET_K, RET_KILL_PROCESS, None, None),
     ]
     return _assemble(prog)
-
-
-def _socket_rules(
-    *, deny_network: bool, landlock_only: bool
-) -> list[tuple[int, int, str | None, str | None] | str]:
-    """The `socket` and `socketpair` blocks; they end by jumping to `allow` or `eperm`."""
-    domain = (_LD_ABS_W, _arg_low(0), None, None)
-    rules: list[tuple[int, int, str | None, str | None] | str] = ["socket", domain]
-    if landlock_only:
-        # Another family is allowed only when the network is.
-        rules.append((_JEQ_K, AF_UNIX, "eperm", "eperm" if deny_network else "allow"))
-    else:
-        rules.append((_JEQ_K, AF_UNIX, "unix_type", "eperm"))
-    rules += ["socketpair", domain]
-    if not deny_network:
-        rules.append((_JEQ_K, 0, "allow", "allow"))
-        return rules
-    rules += [
-        (_JEQ_K, AF_UNIX, None, "eperm"),
-        "unix_type",
-        (_LD_ABS_W, _arg_low(1), None, None),
-        (_ALU_AND_K, SOCK_TYPE_MASK, None, None),
-        (_JEQ_K, SOCK_DGRAM, "eperm", "allow"),
-    ]
-    return rules
 
 
 def _assemble(prog: list[tuple[int, int, str | None, str | None] | str]) -> bytes:
