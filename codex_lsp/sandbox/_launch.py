@@ -142,6 +142,8 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     mount_namespace = bool(flags & _mounts.CLONE_NEWNS)
     if mount_namespace:
         carve = _plan.protect_with_mounts(plan)
+        if plan.given_pts_fd is not None:
+            reopen_given_terminals(plan.given_pts_fd)
     else:
         carve = plan.mountable + plan.links + plan.missing + plan.hidden
     ruleset = _plan.build_ruleset(plan, carve, network=network)
@@ -191,6 +193,49 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         if len(reported) == 4:
             status = int.from_bytes(reported, "little")
     _exit_like(status)
+
+
+# Unix98 pseudo-terminal slaves: majors 136 to 143, 256 minors each.
+_PTS_MAJORS = range(136, 144)
+
+
+def reopen_given_terminals(pts_dir: int) -> None:
+    """Swap the terminal on stdin, stdout and stderr for the same terminal opened
+    through this namespace's read-only copy of the host's devpts (`pts_dir`).
+
+    A descriptor keeps the mount it was opened on, and the engine opened the terminal
+    on the host's writable devpts: `fchmod` through it, or `chmod` through
+    `/proc/self/fd/N`, would change the host's `/dev/pts/N` (making it world-writable,
+    so that anyone could type into it). The same terminal reached through the
+    read-only mount refuses every mode, owner and time change with EROFS. Where it
+    cannot be reopened (it comes from another devpts instance) it stays as it was.
+    """
+    reopened: dict[int, int] = {}
+    for fd in (0, 1, 2):
+        try:
+            if not os.isatty(fd):
+                continue
+            given = os.fstat(fd)
+        except OSError:
+            continue
+        major = os.major(given.st_rdev)
+        if major not in _PTS_MAJORS:
+            continue
+        name = str((major - 136) * 256 + os.minor(given.st_rdev))
+        if name not in reopened:
+            try:
+                new = os.open(name, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=pts_dir)
+            except OSError:
+                continue
+            same = os.fstat(new)
+            if (same.st_dev, same.st_ino) != (given.st_dev, given.st_ino):
+                os.close(new)
+                continue
+            reopened[name] = new
+        os.set_blocking(reopened[name], os.get_blocking(fd))
+        os.dup2(reopened[name], fd)  # dup2 leaves the new descriptor inheritable
+    for new in reopened.values():
+        os.close(new)
 
 
 def _exit_like(status: int) -> NoReturn:
