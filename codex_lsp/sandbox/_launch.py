@@ -210,7 +210,7 @@ def reopen_given_terminals(pts_dir: int) -> None:
     read-only mount refuses every mode, owner and time change with EROFS. Where it
     cannot be reopened (it comes from another devpts instance) it stays as it was.
     """
-    reopened: dict[int, int] = {}
+    reopened: dict[str, int] = {}
     for fd in (0, 1, 2):
         try:
             if not os.isatty(fd):
