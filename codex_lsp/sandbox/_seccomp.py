@@ -42,6 +42,8 @@ import errno
 import os
 import struct
 
+from ._syscalls import AARCH64 as _AARCH64, X86_64 as _X86_64
+
 # BPF opcodes (classic BPF as used by seccomp).
 _LD_ABS_W = 0x20
 _JEQ_K = 0x15
@@ -60,126 +62,7 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 
-# Syscall numbers per architecture, with the audit arch the kernel reports.
-_X86_64 = {
-    "arch": 0xC000003E,
-    "chmod": 90,
-    "fchmod": 91,
-    "chown": 92,
-    "fchown": 93,
-    "lchown": 94,
-    "utime": 132,
-    "setxattr": 188,
-    "lsetxattr": 189,
-    "fsetxattr": 190,
-    "removexattr": 197,
-    "lremovexattr": 198,
-    "fremovexattr": 199,
-    "utimes": 235,
-    "fchownat": 260,
-    "futimesat": 261,
-    "fchmodat": 268,
-    "utimensat": 280,
-    "socket": 41,
-    "connect": 42,
-    "accept": 43,
-    "sendto": 44,
-    "bind": 49,
-    "listen": 50,
-    "socketpair": 53,
-    "ptrace": 101,
-    "accept4": 288,
-    "recvmmsg": 299,
-    "sendmmsg": 307,
-    "seccomp": 317,
-    "shmget": 29,
-    "shmat": 30,
-    "shmctl": 31,
-    "semget": 64,
-    "semop": 65,
-    "semctl": 66,
-    "shmdt": 67,
-    "msgget": 68,
-    "msgsnd": 69,
-    "msgrcv": 70,
-    "msgctl": 71,
-    "semtimedop": 220,
-    "mq_open": 240,
-    "mq_unlink": 241,
-    "mq_timedsend": 242,
-    "mq_timedreceive": 243,
-    "mq_notify": 244,
-    "mq_getsetattr": 245,
-    "add_key": 248,
-    "request_key": 249,
-    "keyctl": 250,
-}
-_AARCH64 = {
-    "arch": 0xC00000B7,
-    "setxattr": 5,
-    "lsetxattr": 6,
-    "fsetxattr": 7,
-    "removexattr": 14,
-    "lremovexattr": 15,
-    "fremovexattr": 16,
-    "fchmod": 52,
-    "fchmodat": 53,
-    "fchownat": 54,
-    "fchown": 55,
-    "utimensat": 88,
-    "socket": 198,
-    "socketpair": 199,
-    "bind": 200,
-    "listen": 201,
-    "accept": 202,
-    "connect": 203,
-    "sendto": 206,
-    "ptrace": 117,
-    "accept4": 242,
-    "recvmmsg": 243,
-    "sendmmsg": 269,
-    "seccomp": 277,
-    "mq_open": 180,
-    "mq_unlink": 181,
-    "mq_timedsend": 182,
-    "mq_timedreceive": 183,
-    "mq_notify": 184,
-    "mq_getsetattr": 185,
-    "msgget": 186,
-    "msgctl": 187,
-    "msgrcv": 188,
-    "msgsnd": 189,
-    "semget": 190,
-    "semctl": 191,
-    "semtimedop": 192,
-    "semop": 193,
-    "shmget": 194,
-    "shmctl": 195,
-    "shmat": 196,
-    "shmdt": 197,
-    "add_key": 217,
-    "request_key": 218,
-    "keyctl": 219,
-}
-# Calls added after 2019 share one number on every architecture.
-_COMMON = {
-    "io_uring_setup": 425,
-    "io_uring_enter": 426,
-    "io_uring_register": 427,
-    "open_tree": 428,
-    "move_mount": 429,
-    "fsopen": 430,
-    "fsconfig": 431,
-    "fsmount": 432,
-    "fspick": 433,
-    "mount_setattr": 442,
-    "fchmodat2": 452,
-    "setxattrat": 463,
-    "removexattrat": 466,
-}
-_X86_64.update(_COMMON)
-_AARCH64.update(_COMMON)
-# x32 system calls on x86_64 carry this bit; they would bypass every number above.
+# x32 system calls on x86_64 carry this bit; they would bypass every number in the table.
 _X32_BIT = 0x40000000
 
 # Denied whenever the filter is installed: ptrace reaches into unsandboxed
