@@ -41,8 +41,6 @@ LAUNCHER = str(Path(__file__).with_name("__main__.py"))
 def block_stop_now() -> None:
     """A `preexec_fn` for the launcher: start it with `STOP_NOW_SIGNAL` blocked."""
     signal.pthread_sigmask(signal.SIG_BLOCK, [STOP_NOW_SIGNAL])
-
-
 # Comma-separated parts to pretend the kernel lacks: `landlock`, `seccomp`, `mountns`
 # (the launcher then protects `.git` and friends with Landlock and seccomp alone, as
 # on a system without unprivileged user namespaces) and `pidns`.
