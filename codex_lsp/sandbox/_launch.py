@@ -4,7 +4,7 @@ Usage:
 
     python -m codex_lsp.sandbox --policy '<SandboxPolicy JSON>' [--cwd DIR]
         [--hide DIR]... [--protect PATH]... [--max-processes N] [--max-memory-mb N]
-        [--fallback-metadata-changes] -- CMD...
+        [--fallback-metadata-changes] [--allow-unix-socket PATH]... -- CMD...
 
 The outer process (this one) enters a private user, mount, IPC, PID and (with the
 network off) network namespace, sets up the mounts, builds the Landlock ruleset and forks.
@@ -26,13 +26,14 @@ from __future__ import annotations
 import os
 import sys
 
-from . import _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
+from . import _connect_broker, _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
 from ._jsonlite import loads
 
 # Spelled out so the launcher does not import `typing`: its start-up time counts.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
+    import socket
     from typing import NoReturn
 else:
     # `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
@@ -41,7 +42,15 @@ else:
 
 PROG = "codex-sandbox"
 DISABLE_ENV = "CODEX_LSP_SANDBOX_DISABLE"
-_VALUED = ("--policy", "--cwd", "--hide", "--protect", "--max-processes", "--max-memory-mb")
+_VALUED = (
+    "--policy",
+    "--cwd",
+    "--hide",
+    "--protect",
+    "--max-processes",
+    "--max-memory-mb",
+    "--allow-unix-socket",
+)
 
 
 class UsageError(Exception):
@@ -59,6 +68,7 @@ class Args:
         self.max_processes = 0
         self.max_memory_mb = 0
         self.fallback_metadata_changes = False
+        self.unix_sockets: list[str] = []
         self.command: list[str] = []
 
 
@@ -99,6 +109,10 @@ def parse_args(args: list[str]) -> Args:
             parsed.protect.append(value)
         elif name == "--max-processes":
             parsed.max_processes = _count(name, value)
+        elif name == "--allow-unix-socket":
+            if not value.startswith("/"):
+                raise UsageError(f"{name} needs an absolute path, got {value!r}")
+            parsed.unix_sockets.append(value)
         else:
             parsed.max_memory_mb = _count(name, value)
         i += 1
@@ -131,6 +145,8 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     )
     limits = _limits.Limits(args.max_processes, args.max_memory_mb)
     cgroup = _limits.CommandCgroup.create(limits)
+    # Opened before the mounts hide anything: these are the user's choice.
+    allowed = _connect_broker.AllowedSockets(args.unix_sockets) if args.unix_sockets else None
 
     flags = 0
     if "mountns" not in disabled:
@@ -155,7 +171,13 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         deny_network=not network,
         deny_ipc=not flags & _mounts.CLONE_NEWIPC,
         deny_metadata=not mount_namespace and not args.fallback_metadata_changes,
+        broker=allowed is not None,
     )
+    channel = None
+    if allowed is not None:
+        import socket
+
+        channel = socket.socketpair()
     pid_namespace = bool(flags & _mounts.CLONE_NEWPID)
     conf = _init.Confinement(
         ruleset,
@@ -165,6 +187,7 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         mount_namespace=mount_namespace,
         user_namespace=bool(flags & _mounts.CLONE_NEWUSER),
         cgroup=cgroup is not None,
+        broker_channel=channel[1].fileno() if channel else -1,
     )
     sys.stdout.flush()
     if pid_namespace:
@@ -172,6 +195,7 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         child = os.fork()
         if child == 0:
             os.close(status_r)
+            _drop_broker_side(channel, allowed)
             _init.run_as_init(conf, args.command, status_w)
         os.close(status_w)
     else:
@@ -180,19 +204,56 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         child = os.fork()
         if child == 0:
             _init.die_with_parent()
+            _drop_broker_side(channel, allowed)
             try:
                 _init.confine(conf)
             except OSError as exc:
                 _die(f"sandbox could not be applied, command not run: {exc}", 1)
             _init.exec_command(args.command)
     os.close(ruleset.fd)
-    supervisor = _supervise.Supervisor(child, pid_namespace=pid_namespace, cgroup=cgroup)
+    broker = None
+    if channel is not None and allowed is not None:
+        broker = _receive_broker(channel, allowed, network=network)
+    supervisor = _supervise.Supervisor(
+        child, pid_namespace=pid_namespace, cgroup=cgroup, broker=broker
+    )
     status = supervisor.wait()
     if status_r >= 0:
         reported = os.read(status_r, 4)
         if len(reported) == 4:
             status = int.from_bytes(reported, "little")
     _exit_like(status)
+
+
+def _drop_broker_side(
+    channel: tuple[socket.socket, socket.socket] | None,
+    allowed: _connect_broker.AllowedSockets | None,
+) -> None:
+    """In the sandboxed side: nothing of the broker's but the end it sends the listener on."""
+    if channel is not None:
+        channel[0].close()
+    if allowed is not None:
+        allowed.close()
+
+
+def _receive_broker(
+    channel: tuple[socket.socket, socket.socket],
+    allowed: _connect_broker.AllowedSockets,
+    *,
+    network: bool,
+) -> _connect_broker.Broker | None:
+    """The broker for the seccomp listener the sandboxed side sends, or None if it
+    failed before sending one (it then reports why and exits)."""
+    import socket
+
+    ours, theirs = channel
+    theirs.close()
+    with ours:
+        try:
+            _msg, fds, _flags, _addr = socket.recv_fds(ours, 1, 1)
+        except OSError:
+            return None
+    return _connect_broker.Broker(fds[0], allowed, network=network) if fds else None
 
 
 # Unix98 pseudo-terminal slaves: majors 136 to 143, 256 minors each.

@@ -16,7 +16,9 @@ Stream and seqpacket `socketpair`s keep working: they are already connected, ref
 because `sendmsg` on one delivers to any named datagram socket. The price: a program
 that serves or reaches a unix socket inside the writable roots (a test suite's own
 server) fails under the sandbox; over TCP on the loopback it works when the network
-is on.
+is on. Sockets the user lists are the exception: then unix stream and seqpacket
+sockets can be created, and every `connect` is decided and made by the launcher
+(`_connect_broker`), which connects only to the listed ones.
 
 Network off: only those socket pairs exist, and the connection calls (`connect`,
 `bind`, `listen`, `accept`) are denied for every family, as in Codex. A `sendto`
@@ -54,6 +56,7 @@ _RET_K = 0x06
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 RET_KILL_PROCESS = 0x80000000
+RET_USER_NOTIF = 0x7FC00000
 
 _OFF_NR = 0
 _OFF_ARCH = 4
@@ -160,12 +163,15 @@ def build_filter(
     deny_network: bool,
     deny_ipc: bool = True,
     deny_metadata: bool = False,
+    broker: bool = False,
 ) -> bytes:
     """The filter program as packed `struct sock_filter` entries.
 
     `deny_network` is the network-off policy; `deny_ipc` is for a command without an
     IPC namespace of its own; `deny_metadata` stands in for the missing read-only
-    mounts (see the module's docstring).
+    mounts (see the module's docstring). With `broker`, unix stream and seqpacket
+    sockets can be created and every `connect` waits for the launcher's answer
+    (`_connect_broker`).
     """
     # Each entry: (opcode, k, jump-if-true label, jump-if-false label); None = next.
     prog: list[tuple[int, int, str | None, str | None] | str] = [
@@ -175,6 +181,8 @@ def build_filter(
     ]
     if table is _X86_64:
         prog.append((_JGE_K, _X32_BIT, "kill", None))
+    if broker:
+        prog.append((_JEQ_K, table["connect"], "broker", None))
     denied = list(ALWAYS_DENIED)
     if deny_network:
         denied += NETWORK_DENIED
@@ -194,10 +202,11 @@ def build_filter(
         "socket",
         domain,
         # Another family is allowed only when the network is.
-        (_JEQ_K, AF_UNIX, "eperm", "eperm" if deny_network else "allow"),
+        (_JEQ_K, AF_UNIX, "unix_type" if broker else "eperm", "eperm" if deny_network else "allow"),
         "socketpair",
         domain,
         (_JEQ_K, AF_UNIX, None, "eperm"),
+        "unix_type",
         (_LD_ABS_W, _arg_low(1), None, None),
         (_ALU_AND_K, SOCK_TYPE_MASK, None, None),
         (_JEQ_K, SOCK_DGRAM, "eperm", "allow"),
@@ -212,6 +221,8 @@ def build_filter(
             (_JEQ_K, 0, "allow", "eperm"),
         ]
     prog += [
+        "broker",
+        (_RET_K, RET_USER_NOTIF, None, None),
         "allow",
         (_RET_K, RET_ALLOW, None, None),
         "eperm",

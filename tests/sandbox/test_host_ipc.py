@@ -15,13 +15,14 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from codex_lsp.sandbox import wrap_command
+from codex_lsp.sandbox import SandboxOptions, wrap_command
 from tests.sandbox.helpers import PY, policy_for, run, sandbox_env
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -136,6 +137,52 @@ def test_unix_sockets_outside_the_roots_are_unreachable(
             result.output
         )
     assert received == [], result.output
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["network-off", "network-on"])
+def test_a_socket_the_user_lists_is_reachable_and_no_other(
+    ws: Path, listeners: tuple[list[str], list[str]], mode: str, network: bool
+) -> None:
+    addresses, received = listeners
+    listed, runtime_bus, abstract = addresses
+    options = SandboxOptions(unix_sockets=(listed,))
+    # A symlink in the workspace to a socket that is not listed, and one to the listed one.
+    (ws / "bus.link").symlink_to(runtime_bus)
+    (ws / "listed.link").symlink_to(listed)
+    targets = [listed, runtime_bus, abstract, "bus.link", "listed.link", "/var/tmp/../" + listed]
+    result = run([PY, "-c", CONNECT, *targets], ws, mode, policy_for(network), options=options)
+    assert f"{listed} connected" in result.output, result.output
+    for refused in targets[1:]:
+        assert f"{refused} refused: [Errno 1] Operation not permitted" in result.output, (
+            result.output
+        )
+    deadline = time.monotonic() + 10
+    while not received and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert received == [f"{listed}: run: id"], result.output
+
+
+def test_tcp_still_works_beside_listed_sockets(
+    ws: Path, listeners: tuple[list[str], list[str]], mode: str
+) -> None:
+    addresses, received = listeners
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    script = (
+        "import socket, sys\n"
+        f"socket.create_connection(('127.0.0.1', {port})).sendall(b'tcp')\n"
+        "s = socket.socket(socket.AF_INET)\n"
+        "s.setblocking(False)\n"
+        f"print('nonblocking', s.connect_ex(('127.0.0.1', {port})))\n"
+    )
+    options = SandboxOptions(unix_sockets=(addresses[0],))
+    with server:
+        result = run([PY, "-c", script], ws, mode, policy_for(True), options=options)
+        conn, _ = server.accept()
+        with conn:
+            assert conn.recv(10) == b"tcp", result.output
+    assert result.code == 0, result.output
+    assert "nonblocking 115" in result.output or "nonblocking 0" in result.output
 
 
 @dataclass
