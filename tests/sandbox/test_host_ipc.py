@@ -22,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.sandbox import SandboxOptions, wrap_command
+from codex_lsp.store.config import load_config
+from codex_lsp.store.config_errors import ConfigError
 from tests.sandbox.helpers import PY, policy_for, run, sandbox_env
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -162,10 +165,28 @@ def test_a_socket_the_user_lists_is_reachable_and_no_other(
     assert received == [f"{listed}: run: id"], result.output
 
 
+def test_allow_unix_sockets_in_config_toml(
+    ws: Path, tmp_path: Path, listeners: tuple[list[str], list[str]]
+) -> None:
+    addresses, received = listeners
+    listed = addresses[1]
+    text = f'[sandbox_linux]\nallow_unix_sockets = ["{listed}"]\n'
+    options = sandbox_options(load_config(tmp_path, text=text), tmp_path)
+    result = run([PY, "-c", CONNECT, *addresses], ws, policy=policy_for(True), options=options)
+    assert f"{listed} connected" in result.output, result.output
+    assert f"{addresses[0]} refused" in result.output, result.output
+    deadline = time.monotonic() + 10
+    while not received and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert received == [f"{listed}: run: id"], result.output
+    with pytest.raises(ConfigError, match="allow_unix_sockets"):
+        load_config(tmp_path, text='[sandbox_linux]\nallow_unix_sockets = ["bus"]\n')
+
+
 def test_tcp_still_works_beside_listed_sockets(
     ws: Path, listeners: tuple[list[str], list[str]], mode: str
 ) -> None:
-    addresses, received = listeners
+    addresses, _received = listeners
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
     script = (
@@ -308,11 +329,13 @@ def _python_for_nobody() -> str | None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="switches to an unprivileged user")
+@pytest.mark.parametrize("one_listed", [False, True], ids=["none-listed", "one-listed"])
 def test_an_unprivileged_user_cannot_reach_host_ipc_or_sockets(
     ws: Path,
     host_ipc: HostIpc,
     listeners: tuple[list[str], list[str]],
     mode: str,
+    one_listed: bool,
 ) -> None:
     python = _python_for_nobody()
     if python is None:
@@ -327,7 +350,9 @@ def test_an_unprivileged_user_cannot_reach_host_ipc_or_sockets(
     )
     env = sandbox_env(mode, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     env.pop("VIRTUAL_ENV", None)
-    argv, env = wrap_command(["bash", "-c", script], policy_for(True), ws, env)
+    listed = addresses[:1] if one_listed else []
+    options = SandboxOptions(unix_sockets=tuple(listed))
+    argv, env = wrap_command(["bash", "-c", script], policy_for(True), ws, env, options=options)
     argv[0] = python
     proc = subprocess.run(
         argv,
@@ -345,9 +370,14 @@ def test_an_unprivileged_user_cannot_reach_host_ipc_or_sockets(
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")
     _assert_sysv_refused(output)
     assert _host_ipc_untouched(ipc), output
-    for address in addresses:
+    for address in addresses[len(listed) :]:
         assert f"{address} refused: [Errno 1] Operation not permitted" in output, output
-    assert received == []
+    for address in listed:
+        assert f"{address} connected" in output, output
+    deadline = time.monotonic() + 10
+    while len(received) < len(listed) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert received == [f"{address}: run: id" for address in listed], output
 
 
 def test_root_keeps_no_power_to_become_another_user(ws: Path, mode: str) -> None:
