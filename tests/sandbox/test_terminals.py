@@ -9,8 +9,10 @@ command may use that terminal, not change its mode or owner.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,8 @@ import pytest
 
 from codex_lsp.engine.unified_exec.process import ExecProcess
 from codex_lsp.engine.unified_exec.spawn import SpawnSpec
+from codex_lsp.protocol.policy import WorkspaceWrite
+from codex_lsp.sandbox import wrap_command
 from tests.sandbox.helpers import PY, run, wrap
 
 PROBE = r"""
@@ -130,3 +134,60 @@ async def test_the_given_terminal_keeps_its_mode_and_owner(ws: Path, mode: str) 
     assert "changed" not in output, output
     assert stat.S_IMODE(after.st_mode) == stat.S_IMODE(before.st_mode), output
     assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid), output
+
+
+UNPRIVILEGED_ENGINE = r"""
+import json, os, subprocess, sys
+argv, env, ws = json.loads(sys.argv[1])
+master, slave = os.openpty()
+name = os.ttyname(slave)
+before = os.stat(name).st_mode
+subprocess.run(argv, env=env, cwd=ws, stdin=slave, stdout=slave, stderr=slave,
+               start_new_session=True, timeout=60)
+os.set_blocking(master, False)
+print(os.read(master, 4000).decode(errors="replace"))
+print("modes", oct(before), oct(os.stat(name).st_mode))
+"""
+
+CHMOD_TERMINAL = r"""
+import os
+for label, call in (("fchmod", lambda: os.chmod(0, 0o666)),
+                    ("chmod-proc", lambda: os.chmod("/proc/self/fd/0", 0o666))):
+    try:
+        call()
+        print(label, "changed")
+    except OSError as exc:
+        print(label, "refused:", exc.strerror)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switches to an unprivileged user")
+def test_an_unprivileged_engines_terminal_keeps_its_mode(ws: Path, mode: str) -> None:
+    python = next(
+        (p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.path.exists(p)), None
+    )
+    if python is None:
+        pytest.skip("no system Python for an unprivileged user")
+    os.chown(ws.parent, 65534, 65534)
+    for path in [ws, *ws.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    env = {"PATH": "/usr/bin:/bin"}
+    if mode == "landlock-only":
+        env["CODEX_LSP_SANDBOX_DISABLE"] = "mountns"
+    argv, env = wrap_command([python, "-c", CHMOD_TERMINAL], WorkspaceWrite(), ws, env)
+    argv[0] = python  # the launcher under a Python the unprivileged user can run
+    proc = subprocess.run(
+        [python, "-c", UNPRIVILEGED_ENGINE, json.dumps([argv, env, str(ws)])],
+        capture_output=True,
+        text=True,
+        user=65534,
+        group=65534,
+        extra_groups=[],
+        timeout=120,
+    )
+    output = proc.stdout + proc.stderr
+    if "launcher" in output or "can't open file" in output:
+        pytest.skip(f"launcher not readable by an unprivileged user: {output}")
+    assert "fchmod refused" in output and "chmod-proc refused" in output, output
+    modes = next(line for line in output.splitlines() if line.startswith("modes"))
+    assert modes.split()[1] == modes.split()[2], output
