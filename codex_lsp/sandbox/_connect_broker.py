@@ -19,7 +19,9 @@ not sandboxed, has decided:
 The launcher cannot start threads (it has asked for a PID namespace for its
 children), so a connection that takes time is started non-blocking and answered from
 the launcher's poll loop once it is made or has failed: a slow host holds up neither
-the other connections, nor the relayed signals, nor the end of the command.
+the other connections, nor the relayed signals, nor the end of the command. (A unix
+listener whose backlog is full makes a blocking `connect` fail with EAGAIN here,
+where it would otherwise wait.)
 """
 
 from __future__ import annotations
