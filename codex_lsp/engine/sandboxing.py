@@ -51,6 +51,7 @@ def sandbox_options(config: Config | None, codex_home: Path | None) -> SandboxOp
         limits=ResourceLimits(settings.max_processes, settings.max_memory_mb),
         hidden_dirs=default_hidden_dirs(environ),
         fallback_metadata_changes=settings.fallback_metadata_changes,
+        unix_sockets=tuple(settings.allow_unix_sockets),
     )
 
 

@@ -4,9 +4,19 @@ Landlock and the read-only mounts do not stop root's administrative powers: with
 CAP_SYS_ADMIN a command can clone a mount tree without the read-only `.git` bind
 (`open_tree`) or clear the read-only flag (`mount_setattr`), and with others load a
 kernel module, reboot, or poke I/O ports. Dropping them from the bounding set means
-the command (root's exec gets exactly the bounding set) never has them. What stays
-is the set container runtimes give root by default: file ownership, setuid/setgid,
-kill, chroot, low ports and raw sockets.
+the command (root's exec gets exactly the bounding set) never has them.
+
+What stays is what a build run as root on files it does not own needs: file
+ownership and modes (`CAP_CHOWN`, `CAP_DAC_OVERRIDE`, `CAP_FOWNER`, `CAP_FSETID`, for
+a workspace owned by another user, `tar` and `cp -p`), signals to its own processes
+(`CAP_KILL`; Landlock confines signals to the command's own domain) and low ports.
+Gone with the rest: becoming another user or group (`CAP_SETUID`, `CAP_SETGID`),
+which would open whatever that user owns outside the filesystem rules (their SysV
+segments, their keyring); passing capabilities on (`CAP_SETPCAP`, `CAP_SETFCAP`);
+raw sockets (`CAP_NET_RAW`, which forge packets when the network is on); `chroot`,
+device nodes and audit records. Tools that switch users as root (apt's `_apt`
+sandbox user, `su`, `runuser`) fail with "Operation not permitted"; they could not
+install anything outside the writable roots anyway.
 """
 
 from __future__ import annotations
@@ -26,15 +36,7 @@ KEEP = frozenset(
         3,  # CAP_FOWNER
         4,  # CAP_FSETID
         5,  # CAP_KILL
-        6,  # CAP_SETGID
-        7,  # CAP_SETUID
-        8,  # CAP_SETPCAP
         10,  # CAP_NET_BIND_SERVICE
-        13,  # CAP_NET_RAW
-        18,  # CAP_SYS_CHROOT
-        27,  # CAP_MKNOD (device nodes are refused by Landlock anyway)
-        29,  # CAP_AUDIT_WRITE
-        31,  # CAP_SETFCAP
     }
 )
 

@@ -53,6 +53,7 @@ class Confinement:
         mount_namespace: bool,
         user_namespace: bool,
         cgroup: bool,
+        broker_channel: int = -1,
     ) -> None:
         self.ruleset = ruleset
         self.seccomp_program = seccomp_program
@@ -61,6 +62,8 @@ class Confinement:
         self.mount_namespace = mount_namespace
         self.user_namespace = user_namespace
         self.cgroup = cgroup
+        # A unix socket to hand the seccomp listener to the outer process on, or -1.
+        self.broker_channel = broker_channel
 
 
 def confine(conf: Confinement) -> None:
@@ -84,7 +87,21 @@ def confine(conf: Confinement) -> None:
     _caps.drop_dangerous()
     _seccomp.set_no_new_privs()
     conf.ruleset.enforce()
-    _seccomp.install(conf.seccomp_program)
+    if conf.broker_channel < 0:
+        _seccomp.install(conf.seccomp_program)
+        return
+    import socket
+
+    from ._connect_broker import install_with_listener
+
+    table = _seccomp.syscall_table()
+    assert table is not None
+    listener = install_with_listener(conf.seccomp_program, table["seccomp"])
+    # Handed over and closed at once: no sandboxed process may keep a way to answer
+    # its own connections.
+    with socket.socket(fileno=conf.broker_channel) as channel:
+        socket.send_fds(channel, [b"L"], [listener])
+    os.close(listener)
 
 
 def exec_command(command: list[str]) -> NoReturn:

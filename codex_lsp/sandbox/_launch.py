@@ -4,10 +4,10 @@ Usage:
 
     python -m codex_lsp.sandbox --policy '<SandboxPolicy JSON>' [--cwd DIR]
         [--hide DIR]... [--protect PATH]... [--max-processes N] [--max-memory-mb N]
-        [--fallback-metadata-changes] -- CMD...
+        [--fallback-metadata-changes] [--allow-unix-socket PATH]... -- CMD...
 
-The outer process (this one) enters a private user, mount, PID and (with the network
-off) network namespace, sets up the mounts, builds the Landlock ruleset and forks.
+The outer process (this one) enters a private user, mount, IPC, PID and (with the
+network off) network namespace, sets up the mounts, builds the Landlock ruleset and forks.
 The child is the PID namespace's init: it mounts its `/proc`, applies the limits,
 drops capabilities, enforces Landlock and seccomp (in that order: Landlock forbids
 mounting once enforced, and the filter need not allow the set-up calls), forks the
@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
+from . import _connect_broker, _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
 from ._jsonlite import loads
 from .beneath import open_root
 
@@ -34,6 +34,7 @@ from .beneath import open_root
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
+    import socket
     from typing import NoReturn
 else:
     # `_signal`, not `signal`: the latter imports `enum`, a fifth of the start-up time.
@@ -50,6 +51,7 @@ _VALUED = (
     "--root",
     "--max-processes",
     "--max-memory-mb",
+    "--allow-unix-socket",
 )
 MOVED = (
     "the writable root {} no longer leads to the folder this session was started with "
@@ -75,6 +77,7 @@ class Args:
         self.max_processes = 0
         self.max_memory_mb = 0
         self.fallback_metadata_changes = False
+        self.unix_sockets: list[str] = []
         self.command: list[str] = []
 
 
@@ -117,6 +120,10 @@ def parse_args(args: list[str]) -> Args:
             parsed.roots.append(value)
         elif name == "--max-processes":
             parsed.max_processes = _count(name, value)
+        elif name == "--allow-unix-socket":
+            if not value.startswith("/"):
+                raise UsageError(f"{name} needs an absolute path, got {value!r}")
+            parsed.unix_sockets.append(value)
         else:
             parsed.max_memory_mb = _count(name, value)
         i += 1
@@ -155,6 +162,8 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     )
     limits = _limits.Limits(args.max_processes, args.max_memory_mb)
     cgroup = _limits.CommandCgroup.create(limits)
+    # Opened before the mounts hide anything: these are the user's choice.
+    allowed = _connect_broker.AllowedSockets(args.unix_sockets) if args.unix_sockets else None
 
     flags = 0
     if "mountns" not in disabled:
@@ -166,6 +175,8 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     mount_namespace = bool(flags & _mounts.CLONE_NEWNS)
     if mount_namespace:
         carve = _plan.protect_with_mounts(plan)
+        if plan.given_pts_fd is not None:
+            reopen_given_terminals(plan.given_pts_fd)
     else:
         carve = plan.mountable + plan.links + plan.missing + plan.hidden
         if plan.workspace_write:
@@ -177,9 +188,15 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
     program = _seccomp.build_filter(
         table,
         deny_network=not network,
-        landlock_only=not mount_namespace,
+        deny_ipc=not flags & _mounts.CLONE_NEWIPC,
         deny_metadata=not mount_namespace and not args.fallback_metadata_changes,
+        broker=allowed is not None,
     )
+    channel = None
+    if allowed is not None:
+        import socket
+
+        channel = socket.socketpair()
     pid_namespace = bool(flags & _mounts.CLONE_NEWPID)
     conf = _init.Confinement(
         ruleset,
@@ -189,6 +206,7 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         mount_namespace=mount_namespace,
         user_namespace=bool(flags & _mounts.CLONE_NEWUSER),
         cgroup=cgroup is not None,
+        broker_channel=channel[1].fileno() if channel else -1,
     )
     sys.stdout.flush()
     if pid_namespace:
@@ -196,6 +214,7 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         child = os.fork()
         if child == 0:
             os.close(status_r)
+            _drop_broker_side(channel, allowed)
             _init.run_as_init(conf, args.command, status_w)
         os.close(status_w)
     else:
@@ -204,13 +223,19 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         child = os.fork()
         if child == 0:
             _init.die_with_parent()
+            _drop_broker_side(channel, allowed)
             try:
                 _init.confine(conf)
             except OSError as exc:
                 _die(f"sandbox could not be applied, command not run: {exc}", 1)
             _init.exec_command(args.command)
     os.close(ruleset.fd)
-    supervisor = _supervise.Supervisor(child, pid_namespace=pid_namespace, cgroup=cgroup)
+    broker = None
+    if channel is not None and allowed is not None:
+        broker = _receive_broker(channel, allowed, network=network)
+    supervisor = _supervise.Supervisor(
+        child, pid_namespace=pid_namespace, cgroup=cgroup, broker=broker
+    )
     status = supervisor.wait()
     if status_r >= 0:
         reported = os.read(status_r, 4)
@@ -234,6 +259,80 @@ def open_held_roots(specs: list[str]) -> dict[str, int]:
             _die(MOVED.format(path), 1)
         fds[path] = fd
     return fds
+
+
+def _drop_broker_side(
+    channel: tuple[socket.socket, socket.socket] | None,
+    allowed: _connect_broker.AllowedSockets | None,
+) -> None:
+    """In the sandboxed side: nothing of the broker's but the end it sends the listener on."""
+    if channel is not None:
+        channel[0].close()
+    if allowed is not None:
+        allowed.close()
+
+
+def _receive_broker(
+    channel: tuple[socket.socket, socket.socket],
+    allowed: _connect_broker.AllowedSockets,
+    *,
+    network: bool,
+) -> _connect_broker.Broker | None:
+    """The broker for the seccomp listener the sandboxed side sends, or None if it
+    failed before sending one (it then reports why and exits)."""
+    import socket
+
+    ours, theirs = channel
+    theirs.close()
+    with ours:
+        try:
+            _msg, fds, _flags, _addr = socket.recv_fds(ours, 1, 1)
+        except OSError:
+            return None
+    return _connect_broker.Broker(fds[0], allowed, network=network) if fds else None
+
+
+# Unix98 pseudo-terminal slaves: majors 136 to 143, 256 minors each.
+_PTS_MAJORS = range(136, 144)
+
+
+def reopen_given_terminals(pts_dir: int) -> None:
+    """Swap the terminal on stdin, stdout and stderr for the same terminal opened
+    through this namespace's read-only copy of the host's devpts (`pts_dir`).
+
+    A descriptor keeps the mount it was opened on, and the engine opened the terminal
+    on the host's writable devpts: `fchmod` through it, or `chmod` through
+    `/proc/self/fd/N`, would change the host's `/dev/pts/N` (making it world-writable,
+    so that anyone could type into it). The same terminal reached through the
+    read-only mount refuses every mode, owner and time change with EROFS. Where it
+    cannot be reopened (it comes from another devpts instance) it stays as it was.
+    """
+    reopened: dict[str, int] = {}
+    for fd in (0, 1, 2):
+        try:
+            if not os.isatty(fd):
+                continue
+            given = os.fstat(fd)
+        except OSError:
+            continue
+        major = os.major(given.st_rdev)
+        if major not in _PTS_MAJORS:
+            continue
+        name = str((major - 136) * 256 + os.minor(given.st_rdev))
+        if name not in reopened:
+            try:
+                new = os.open(name, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=pts_dir)
+            except OSError:
+                continue
+            same = os.fstat(new)
+            if (same.st_dev, same.st_ino) != (given.st_dev, given.st_ino):
+                os.close(new)
+                continue
+            reopened[name] = new
+        os.set_blocking(reopened[name], os.get_blocking(fd))
+        os.dup2(reopened[name], fd)  # dup2 leaves the new descriptor inheritable
+    for new in reopened.values():
+        os.close(new)
 
 
 def _exit_like(status: int) -> NoReturn:

@@ -26,6 +26,7 @@ import os
 import struct
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
@@ -80,8 +81,8 @@ def _write(path: str, text: str) -> None:
 
 
 def enter_private_namespace(*, pid: bool = True, net: bool = False) -> int:
-    """Move this process into its own mount namespace (and, for the children it forks
-    next, a PID and a network namespace); the flags obtained, or 0 if refused.
+    """Move this process into its own mount and IPC namespaces (and, for the children it
+    forks next, a PID and a network namespace); the flags obtained, or 0 if refused.
 
     Nothing is changed when it returns 0, so the caller can fall back to
     Landlock-only protection. A kernel that refuses the PID or network namespace
@@ -90,7 +91,8 @@ def enter_private_namespace(*, pid: bool = True, net: bool = False) -> int:
     uid, gid = os.geteuid(), os.getegid()
     extra = (CLONE_NEWPID if pid else 0) | (CLONE_NEWNET if net else 0)
     user = 0 if uid == 0 else CLONE_NEWUSER
-    for flags in (CLONE_NEWNS | extra | user, CLONE_NEWNS | user):
+    base = CLONE_NEWNS | user
+    for flags in (base | CLONE_NEWIPC | extra, base | CLONE_NEWIPC, base):
         if _libc.unshare(flags) == 0:
             break
     else:

@@ -4,22 +4,35 @@
 few dozen instructions, so it is cheaper to write it out. Denied calls fail with
 EPERM, which programs report as "Operation not permitted".
 
-Network policy: only AF_UNIX sockets can be created, so every socket a sandboxed
-process holds is local. The connection calls (`connect`, `bind`, `listen`, `accept`)
-are denied for every family, as in Codex: an AF_UNIX `connect` reaches daemons outside
-the sandbox (a container engine, the init system), which is an escape, not IPC.
-A datagram socket needs no `connect` to reach a named socket: `sendmsg` carries the
-address inside a structure the filter cannot read. So datagram sockets are not
-created at all (neither by `socket` nor by `socketpair`); stream and seqpacket
-`socketpair`s keep working, and these ignore or refuse an address on `sendmsg`.
-A `sendto` that names an address is denied too. `recvfrom`, `sendmsg`/`recvmsg`,
-`shutdown`, socket names and options stay allowed because they can only act on
-sockets the process already has.
+Unix sockets: no AF_UNIX socket can be created by `socket`, in every mode and
+whatever the network policy. Network access means TCP and UDP to hosts; a unix
+socket reaches a daemon on this machine (a container engine, the session bus, an
+ssh agent, a terminal multiplexer), and a daemon that runs what it is sent is a way
+out. The filter cannot read the address `connect` is given, and neither Landlock
+nor a read-only mount stops a `connect` to a socket file, so the one rule that holds
+by construction is that the command never has a socket that could name an address.
+Stream and seqpacket `socketpair`s keep working: they are already connected, refuse
+`connect`, and ignore or refuse an address on `sendmsg`. Datagram pairs are refused,
+because `sendmsg` on one delivers to any named datagram socket. The price: a program
+that serves or reaches a unix socket inside the writable roots (a test suite's own
+server) fails under the sandbox; over TCP on the loopback it works when the network
+is on. Sockets the user lists are the exception: then unix stream and seqpacket
+sockets can be created, and every `connect` is decided and made by the launcher
+(`_connect_broker`), which connects only to the listed ones.
 
-Without a private mount namespace (Landlock alone) two more rules apply whatever the
-network policy: no AF_UNIX socket can be created except by `socketpair` (the path of
-the per-user server's socket cannot be hidden there), and, unless the user opted out,
-the calls that change metadata (mode, owner, times, extended attributes) are denied
+Network off: only those socket pairs exist, and the connection calls (`connect`,
+`bind`, `listen`, `accept`) are denied for every family, as in Codex. A `sendto`
+that names an address is denied too. `recvfrom`, `sendmsg`/`recvmsg`, `shutdown`,
+socket names and options stay allowed because they can only act on sockets the
+process already has.
+
+Always denied: the kernel keyring (`add_key`, `request_key`, `keyctl`), which is
+shared by every process of the user and outlives the command. SysV IPC and POSIX
+message queues are denied when the command has no IPC namespace of its own (see
+`IPC_CALLS`); with one, they only reach the command's own processes.
+
+Without a private mount namespace (Landlock alone), unless the user opted out, the
+calls that change metadata (mode, owner, times, extended attributes) are denied
 outright, because Landlock does not mediate them and the filter cannot tell a path
 inside the roots from one outside.
 """
@@ -31,6 +44,8 @@ import errno
 import os
 import struct
 
+from ._syscalls import AARCH64 as _AARCH64, X86_64 as _X86_64
+
 # BPF opcodes (classic BPF as used by seccomp).
 _LD_ABS_W = 0x20
 _JEQ_K = 0x15
@@ -41,6 +56,7 @@ _RET_K = 0x06
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 RET_KILL_PROCESS = 0x80000000
+RET_USER_NOTIF = 0x7FC00000
 
 _OFF_NR = 0
 _OFF_ARCH = 4
@@ -49,89 +65,13 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 
-# Syscall numbers per architecture, with the audit arch the kernel reports.
-_X86_64 = {
-    "arch": 0xC000003E,
-    "chmod": 90,
-    "fchmod": 91,
-    "chown": 92,
-    "fchown": 93,
-    "lchown": 94,
-    "utime": 132,
-    "setxattr": 188,
-    "lsetxattr": 189,
-    "fsetxattr": 190,
-    "removexattr": 197,
-    "lremovexattr": 198,
-    "fremovexattr": 199,
-    "utimes": 235,
-    "fchownat": 260,
-    "futimesat": 261,
-    "fchmodat": 268,
-    "utimensat": 280,
-    "socket": 41,
-    "connect": 42,
-    "accept": 43,
-    "sendto": 44,
-    "bind": 49,
-    "listen": 50,
-    "socketpair": 53,
-    "ptrace": 101,
-    "accept4": 288,
-    "recvmmsg": 299,
-    "sendmmsg": 307,
-    "seccomp": 317,
-}
-_AARCH64 = {
-    "arch": 0xC00000B7,
-    "setxattr": 5,
-    "lsetxattr": 6,
-    "fsetxattr": 7,
-    "removexattr": 14,
-    "lremovexattr": 15,
-    "fremovexattr": 16,
-    "fchmod": 52,
-    "fchmodat": 53,
-    "fchownat": 54,
-    "fchown": 55,
-    "utimensat": 88,
-    "socket": 198,
-    "socketpair": 199,
-    "bind": 200,
-    "listen": 201,
-    "accept": 202,
-    "connect": 203,
-    "sendto": 206,
-    "ptrace": 117,
-    "accept4": 242,
-    "recvmmsg": 243,
-    "sendmmsg": 269,
-    "seccomp": 277,
-}
-# Calls added after 2019 share one number on every architecture.
-_COMMON = {
-    "io_uring_setup": 425,
-    "io_uring_enter": 426,
-    "io_uring_register": 427,
-    "open_tree": 428,
-    "move_mount": 429,
-    "fsopen": 430,
-    "fsconfig": 431,
-    "fsmount": 432,
-    "fspick": 433,
-    "mount_setattr": 442,
-    "fchmodat2": 452,
-    "setxattrat": 463,
-    "removexattrat": 466,
-}
-_X86_64.update(_COMMON)
-_AARCH64.update(_COMMON)
-# x32 system calls on x86_64 carry this bit; they would bypass every number above.
+# x32 system calls on x86_64 carry this bit; they would bypass every number in the table.
 _X32_BIT = 0x40000000
 
 # Denied whenever the filter is installed: ptrace reaches into unsandboxed
-# processes, io_uring performs socket and file operations without the syscalls
-# this filter sees, and the new mount API could clone a tree without the
+# processes, the keyring holds the user's secrets for all their processes and
+# outlives the command, io_uring performs socket and file operations without the
+# syscalls this filter sees, and the new mount API could clone a tree without the
 # read-only `.git` mount or clear its read-only flag (Landlock mediates mount(2),
 # not these; dropping CAP_SYS_ADMIN already stops them, this is a second lock).
 ALWAYS_DENIED = (
@@ -146,6 +86,30 @@ ALWAYS_DENIED = (
     "fsmount",
     "fspick",
     "mount_setattr",
+    "add_key",
+    "request_key",
+    "keyctl",
+)
+# Objects these reach are named by keys and ids in the IPC namespace, not by paths.
+IPC_CALLS = (
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
 )
 NETWORK_DENIED = ("connect", "bind", "listen", "accept", "accept4", "sendmmsg", "recvmmsg")
 # Every call that changes a file's mode, owner, times or extended attributes; names
@@ -197,14 +161,17 @@ def build_filter(
     table: dict[str, int],
     *,
     deny_network: bool,
-    landlock_only: bool = False,
+    deny_ipc: bool = True,
     deny_metadata: bool = False,
+    broker: bool = False,
 ) -> bytes:
     """The filter program as packed `struct sock_filter` entries.
 
-    `deny_network` is the network-off policy; `landlock_only` and `deny_metadata`
-    add the rules that stand in for the missing mount namespace (see the module's
-    docstring).
+    `deny_network` is the network-off policy; `deny_ipc` is for a command without an
+    IPC namespace of its own; `deny_metadata` stands in for the missing read-only
+    mounts (see the module's docstring). With `broker`, unix stream and seqpacket
+    sockets can be created and every `connect` waits for the launcher's answer
+    (`_connect_broker`).
     """
     # Each entry: (opcode, k, jump-if-true label, jump-if-false label); None = next.
     prog: list[tuple[int, int, str | None, str | None] | str] = [
@@ -214,21 +181,36 @@ def build_filter(
     ]
     if table is _X86_64:
         prog.append((_JGE_K, _X32_BIT, "kill", None))
+    if broker:
+        prog.append((_JEQ_K, table["connect"], "broker", None))
     denied = list(ALWAYS_DENIED)
     if deny_network:
         denied += NETWORK_DENIED
+    if deny_ipc:
+        denied += IPC_CALLS
     if deny_metadata:
         denied += [name for name in METADATA if name in table]
     for name in denied:
         prog.append((_JEQ_K, table[name], "eperm", None))
-    if deny_network or landlock_only:
-        prog.append((_JEQ_K, table["socket"], "socket", None))
-        prog.append((_JEQ_K, table["socketpair"], "socketpair", None))
+    prog.append((_JEQ_K, table["socket"], "socket", None))
+    prog.append((_JEQ_K, table["socketpair"], "socketpair", None))
     if deny_network:
         prog.append((_JEQ_K, table["sendto"], "sendto", None))
     prog.append((_RET_K, RET_ALLOW, None, None))
-    if deny_network or landlock_only:
-        prog += _socket_rules(deny_network=deny_network, landlock_only=landlock_only)
+    domain = (_LD_ABS_W, _arg_low(0), None, None)
+    prog += [
+        "socket",
+        domain,
+        # Another family is allowed only when the network is.
+        (_JEQ_K, AF_UNIX, "unix_type" if broker else "eperm", "eperm" if deny_network else "allow"),
+        "socketpair",
+        domain,
+        (_JEQ_K, AF_UNIX, None, "eperm"),
+        "unix_type",
+        (_LD_ABS_W, _arg_low(1), None, None),
+        (_ALU_AND_K, SOCK_TYPE_MASK, None, None),
+        (_JEQ_K, SOCK_DGRAM, "eperm", "allow"),
+    ]
     if deny_network:
         prog += [
             "sendto",
@@ -239,6 +221,8 @@ def build_filter(
             (_JEQ_K, 0, "allow", "eperm"),
         ]
     prog += [
+        "broker",
+        (_RET_K, RET_USER_NOTIF, None, None),
         "allow",
         (_RET_K, RET_ALLOW, None, None),
         "eperm",
@@ -247,31 +231,6 @@ def build_filter(
         (_RET_K, RET_KILL_PROCESS, None, None),
     ]
     return _assemble(prog)
-
-
-def _socket_rules(
-    *, deny_network: bool, landlock_only: bool
-) -> list[tuple[int, int, str | None, str | None] | str]:
-    """The `socket` and `socketpair` blocks; they end by jumping to `allow` or `eperm`."""
-    domain = (_LD_ABS_W, _arg_low(0), None, None)
-    rules: list[tuple[int, int, str | None, str | None] | str] = ["socket", domain]
-    if landlock_only:
-        # Another family is allowed only when the network is.
-        rules.append((_JEQ_K, AF_UNIX, "eperm", "eperm" if deny_network else "allow"))
-    else:
-        rules.append((_JEQ_K, AF_UNIX, "unix_type", "eperm"))
-    rules += ["socketpair", domain]
-    if not deny_network:
-        rules.append((_JEQ_K, 0, "allow", "allow"))
-        return rules
-    rules += [
-        (_JEQ_K, AF_UNIX, None, "eperm"),
-        "unix_type",
-        (_LD_ABS_W, _arg_low(1), None, None),
-        (_ALU_AND_K, SOCK_TYPE_MASK, None, None),
-        (_JEQ_K, SOCK_DGRAM, "eperm", "allow"),
-    ]
-    return rules
 
 
 def _assemble(prog: list[tuple[int, int, str | None, str | None] | str]) -> bytes:

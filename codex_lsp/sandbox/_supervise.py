@@ -22,6 +22,7 @@ import os
 import select
 import time
 
+from ._connect_broker import Broker
 from ._limits import CommandCgroup, leave_cgroup
 
 # Spelled out so the launcher does not import `typing`: its start-up time counts.
@@ -60,8 +61,16 @@ def _pidfd(pid: int) -> int | None:
 class Supervisor:
     """Waits for one child (the namespace's init, or the command itself)."""
 
-    def __init__(self, child: int, *, pid_namespace: bool, cgroup: CommandCgroup | None) -> None:
+    def __init__(
+        self,
+        child: int,
+        *,
+        pid_namespace: bool,
+        cgroup: CommandCgroup | None,
+        broker: Broker | None = None,
+    ) -> None:
         self.child = child
+        self.broker = broker
         self.pid_namespace = pid_namespace
         self.cgroup = cgroup
         self._deadline: float | None = None
@@ -98,11 +107,19 @@ class Supervisor:
         poller.register(self._wake_r, select.POLLIN)
         if parent is not None:
             poller.register(parent, select.POLLIN)
+        broker = self.broker
+        if broker is not None:
+            broker.attach(poller)
         while (status := self._reap()) is None:
             timeout = None
             if self._deadline is not None:
                 timeout = max(0, int((self._deadline - time.monotonic()) * 1000) + 1)
-            ready = {fd for fd, _ in poller.poll(timeout)}
+            events = poller.poll(timeout)
+            ready = {fd for fd, _ in events}
+            if broker is not None:
+                for fd, event in events:
+                    if broker.owns(fd):
+                        broker.ready(fd, event)
             if self._wake_r in ready:
                 _drain(self._wake_r)
             if parent is not None and parent in ready:

@@ -63,12 +63,15 @@ class SandboxOptions:
       change modes, owners, times and extended attributes (also outside the roots,
       which Landlock cannot tell apart). Off by default: such calls then fail
       everywhere.
+    * `unix_sockets`: absolute paths of unix sockets a command may connect to, in
+      every mode and network setting; no other unix socket is reachable.
     """
 
     limits: ResourceLimits = field(default_factory=ResourceLimits)
     hidden_dirs: tuple[str, ...] | None = None
     protected_paths: tuple[str, ...] = ()
     fallback_metadata_changes: bool = False
+    unix_sockets: tuple[str, ...] = ()
 
     def hidden(self, command_env: Mapping[str, str] | None = None) -> tuple[str, ...]:
         """The directories to hide from a command that runs with `command_env`."""
@@ -93,4 +96,6 @@ class SandboxOptions:
             args += ["--protect", path]
         if self.fallback_metadata_changes:
             args.append("--fallback-metadata-changes")
+        for path in self.unix_sockets:
+            args += ["--allow-unix-socket", path]
         return args

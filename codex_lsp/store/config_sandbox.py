@@ -4,14 +4,15 @@
 one deliberate difference is the default of `ignore_default_excludes`, false here: the
 default excludes (credential-looking names and credential-bearing URLs) apply unless a user
 turns them off. `[sandbox_linux]` is this project's own: the resource limits of a sandboxed
-command and the Landlock-only fallback's opt-in.
+command, the Landlock-only fallback's opt-in, and the unix sockets commands may reach
+(`allow_unix_sockets`, the name Codex's network proxy gives its own list).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # The sandbox's own defaults (`codex_lsp.sandbox.options`), repeated here because the store
 # sits below the engine and its sandbox.
@@ -41,3 +42,12 @@ class SandboxLinux(BaseModel):
     max_processes: int = Field(default=DEFAULT_MAX_PROCESSES, ge=0)
     max_memory_mb: int = Field(default=DEFAULT_MAX_MEMORY_MB, ge=0)
     fallback_metadata_changes: bool = False
+    allow_unix_sockets: list[str] = Field(default_factory=list)
+
+    @field_validator("allow_unix_sockets")
+    @classmethod
+    def _absolute(cls, paths: list[str]) -> list[str]:
+        for path in paths:
+            if not path.startswith("/"):
+                raise ValueError(f"{path!r} is not an absolute path")
+        return paths

@@ -348,7 +348,7 @@ def test_seccomp_filter_assembles_for_both_architectures(
     table: dict[str, int], deny_network: bool, landlock_only: bool
 ) -> None:
     program = _seccomp.build_filter(
-        table, deny_network=deny_network, landlock_only=landlock_only, deny_metadata=landlock_only
+        table, deny_network=deny_network, deny_ipc=landlock_only, deny_metadata=landlock_only
     )
     assert len(program) % 8 == 0
     # The kernel refuses programs over 4096 instructions; ours is small.
