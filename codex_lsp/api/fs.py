@@ -33,7 +33,12 @@ from codex_lsp.protocol.v2_fs import (
     FsReadDirectoryResponse,
     FsReadFileResponse,
 )
-from codex_lsp.store.bounded_read import FS_READ_MAX_BYTES, read_bytes, require_regular
+from codex_lsp.store.bounded_read import (
+    FS_READ_MAX_BYTES,
+    read_bytes,
+    require_regular,
+    require_regular_path,
+)
 
 
 def absolute(value: str, field: str = "path") -> Path:
@@ -62,8 +67,9 @@ def write_file(path: Path, data: str) -> None:
         content = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise ApiError(INVALID_REQUEST, "Invalid request: dataBase64 is not valid base64") from None
-    # Opened without waiting (a FIFO with no reader would hold the write forever) and
-    # checked before it is truncated.
+    # Looked at first, opened without waiting (a FIFO with no reader would hold the write
+    # forever) and checked again before it is truncated.
+    require_regular_path(str(path))
     flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     fd = os.open(path, flags, 0o666)
     try:

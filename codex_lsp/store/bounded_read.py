@@ -106,6 +106,16 @@ def read_opened(fd: int, name: str, limit: int, *, prefix: bool = False) -> byte
     return _read_at_most(fd, name, limit, prefix)
 
 
+def require_regular_path(name: str) -> None:
+    """Raise `NotRegularFile` (or `IsADirectoryError`) when something other than a regular
+    file is at `name`; nothing there is fine (a file may be created)."""
+    try:
+        info = os.stat(name)
+    except FileNotFoundError:
+        return
+    _check(info, name)
+
+
 def require_regular(fd: int, name: str) -> os.stat_result:
     """The status of the open `fd`, which must be a regular file (else `NotRegularFile`)."""
     # What was opened is what counts: the path may have been swapped after a look at it.
