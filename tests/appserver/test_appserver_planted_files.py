@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -139,20 +140,51 @@ def test_apply_patch_refuses_a_file_over_its_cap_without_reading_it(
     assert os.path.getsize(ws / "big.txt") == HUGE
 
 
+def plant(path: Path, what: str) -> str:
+    """Something that is not a regular file at `path`; what the refusal calls it."""
+    if what == "fifo":
+        os.mkfifo(path)
+        return "a FIFO"
+    if what == "socket":
+        with socket.socket(socket.AF_UNIX) as listener:
+            # Bound by a relative name: a temp path may be longer than a socket address.
+            here = os.getcwd()
+            os.chdir(path.parent)
+            try:
+                listener.bind(path.name)
+            finally:
+                os.chdir(here)
+        return "a socket"
+    path.symlink_to("/dev/zero")  # endless, and its size says 0
+    return "a character device"
+
+
 @pytest.mark.parametrize("sandbox", ["workspace-write", "danger-full-access"])
-@pytest.mark.parametrize("kind", sorted(PATCHES))
-def test_apply_patch_on_a_fifo_says_it_is_not_a_regular_file(
-    scripted_model, tmp_path, sandbox, kind
+@pytest.mark.parametrize(
+    ("what", "kind"),
+    [
+        ("fifo", "update"),
+        ("fifo", "delete"),
+        ("fifo", "add-over"),
+        ("socket", "update"),
+        ("device-link", "update"),
+        ("device-link", "delete"),
+    ],
+)
+def test_apply_patch_on_a_planted_special_file_says_it_is_not_a_regular_file(
+    scripted_model, tmp_path, sandbox, what, kind
 ):
     home, ws = _patch_turn(scripted_model, tmp_path, PATCHES[kind].format(name="main.py"))
-    os.mkfifo(ws / "main.py")
+    called = plant(ws / "main.py", what)
+    before = os.lstat(ws / "main.py")
     with app_server(home, ws) as client:
         thread = client.start_thread(sandbox=sandbox)
         _, done = client.run_turn(thread["id"], "Change main.py")
         assert done["params"]["turn"]["status"] == "completed"
     output = tool_output(scripted_model.requests[1].body, "call_p")
-    assert FIFO_REFUSED in output and "main.py" in output
-    assert Path(ws / "main.py").is_fifo()
+    assert f"not a regular file: {called}" in output and "main.py" in output
+    after = os.lstat(ws / "main.py")
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
 
 
 def test_turn_interrupt_is_answered_while_a_tool_targets_a_fifo(scripted_model, tmp_path):
