@@ -33,6 +33,8 @@ WORKSPACE_TEXT_MAX_BYTES = 16 * MiB
 FS_READ_MAX_BYTES = 32 * MiB
 # A SKILL.md is instructions, read whole when a skill is mentioned.
 SKILL_FILE_MAX_BYTES = 1 * MiB
+# A project's `.codex/config.toml` or `hooks.json`, read to say what it defines.
+PROJECT_CONFIG_MAX_BYTES = 1 * MiB
 # An image attached by path; the Responses API takes at most 20 MB per image.
 IMAGE_MAX_BYTES = 20 * MiB
 

@@ -259,3 +259,17 @@ def test_a_skill_file_over_its_cap_is_skipped_with_the_reason(scripted_model, tm
             "message": f"cannot read the file: too large ({HUGE} bytes, limit {1024 * 1024})",
         }
     ]
+
+
+def test_hooks_list_reads_a_projects_codex_files_only_up_to_their_cap(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    (ws / ".git").mkdir()
+    folder = ws / ".codex"
+    folder.mkdir()
+    config = sparse(folder / "config.toml", b"[hooks]\n")
+    os.mkfifo(folder / "hooks.json")
+    with app_server(home, ws) as client:
+        (entry,) = client.result("hooks/list", {"cwds": [str(ws)]})["data"]
+        assert peak_rss(client) < PEAK_RSS_BOUND
+    assert [error["path"] for error in entry["errors"]] == [str(config)]
+    assert f"too large ({HUGE} bytes, limit {1024 * 1024})" in entry["errors"][0]["message"]
