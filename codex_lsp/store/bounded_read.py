@@ -22,7 +22,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
 
 MiB = 1024 * 1024
 
@@ -142,35 +141,21 @@ def _read_at_most(fd: int, name: str, limit: int, prefix: bool) -> bytes:
     return b"".join(chunks)
 
 
-def read_text(
-    path: str | os.PathLike[str],
-    limit: int,
-    *,
-    prefix: bool = False,
-    errors: str = "strict",
-) -> str:
+def read_text(path: str | os.PathLike[str], limit: int, *, prefix: bool = False) -> str:
     """`read_bytes` decoded as UTF-8, line endings untouched. A prefix cut inside a character
     drops that character rather than failing."""
     data = read_bytes(path, limit, prefix=prefix)
     if prefix and len(data) == limit:
-        return _decode_prefix(data, errors)
-    return data.decode("utf-8", errors)
+        return _decode_prefix(data)
+    return data.decode("utf-8")
 
 
-def _decode_prefix(data: bytes, errors: str) -> str:
+def _decode_prefix(data: bytes) -> str:
     # A UTF-8 character is at most 4 bytes: only the last 3 can belong to a cut one.
     for cut in range(4):
         try:
-            return data[: len(data) - cut].decode("utf-8", errors)
+            return data[: len(data) - cut].decode("utf-8")
         except UnicodeDecodeError as err:
             if err.start < len(data) - 4:
                 raise
-    return data.decode("utf-8", errors)
-
-
-def is_regular_file(path: Path) -> bool:
-    """Whether `path` (followed) is a regular file; false when it cannot be looked at."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
+    return data.decode("utf-8")
