@@ -5,6 +5,10 @@ are not confined to a thread's roots or its sandbox (the model has no way to cal
 sandbox confines what the model runs). What they do check is the path itself: it must be
 absolute, and it is normalised (`..` resolved textually) before use, so the path an error
 names is the one that was used. Errors say which path failed and why.
+
+Files are read and written only when they are regular files (a FIFO or a device is refused
+at once, never waited on), reads are capped (`FS_READ_MAX_BYTES`), and the work runs in
+worker threads of its own, so slow disks here never hold up other requests.
 """
 
 from __future__ import annotations
@@ -29,6 +33,12 @@ from codex_lsp.protocol.v2_fs import (
     FsReadDirectoryResponse,
     FsReadFileResponse,
 )
+from codex_lsp.store.bounded_read import (
+    FS_READ_MAX_BYTES,
+    read_bytes,
+    require_regular,
+    require_regular_path,
+)
 
 
 def absolute(value: str, field: str = "path") -> Path:
@@ -43,8 +53,13 @@ def os_error(path: Path, err: OSError) -> ApiError:
     return ApiError(INTERNAL_ERROR, f"{path}: {reason} (os error {err.errno})")
 
 
+# fs/* work shares these threads, not the default pool the rest of the server uses.
+_FS_THREADS = 8
+
+
 def read_file(path: Path) -> FsReadFileResponse:
-    return FsReadFileResponse(data_base64=base64.b64encode(path.read_bytes()).decode("ascii"))
+    data = read_bytes(path, FS_READ_MAX_BYTES)
+    return FsReadFileResponse(data_base64=base64.b64encode(data).decode("ascii"))
 
 
 def write_file(path: Path, data: str) -> None:
@@ -52,7 +67,19 @@ def write_file(path: Path, data: str) -> None:
         content = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise ApiError(INVALID_REQUEST, "Invalid request: dataBase64 is not valid base64") from None
-    path.write_bytes(content)
+    # Looked at first, opened without waiting (a FIFO with no reader would hold the write
+    # forever) and checked again before it is truncated.
+    require_regular_path(str(path))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o666)
+    try:
+        require_regular(fd, str(path))
+        os.ftruncate(fd, 0)
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def create_directory(path: Path, recursive: bool) -> None:
@@ -135,10 +162,10 @@ def _special_files(directory: str, names: list[str]) -> list[str]:
     return skipped
 
 
-async def _on_disk(path: Path, action: Any, *args: Any) -> Any:
+async def _on_disk(limiter: anyio.CapacityLimiter, path: Path, action: Any, *args: Any) -> Any:
     """Run a blocking file operation in a worker thread; an OS error names `path`."""
     try:
-        return await anyio.to_thread.run_sync(action, *args)
+        return await anyio.to_thread.run_sync(action, *args, limiter=limiter)
     except OSError as err:
         failed = Path(err.filename) if isinstance(err.filename, str) else path
         if err.errno == errno.ENOENT and failed != path:
@@ -149,38 +176,39 @@ async def _on_disk(path: Path, action: Any, *args: Any) -> Any:
 def handlers(ctx: ApiContext) -> dict[str, Handler]:
     watches = FsWatches(ctx)
     ctx.closers.append(watches.close)
+    limiter = anyio.CapacityLimiter(_FS_THREADS)
 
     async def read(params: Any, _raw: dict[str, Any]) -> Any:
         path = absolute(params.path)
-        return await _on_disk(path, read_file, path)
+        return await _on_disk(limiter, path, read_file, path)
 
     async def write(params: Any, _raw: dict[str, Any]) -> None:
         path = absolute(params.path)
-        await _on_disk(path, write_file, path, params.data_base64)
+        await _on_disk(limiter, path, write_file, path, params.data_base64)
 
     async def mkdir(params: Any, _raw: dict[str, Any]) -> None:
         path = absolute(params.path)
         recursive = True if params.recursive is None else params.recursive
-        await _on_disk(path, create_directory, path, recursive)
+        await _on_disk(limiter, path, create_directory, path, recursive)
 
     async def get_metadata(params: Any, _raw: dict[str, Any]) -> Any:
         path = absolute(params.path)
-        return await _on_disk(path, metadata, path)
+        return await _on_disk(limiter, path, metadata, path)
 
     async def list_directory(params: Any, _raw: dict[str, Any]) -> Any:
         path = absolute(params.path)
-        return await _on_disk(path, read_directory, path)
+        return await _on_disk(limiter, path, read_directory, path)
 
     async def delete(params: Any, _raw: dict[str, Any]) -> None:
         path = absolute(params.path)
         recursive = True if params.recursive is None else params.recursive
         force = True if params.force is None else params.force
-        await _on_disk(path, remove, path, recursive, force)
+        await _on_disk(limiter, path, remove, path, recursive, force)
 
     async def duplicate(params: Any, _raw: dict[str, Any]) -> None:
         source = absolute(params.source_path, "sourcePath")
         destination = absolute(params.destination_path, "destinationPath")
-        await _on_disk(source, copy, source, destination, bool(params.recursive))
+        await _on_disk(limiter, source, copy, source, destination, bool(params.recursive))
 
     async def watch(params: Any, _raw: dict[str, Any]) -> Any:
         return await watches.watch(params.watch_id, absolute(params.path))

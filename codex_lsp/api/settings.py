@@ -43,6 +43,7 @@ from codex_lsp.protocol.v2_settings import (
     PermissionProfileListResponse,
     PermissionProfileSummary,
 )
+from codex_lsp.store.bounded_read import PROJECT_CONFIG_MAX_BYTES, read_text
 from codex_lsp.store.config import CONFIG_FILENAME, Config
 from codex_lsp.store.config_edit import Edit
 from codex_lsp.store.config_errors import ConfigError
@@ -188,14 +189,14 @@ def _hook_sources(folder: Path) -> list[tuple[Path, bool | Exception]]:
     hooks_json = folder / HOOKS_FILE
     if hooks_json.is_file():
         try:
-            data = json.loads(hooks_json.read_text(encoding="utf-8"))
+            data = json.loads(read_text(hooks_json, PROJECT_CONFIG_MAX_BYTES))
             found.append((hooks_json, bool(isinstance(data, dict) and data.get("hooks"))))
         except (OSError, ValueError) as err:
             found.append((hooks_json, err))
     config = folder / CONFIG_FILENAME
     if config.is_file():
         try:
-            hooks = tomllib.loads(config.read_text(encoding="utf-8")).get("hooks")
+            hooks = tomllib.loads(read_text(config, PROJECT_CONFIG_MAX_BYTES)).get("hooks")
             events = {key for key in hooks if key != "state"} if isinstance(hooks, dict) else set()
             found.append((config, bool(events)))
         except (OSError, ValueError) as err:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codex_lsp.store.bounded_read import read_bytes
+
 
 class WorkdirError(Exception):
     """The folder given with `-C` cannot be worked in; the message says why."""
@@ -39,8 +41,7 @@ def _is_git_dir_entry(entry: Path) -> bool:
         if entry.is_dir():
             return (entry / "HEAD").is_file()
         if entry.is_file():
-            with entry.open("rb") as handle:
-                return handle.read(8) == b"gitdir: "
+            return read_bytes(entry, 8, prefix=True) == b"gitdir: "
     except OSError:
         return False
     return False

@@ -56,6 +56,7 @@ def initial_turn_context(
         base_instructions=op.base_instructions or config.effective_base_instructions,
         developer_instructions=op.developer_instructions or config.developer_instructions,
         user_instructions=op.user_instructions,
+        project_doc_max_bytes=config.project_doc_max_bytes,
         context_window=window,
         auto_compact_limit=config.model_auto_compact_token_limit,
         features=dict(config.features or {}),

@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from codex_lsp.engine.prompts import render
-from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.engine.turn_context import PROJECT_DOC_MAX_BYTES, TurnContext
 from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
 from codex_lsp.sandbox import is_repository_entry
+from codex_lsp.store.bounded_read import read_bytes
 
 AGENTS_MD = "AGENTS.md"
-# Project docs beyond this size are cut: they are instructions, not a corpus.
-PROJECT_DOC_MAX_BYTES = 32 * 1024
 
 _PERSONALITIES = {
     "friendly": "Communicate warmly and encouragingly; explain your reasoning in plain words.",
@@ -90,24 +89,35 @@ def environment_context(ctx: TurnContext) -> str:
     return "\n".join(lines)
 
 
-def project_docs(cwd: Path) -> list[tuple[Path, str]]:
-    """AGENTS.md files from the repository root down to `cwd`, outermost first."""
+def project_docs(cwd: Path, max_bytes: int = PROJECT_DOC_MAX_BYTES) -> list[tuple[Path, str]]:
+    """AGENTS.md files from the repository root down to `cwd`, outermost first.
+
+    As in Codex, `max_bytes` (`project_doc_max_bytes`) is one budget for the whole chain: a
+    file is cut to what is left of it, later ones are not read, and 0 reads none. Only that
+    much is ever read, however large a file claims to be; what is not a regular file is skipped.
+    """
     root = next((c for c in [cwd, *cwd.parents] if is_repository_entry(c / ".git")), cwd)
     parts = cwd.relative_to(root).parts
     chain = [root / Path(*parts[:depth]) for depth in range(len(parts) + 1)]
     docs: list[tuple[Path, str]] = []
+    left = max_bytes
     for directory in chain:
-        path = directory / AGENTS_MD
-        if path.is_file():
-            text = path.read_bytes()[:PROJECT_DOC_MAX_BYTES].decode("utf-8", "replace")
-            docs.append((directory, text))
+        if left <= 0:
+            break
+        try:
+            data = read_bytes(directory / AGENTS_MD, left, prefix=True)
+        except OSError:
+            continue
+        if data.strip():
+            docs.append((directory, data.decode("utf-8", "replace")))
+            left -= len(data)
     return docs
 
 
 def contextual_user_message(ctx: TurnContext) -> dict[str, Any]:
     parts = [
         f"# AGENTS.md instructions for {directory}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
-        for directory, text in project_docs(ctx.cwd)
+        for directory, text in project_docs(ctx.cwd, ctx.project_doc_max_bytes)
     ]
     if ctx.user_instructions:
         parts.append(f"<user_instructions>\n{ctx.user_instructions}\n</user_instructions>")

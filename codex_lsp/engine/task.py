@@ -46,6 +46,7 @@ from codex_lsp.protocol.inputs import (
     TextInput,
     UserInput,
 )
+from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, read_bytes
 
 
 def build_user_item(items: list[UserInput], cwd: Path) -> tuple[dict[str, Any], UserMessageEvent]:
@@ -80,7 +81,7 @@ def build_user_item(items: list[UserInput], cwd: Path) -> tuple[dict[str, Any], 
 
 def _local_image(path: Path) -> dict[str, Any]:
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, IMAGE_MAX_BYTES)
     except OSError as err:
         return {"type": "input_text", "text": f"[image {path} could not be read: {err.strerror}]"}
     mime = mimetypes.guess_type(path.name)[0] or "image/png"

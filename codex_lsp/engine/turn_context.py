@@ -23,6 +23,8 @@ from codex_lsp.sandbox import HeldRoots, hold_roots
 
 # Context window assumed for models we know nothing about; matches the current catalogue.
 DEFAULT_CONTEXT_WINDOW = 272_000
+# `project_doc_max_bytes`'s default in Codex: AGENTS.md files are instructions, not a corpus.
+PROJECT_DOC_MAX_BYTES = 32 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ class TurnContext:
     base_instructions: str | None = None
     developer_instructions: str | None = None
     user_instructions: str | None = None
+    project_doc_max_bytes: int = PROJECT_DOC_MAX_BYTES
     context_window: int = DEFAULT_CONTEXT_WINDOW
     auto_compact_limit: int | None = None
     output_schema: dict[str, Any] | None = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
@@ -31,6 +32,7 @@ from codex_lsp.lsp.commands import command_options, string_option, task_params, 
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
 from codex_lsp.protocol.v2_common import dump
+from codex_lsp.store.bounded_read import WORKSPACE_TEXT_MAX_BYTES, read_text
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.engine_host import EngineHost
@@ -151,8 +153,12 @@ class ContextCommands:
         )
 
     def _text(self, uri: str, where: str) -> str:
+        """The editor's text for `uri`, or the file on disk: a regular file, within the cap."""
         try:
-            return str(self._server.workspace.get_text_document(uri).source)
+            document = self._server.workspace.text_documents.get(unquote(uri))
+            if document is not None:
+                return str(document.source)
+            return read_text(self._path(uri), WORKSPACE_TEXT_MAX_BYTES)
         except (OSError, UnicodeDecodeError) as err:
             reason = getattr(err, "strerror", None) or str(err)
             path = self._path(uri)

@@ -6,6 +6,8 @@ Drives the real server process through pytest-lsp, against the scripted model.
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,27 @@ async def test_an_unreadable_item_is_refused_and_nothing_is_sent(home, ws, scrip
         done = await client.turn_completed(thread_id, result["turn"]["id"])
         assert done["turn"]["status"] == "completed"
     assert len(scripted_model.requests) == 1
+
+
+async def test_planted_files_as_context_are_refused_with_the_reason(home, ws, scripted_model):
+    """A FIFO named like a source file and a sparse 1.5 GB file: refused at once, unread."""
+    os.mkfifo(ws / "main.py")
+    huge = 1536 * 1024 * 1024
+    (ws / "big.py").write_bytes(b"x = 1\n")
+    os.truncate(ws / "big.py", huge)
+    async with EditorSession(home, ws) as client:
+        thread_id = await client.start_thread(ws)
+        for item, says in [
+            ({"type": "file", "path": "main.py"}, "not a regular file: a FIFO"),
+            ({"type": "buffer", "uri": (ws / "main.py").as_uri()}, "not a regular file: a FIFO"),
+            ({"type": "file", "path": "big.py"}, f"too large ({huge} bytes, limit 16777216)"),
+        ]:
+            with pytest.raises(JsonRpcException) as err:
+                await asyncio.wait_for(
+                    client.command(
+                        "codex.message", {"threadId": thread_id, "text": "hi", "context": [item]}
+                    ),
+                    30,
+                )
+            assert says in str(err.value)
+    assert scripted_model.requests == []

@@ -12,6 +12,8 @@ import errno
 import os
 from pathlib import Path
 
+from codex_lsp.store.bounded_read import FileTooLarge
+
 from .errors import PatchApplyError, PatchWriteError
 from .parser import AddFile, DeleteFile, Hunk, UpdateFile, parse_patch
 from .plan import FileOperation, PatchPlan
@@ -35,6 +37,8 @@ def _reason(error: BaseException) -> str:
         return "the file is not valid UTF-8 text"
     if isinstance(error, IsADirectoryError):
         return "it is a directory"
+    if isinstance(error, FileTooLarge):
+        return f"{error.strerror}: apply_patch does not edit files this large"
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)

@@ -30,6 +30,7 @@ from pathlib import Path
 from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import HeldRoots, writable_root_of
 from codex_lsp.sandbox.beneath import EscapeRefused, open_beneath, open_root
+from codex_lsp.store.bounded_read import OPEN_FLAGS, WORKSPACE_TEXT_MAX_BYTES, read_opened
 
 from .workspace import Backup, FileBackup, LinkBackup, RollbackError
 
@@ -186,10 +187,12 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _read(place: _Place) -> bytes:
-    fd = os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd)
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+def _read(place: _Place, path: Path) -> bytes:
+    fd = os.open(place.name, OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=place.dir_fd)
+    try:
+        return read_opened(fd, str(path), WORKSPACE_TEXT_MAX_BYTES)
+    finally:
+        os.close(fd)
 
 
 class ConfinedFiles:
@@ -269,7 +272,7 @@ class ConfinedTransaction(AbstractContextManager["ConfinedTransaction"]):
             elif stat.S_ISLNK(info.st_mode):
                 backup = LinkBackup(os.readlink(place.name, dir_fd=place.dir_fd))
             else:
-                backup = FileBackup(_read(place), stat.S_IMODE(info.st_mode))
+                backup = FileBackup(_read(place, path), stat.S_IMODE(info.st_mode))
         return backup
 
     def _rollback(self) -> list[str]:

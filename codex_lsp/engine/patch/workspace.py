@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from codex_lsp.store.bounded_read import WORKSPACE_TEXT_MAX_BYTES, read_bytes, read_text
+
 
 @runtime_checkable
 class FileReader(Protocol):
@@ -119,9 +121,9 @@ class DiskFiles:
     """The local filesystem as a `FileReader`, `FileWriter` and `TransactionalWriter`."""
 
     def read_text(self, path: Path) -> str:
-        # newline="" keeps "\r\n" intact so CRLF files can be written back as CRLF.
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
+        # Bytes decoded as they are: "\r\n" stays, so CRLF files are written back as CRLF.
+        # A FIFO, a device or a file over the cap is refused with an error that says which.
+        return read_text(path, WORKSPACE_TEXT_MAX_BYTES)
 
     def exists(self, path: Path) -> bool:
         return path.exists()
@@ -204,7 +206,9 @@ class DiskTransaction(AbstractContextManager["DiskTransaction"]):
         if path.is_symlink():
             backup = LinkBackup(os.readlink(path))
         elif path.exists():
-            backup = FileBackup(path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
+            backup = FileBackup(
+                read_bytes(path, WORKSPACE_TEXT_MAX_BYTES), stat.S_IMODE(path.stat().st_mode)
+            )
         else:
             backup = None
         self._backups[path] = backup

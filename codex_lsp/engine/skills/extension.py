@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codex_lsp.engine.extensions import Extension, OpHandler
-from codex_lsp.engine.skills.loader import ADMIN_SKILLS_DIR, SkillsCache, SkillsOutcome
+from codex_lsp.engine.skills.loader import (
+    ADMIN_SKILLS_DIR,
+    SkillsCache,
+    SkillsOutcome,
+    read_skill_file,
+)
 from codex_lsp.engine.skills.prompt import mentioned_skills, skill_message, skills_section
 from codex_lsp.engine.skills.settings import apply_settings
 from codex_lsp.protocol.events import ListSkillsResponseEvent, WarningEvent
@@ -78,7 +83,7 @@ class SkillsExtension(Extension):
         injected: list[dict[str, Any]] = []
         for skill in mentioned_skills(items, self.outcome(session, ctx.cwd)):
             try:
-                contents = skill.path.read_text(encoding="utf-8")
+                contents = read_skill_file(skill.path)
             except (OSError, UnicodeDecodeError) as err:
                 session.emit(
                     sub_id, WarningEvent(message=f"skill {skill.name} could not be read: {err}")

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from codex_lsp.engine.skills.frontmatter import FrontmatterError, split_frontmatter
 from codex_lsp.sandbox import is_repository_entry
+from codex_lsp.store.bounded_read import SKILL_FILE_MAX_BYTES, read_text
 
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 6
@@ -178,12 +179,17 @@ def single_line(value: str) -> str:
     return " ".join(value.split())
 
 
+def read_skill_file(path: Path) -> str:
+    """A SKILL.md's text: a regular file of at most `SKILL_FILE_MAX_BYTES`."""
+    return read_text(path, SKILL_FILE_MAX_BYTES)
+
+
 def parse_skill_file(path: Path, scope: Scope) -> Skill:
     """One skill from its SKILL.md; raises `ValueError` saying what is wrong with it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_skill_file(path)
     except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"cannot read the file: {err}") from None
+        raise ValueError(f"cannot read the file: {getattr(err, 'strerror', None) or err}") from None
     try:
         fields, _body = split_frontmatter(text)
     except FrontmatterError as err:

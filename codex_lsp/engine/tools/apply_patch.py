@@ -127,15 +127,18 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     started = time.monotonic()
     try:
         # Planning and diffing are linear in the files' size, but for a long file that is
-        # still long enough to keep the event loop (and every other request) waiting.
-        plan = await anyio.to_thread.run_sync(plan_patch, text, cwd, session.workspace)
+        # still long enough to keep the event loop (and every other request) waiting. They
+        # only read, so an interrupt need not wait for them: the turn ends at once.
+        plan = await anyio.to_thread.run_sync(
+            plan_patch, text, cwd, session.workspace, abandon_on_cancel=True
+        )
     except PatchApplyError as err:
         return ToolOutput(err.model_message, success=False)
     original = plan
     moved = _moved_root(call.ctx)
     if moved is not None:
         return ToolOutput(f"patch rejected: {moved}", success=False)
-    changes = await anyio.to_thread.run_sync(plan.changes)
+    changes = await anyio.to_thread.run_sync(plan.changes, abandon_on_cancel=True)
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
         return ToolOutput(f"patch rejected: {reason}", success=False)
