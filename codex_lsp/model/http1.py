@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Callable
 
 import httpx
 
+from codex_lsp.model.limits import MAX_CHUNK_FRAMING_BYTES
+
 _MAX_HEAD = 64 * 1024
 _HIGH_WATER = 1 << 20  # stop reading the socket when this much is buffered and unread
 
@@ -271,6 +273,7 @@ class ResponseBody(httpx.AsyncByteStream):
                 self._chunk_left = -1
             line_end = buf.find(b"\r\n", pos)
             if line_end < 0:
+                self._check_framing(len(buf) - pos)
                 break
             line = bytes(buf[pos:line_end])
             try:
@@ -283,6 +286,7 @@ class ResponseBody(httpx.AsyncByteStream):
                 # The last chunk; trailers (rare) end with an empty line.
                 rest = buf.find(b"\r\n\r\n", pos)
                 if rest < 0:
+                    self._check_framing(len(buf) - pos)
                     break
                 pos = rest + 4
                 self._done = True
@@ -291,6 +295,13 @@ class ResponseBody(httpx.AsyncByteStream):
             self._chunk_left = size
         del buf[:pos]
         return bytes(out)
+
+    def _check_framing(self, pending: int) -> None:
+        # A chunk-size line or trailer section still waiting for its end: never unbounded.
+        if pending > MAX_CHUNK_FRAMING_BYTES:
+            raise httpx.RemoteProtocolError(
+                "chunked body framing line too long", request=self._request
+            )
 
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
