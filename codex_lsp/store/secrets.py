@@ -28,6 +28,7 @@ from codex_lsp.protocol.providers import ModelProviderInfo
 MASK = "[REDACTED]"
 # The variables every provider and login path of the engine may read a key from.
 ENGINE_KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "CODEX_API_KEY"})
+_SECRET_NAME = re.compile(r"(?i)key|token|secret|password")
 # Names an MCP server's `env` may set that are no one's credential: commands keep them.
 _PLAIN_VARIABLES = frozenset(
     {"HOME", "LANG", "LOGNAME", "PATH", "SHELL", "TEMP", "TMP", "TMPDIR", "USER", "USERNAME"}
@@ -36,7 +37,7 @@ _PLAIN_VARIABLES = frozenset(
 MIN_SECRET_CHARS = 6
 _SHAPES = (
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), MASK),
-    (re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + MASK),
+    (re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+"), r"\1" + MASK),
     (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"), MASK),  # JWTs
     # scheme://user:password@host: the password, whoever configured it.
     (re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+@"), r"\1" + MASK + "@"),
@@ -54,13 +55,33 @@ class Redactor:
     def with_secrets(self, secrets: Iterable[str | None]) -> Redactor:
         return Redactor([*self.secrets, *secrets])
 
-    def text(self, value: str) -> str:
+    def values(self, value: str) -> str:
+        """`value` with the known secrets masked; text merely shaped like one is kept."""
         for secret in self.secrets:
             if secret in value:
                 value = value.replace(secret, MASK)
+        return value
+
+    def text(self, value: str) -> str:
+        value = self.values(value)
         for pattern, replacement in _SHAPES:
             value = pattern.sub(replacement, value)
         return value
+
+
+_known = Redactor()
+
+
+def remember(secrets: Iterable[str | None]) -> None:
+    """Add a loaded configuration's secrets to those this process masks everywhere."""
+    global _known
+    _known = _known.with_secrets(secrets)
+
+
+def known() -> Redactor:
+    """The redactor seeded with every configuration this process has loaded: for text
+    written where no config is at hand (logs, rollouts)."""
+    return _known
 
 
 def credential_variables(config: Any) -> frozenset[str]:
@@ -82,7 +103,8 @@ def provider_secrets(
 ) -> list[str]:
     """The secret values one provider's table holds or names."""
     env = os.environ if environ is None else environ
-    values = [*provider.http_headers.values(), *(provider.query_params or {}).values()]
+    values = list(provider.http_headers.values())
+    values += _query_secrets((provider.query_params or {}).items())
     values += _url_secrets(provider.base_url)
     names = [provider.env_key, *provider.env_http_headers.values()]
     values += [env.get(name, "").strip() for name in names if name]
@@ -114,27 +136,30 @@ def _url_secrets(url: str | None) -> list[str]:
         parts = urlsplit(url)
     except ValueError:
         return []
-    found = [parts.password or ""]
-    if parts.username and parts.password:
-        found.append(f"{parts.username}:{parts.password}")
-    found += [value for _, value in parse_qsl(parts.query)]
-    return [value for value in found if value]
+    return [parts.password or "", *_query_secrets(parse_qsl(parts.query))]
+
+
+def _query_secrets(params: Iterable[tuple[str, str]]) -> list[str]:
+    # `api-version=2024-06-01` is no secret, and masking it would mask dates everywhere.
+    return [value for name, value in params if value and "version" not in name.lower()]
 
 
 def _auth_values(path: Path) -> list[str]:
+    """The keys and tokens in auth.json; not its mode or timestamps, which are no secret and
+    would mask innocent text."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    return list(_strings(data))
+    return list(_strings(data, secret=False))
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
+def _strings(value: Any, *, secret: bool) -> Iterator[str]:
+    if isinstance(value, str) and secret:
         yield value
     elif isinstance(value, dict):
-        for inner in value.values():
-            yield from _strings(inner)
+        for key, inner in value.items():
+            yield from _strings(inner, secret=secret or bool(_SECRET_NAME.search(str(key))))
     elif isinstance(value, list):
         for inner in value:
-            yield from _strings(inner)
+            yield from _strings(inner, secret=secret)
