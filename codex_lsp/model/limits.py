@@ -27,8 +27,8 @@ MAX_DELTA_CHARS = 4 * MIB
 MAX_TOOL_ARGUMENTS_CHARS = 8 * MIB
 # Tool calls in one response; each is run before the model hears back.
 MAX_TOOL_CALLS = 128
-# Lines of an HTTP chunked body's framing (chunk sizes, trailers).
-MAX_CHUNK_FRAMING_BYTES = 64 * 1024
+# An HTTP response head, one chunk-size line, one trailer section (h11 enforces it).
+MAX_HTTP_FRAMING_BYTES = 64 * 1024
 
 
 def too_much(what: str) -> ModelError:
