@@ -36,7 +36,7 @@ def redact(text: str) -> str:
     """`text` with the configured secrets and anything that looks like a credential masked."""
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + MASK, text)
-    return known().text(text)
+    return known().values(text)
 
 
 class RedactingFormatter(logging.Formatter):
