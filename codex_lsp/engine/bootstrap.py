@@ -19,6 +19,7 @@ from codex_lsp.model.transport import http_client
 from codex_lsp.store.auth import AuthStore
 from codex_lsp.store.config import Config, load_config
 from codex_lsp.store.home import codex_home as default_codex_home
+from codex_lsp.store.secrets import configured_secrets, remember
 
 # Streams can stay quiet for a long time while the model thinks; the idle timeout is
 # enforced per provider by the model client, so the transport itself does not time out reads.
@@ -36,7 +37,9 @@ def load_services(
     home = codex_home or default_codex_home()
 
     def read() -> Config:
-        return load_config(home, profile=profile, overrides=list(overrides or []), cwd=cwd)
+        config = load_config(home, profile=profile, overrides=list(overrides or []), cwd=cwd)
+        remember(configured_secrets(config, home))
+        return config
 
     services = services_for(read(), home)
     services.config_loader = read

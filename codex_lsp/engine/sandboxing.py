@@ -26,6 +26,7 @@ from codex_lsp.sandbox import (
 )
 from codex_lsp.store.config import Config
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
+from codex_lsp.store.secrets import credential_variables
 
 Policy = DangerFullAccess | ReadOnly | WorkspaceWrite
 
@@ -60,7 +61,8 @@ def command_environment(
 ) -> dict[str, str]:
     """The environment a command gets under the config's shell environment policy."""
     policy = config.shell_environment_policy if config is not None else ShellEnvironmentPolicy()
-    return shell_environment(policy, os.environ if environ is None else environ)
+    credentials = credential_variables(config)
+    return shell_environment(policy, os.environ if environ is None else environ, credentials)
 
 
 def prepare_command(

@@ -1,7 +1,8 @@
 """Server logs: stderr for the process, `window/logMessage` for the editor's output panel.
 
-Only warnings and errors reach the editor. Secrets never do: anything shaped like an API key
-or a bearer token is masked before a record is written anywhere, since a failing
+Only warnings and errors reach the editor. Secrets never do: the configured ones
+(`store/secrets.py`) and anything shaped like an API key or a bearer token are masked before
+a record is written anywhere, since a failing
 `account/login/start` request carries the key in its params and pygls logs those.
 """
 
@@ -13,6 +14,8 @@ import re
 import sys
 import threading
 from collections.abc import Callable
+
+from codex_lsp.store.secrets import known
 
 _SECRET_PATTERNS = (
     # "apiKey": "..." / api_key=... / Authorization: Bearer ... in JSON, reprs, headers
@@ -30,10 +33,10 @@ _ANSWERED = ("Unable to deserialize message", "Failed to handle request %r, unkn
 
 
 def redact(text: str) -> str:
-    """`text` with anything that looks like a credential replaced by `***`."""
+    """`text` with the configured secrets and anything that looks like a credential masked."""
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + MASK, text)
-    return text
+    return known().values(text)
 
 
 class RedactingFormatter(logging.Formatter):

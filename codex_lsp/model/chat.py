@@ -29,6 +29,7 @@ from codex_lsp.model.events import (
     TokenUsage,
 )
 from codex_lsp.model.failures import error_for_code, server_error_fields
+from codex_lsp.model.limits import check_arguments, check_delta, count_call
 from codex_lsp.model.prompt import OUTPUT_SCHEMA_NAME, Prompt
 from codex_lsp.model.responses import (
     CLOSED_EARLY_MESSAGE,
@@ -143,6 +144,7 @@ class _ToolCall:
     call_id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    arguments_chars: int = 0
 
 
 @dataclass(slots=True)
@@ -206,13 +208,13 @@ def _on_chunk(state: _ChatState, data: str, secrets: tuple[str | None, ...]) -> 
         if isinstance(thought, str) and thought:
             if not state.reasoning:
                 events.append(OutputItemAdded(_reasoning_item(state, "")))
-            state.reasoning.append(thought)
+            state.reasoning.append(check_delta(thought))
             events.append(ReasoningContentDelta(thought, 0))
         content = delta.get("content")
         if isinstance(content, str) and content:
             if not state.text:
                 events.append(OutputItemAdded(_message_item(state, "")))
-            state.text.append(content)
+            state.text.append(check_delta(content))
             events.append(OutputTextDelta(content, _message_id(state)))
         for call in delta.get("tool_calls") or ():
             _merge_tool_call(state, call)
@@ -223,14 +225,20 @@ def _on_chunk(state: _ChatState, data: str, secrets: tuple[str | None, ...]) -> 
 
 def _merge_tool_call(state: _ChatState, call: dict[str, Any]) -> None:
     index = int(call.get("index") or 0)
-    entry = state.calls.setdefault(index, _ToolCall())
+    entry = state.calls.get(index)
+    if entry is None:
+        count_call(len(state.calls))
+        entry = state.calls[index] = _ToolCall()
     if call.get("id"):
         entry.call_id = call["id"]
     function = call.get("function") or {}
     if function.get("name"):
         entry.name = function["name"]
-    if function.get("arguments"):
-        entry.arguments.append(function["arguments"])
+    arguments = function.get("arguments")
+    if arguments:
+        entry.arguments_chars += len(arguments)
+        check_arguments(entry.arguments_chars)
+        entry.arguments.append(arguments)
 
 
 def _message_id(state: _ChatState) -> str:

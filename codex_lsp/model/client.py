@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import aclosing
 from typing import Any
@@ -53,6 +52,7 @@ from codex_lsp.model.responses import CLOSED_EARLY_MESSAGE, iter_response_events
 from codex_lsp.model.retry import backoff_delay, parse_retry_after, parse_try_again
 from codex_lsp.model.transport import http_client
 from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.store.secrets import provider_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 ORIGINATOR = "codex_lsp"
@@ -129,7 +129,11 @@ class ModelClient:
                 iter_response_events,
             )
         payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        response, secrets = await self._open(url, payload, extra_headers)
+        try:
+            response, secrets = await self._open(url, payload, extra_headers)
+        except ModelError as err:
+            err.message = redact(err.message, self._secrets(self._resolve_key()))
+            raise
         final: Completed | None = None
         try:
             async with aclosing(iterate(response, secrets=secrets)) as events:
@@ -163,10 +167,10 @@ class ModelClient:
                 f"{self.base_url}/models", headers=headers, params=params, timeout=CATALOG_TIMEOUT_S
             )
         except httpx.HTTPError as exc:
-            log.info("no model catalog from %s: %s", self.base_url, type(exc).__name__)
+            log.info("no model catalog from %s: %s", self._shown_url(), type(exc).__name__)
             return None
         if response.status_code != 200:
-            log.info("no model catalog from %s: HTTP %s", self.base_url, response.status_code)
+            log.info("no model catalog from %s: HTTP %s", self._shown_url(), response.status_code)
             return None
         try:
             body = response.json()
@@ -176,6 +180,9 @@ class ModelClient:
         if not isinstance(models, list):
             return None
         return [entry for entry in models if isinstance(entry, dict)]
+
+    def _shown_url(self) -> str:
+        return redact(self.base_url, self._secrets(None))
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
@@ -202,9 +209,9 @@ class ModelClient:
         return headers
 
     def _secrets(self, key: str | None) -> list[str | None]:
-        # Header values taken from the environment are credentials too (e.g. Azure `api-key`).
-        env_values = [os.environ.get(var) for var in self.provider.env_http_headers.values()]
-        return [key, *env_values]
+        # Everything the provider's table holds or names: headers, static or from the
+        # environment (e.g. Azure `api-key`), query values, base_url's password.
+        return [key, *provider_secrets(self.provider)]
 
     def _timeout(self) -> httpx.Timeout:
         # The read timeout doubles as the SSE idle timeout: it fires when no byte arrives.

@@ -8,17 +8,15 @@ straight into an `error` / `stream_error` event.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
+
+from codex_lsp.store.secrets import Redactor
 
 CodexErrorInfo = str | dict[str, Any]
 
 # Longest server-provided text we quote in an error; error pages can be whole HTML documents.
 _MAX_QUOTED = 500
-
-# Anything that looks like a bearer token or an OpenAI-style key, even if we were not told it.
-_SECRET_PATTERNS = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+|\bsk-[A-Za-z0-9_\-]{8,}")
 
 
 class ModelError(Exception):
@@ -60,15 +58,12 @@ def stream_disconnected(message: str) -> ModelError:
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """`text` with known secrets and anything shaped like a key or bearer token masked.
+    """`text` with known secrets and anything shaped like a credential masked.
 
     Servers do echo keys back (e.g. "Incorrect API key provided: sk-..."), and error messages
-    end up in editor notifications and logs.
+    end up in editor notifications, logs and rollouts.
     """
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "[REDACTED]")
-    return _SECRET_PATTERNS.sub(lambda m: (m.group(1) or "") + "[REDACTED]", text)
+    return Redactor(secrets).text(text)
 
 
 def quote_server_text(text: str, secrets: Iterable[str | None] = ()) -> str:

@@ -1,8 +1,8 @@
-"""HTTP/1.1 on an asyncio `Protocol`, for `StreamingTransport`: one connection, the request
-head, the response head, and a response body read as it arrives.
+"""HTTP/1.1 on an asyncio `Protocol`, for `StreamingTransport`: one connection, and one
+`Exchange` per request, whose bytes h11 frames and parses.
 
-Received bytes land in the connection's buffer and the body iterator takes all there is each
-time it runs: a chunked body is decoded in place and a partial chunk handed on at once, so a
+Received bytes land in the connection's buffer (reading pauses past 1 MiB unread) and go to
+h11 as they come; the body iterator hands on all the data h11 can give from them, so a
 streamed token is never held back waiting for the rest of its chunk. The idle timeout is one
 timer per connection that re-arms itself from the time of the last byte, rather than a timer
 (or a cancel scope) per read.
@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
+import h11
 import httpx
 
-_MAX_HEAD = 64 * 1024
+from codex_lsp.model.limits import MAX_HTTP_FRAMING_BYTES, size
+
 _HIGH_WATER = 1 << 20  # stop reading the socket when this much is buffered and unread
 
 Key = tuple[bytes, bytes, int]  # scheme, host, port
@@ -140,49 +142,122 @@ class Connection(asyncio.Protocol):
             self._timer = self.loop.call_at(due, self._check_idle)
 
 
-def request_head(request: httpx.Request) -> bytes:
-    url = request.url
-    lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), url.raw_path)]
-    lines.extend(b"%s: %s" % (name, value) for name, value in request.headers.raw)
-    return b"\r\n".join(lines) + b"\r\n\r\n"
+class Exchange:
+    """One request and its response on a connection, framed and parsed by h11.
+
+    The peer is a model server the engine does not control, so its bytes go through h11, not
+    through parsing of our own: h11 bounds a response head and every chunk-size line or
+    trailer (`max_incomplete_event_size`), and hands body data on as it arrives, partial
+    chunks included.
+    """
+
+    __slots__ = ("_answered", "_closed", "_conn", "_h11", "_request")
+
+    def __init__(self, conn: Connection, request: httpx.Request) -> None:
+        self._conn = conn
+        self._request = request
+        self._h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HTTP_FRAMING_BYTES)
+        self._closed = False
+        self._answered = False
+
+    def request_bytes(self, body: bytes) -> bytes:
+        request = self._request
+        try:
+            head = h11.Request(
+                method=request.method,
+                target=request.url.raw_path,
+                headers=list(request.headers.raw),
+            )
+            out = self._h11.send(head) or b""
+            if body:
+                out += self._h11.send(h11.Data(data=body)) or b""
+            return out + (self._h11.send(h11.EndOfMessage()) or b"")
+        except h11.LocalProtocolError as exc:
+            raise httpx.LocalProtocolError(str(exc), request=request) from None
+
+    async def next_event(
+        self, timeout: float | None
+    ) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
+        """The next event of the response, reading the socket as h11 needs more."""
+        conn, parser = self._conn, self._h11
+        while True:
+            try:
+                event = parser.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise self._failure(exc) from None
+            if type(event) is h11.Response:
+                self._answered = True
+            if event is not h11.NEED_DATA:
+                return event  # PAUSED: both messages are done, which the caller sees first
+            if conn.buffer:
+                parser.receive_data(conn.take())
+            elif conn.eof:
+                if self._closed:
+                    raise httpx.RemoteProtocolError(
+                        "Server disconnected without sending a response.", request=self._request
+                    )
+                self._closed = True
+                parser.receive_data(b"")
+            else:
+                await receive(conn, timeout, self._request)
+
+    def poll(self) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
+        """The next event from what has arrived already, or NEED_DATA; never waits."""
+        conn, parser = self._conn, self._h11
+        if conn.buffer:
+            parser.receive_data(conn.take())
+        try:
+            return parser.next_event()
+        except h11.RemoteProtocolError as exc:
+            raise self._failure(exc) from None
+
+    def _failure(self, exc: h11.RemoteProtocolError) -> httpx.RemoteProtocolError:
+        if self._closed and not self._answered:
+            why = "Server disconnected without sending a response."
+        else:
+            why = _reason(exc)
+        return httpx.RemoteProtocolError(why, request=self._request)
+
+    def reusable(self) -> bool:
+        """Whether both messages ended cleanly, keep-alive, with nothing after them."""
+        parser = self._h11
+        return (
+            parser.our_state is h11.DONE
+            and parser.their_state is h11.DONE
+            and not parser.trailing_data[0]
+            and not self._conn.buffer
+        )
+
+
+def _reason(exc: h11.RemoteProtocolError) -> str:
+    text = str(exc)
+    if "Receive buffer too long" in text:
+        return (
+            "the server sent a response head, chunk-size line or trailer longer than "
+            f"{size(MAX_HTTP_FRAMING_BYTES)}"
+        )
+    if "without sending complete message body" in text or "incomplete" in text:
+        return f"peer closed connection without sending complete message body: {text}"
+    return text
 
 
 async def read_head(
-    conn: Connection, timeouts: dict[str, float | None], request: httpx.Request
+    exchange: Exchange, timeouts: dict[str, float | None], request: httpx.Request
 ) -> tuple[int, list[tuple[bytes, bytes]], bytes, bytes]:
     """The status line and headers of the final (non-1xx) response; the body stays buffered."""
     while True:
-        end = conn.buffer.find(b"\r\n\r\n")
-        while end < 0:
-            if len(conn.buffer) > _MAX_HEAD:
-                raise httpx.RemoteProtocolError("response head too large", request=request)
-            if conn.eof:
-                raise httpx.RemoteProtocolError(
-                    "Server disconnected without sending a response.", request=request
-                )
-            await receive(conn, timeouts.get("read"), request)
-            end = conn.buffer.find(b"\r\n\r\n")
-        head = bytes(conn.buffer[:end])
-        del conn.buffer[: end + 4]
-        status_line, *header_lines = head.split(b"\r\n")
-        try:
-            version, code, *rest = status_line.split(b" ", 2)
-            status = int(code)
-        except ValueError:
-            raise httpx.RemoteProtocolError(
-                f"malformed status line {status_line[:80]!r}", request=request
-            ) from None
-        if 100 <= status < 200 and status != 101:
+        event = await exchange.next_event(timeouts.get("read"))
+        if isinstance(event, h11.InformationalResponse):
             continue  # 100 Continue, 103 Early Hints: the real answer follows
-        headers = []
-        for line in header_lines:
-            name, sep, value = line.partition(b":")
-            if not sep:
-                raise httpx.RemoteProtocolError(
-                    f"malformed header line {line[:80]!r}", request=request
-                )
-            headers.append((name.strip(), value.strip()))
-        return status, headers, version, rest[0] if rest else b""
+        if isinstance(event, h11.Response):
+            headers = [(bytes(name), bytes(value)) for name, value in event.headers]
+            version = b"HTTP/" + bytes(event.http_version)
+            return event.status_code, headers, version, bytes(event.reason)
+        if isinstance(event, h11.ConnectionClosed):
+            raise httpx.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            )
+        raise httpx.RemoteProtocolError(f"unexpected {type(event).__name__}", request=request)
 
 
 async def receive(conn: Connection, timeout: float | None, request: httpx.Request) -> None:
@@ -193,107 +268,39 @@ async def receive(conn: Connection, timeout: float | None, request: httpx.Reques
 
 
 class ResponseBody(httpx.AsyncByteStream):
-    """A response body as it arrives: Content-Length, chunked, or until the server closes."""
+    """A response body as it arrives: Content-Length, chunked, or until the server closes.
+    Each step hands on all the data h11 has from what the socket gave."""
 
     def __init__(
         self,
         conn: Connection,
+        exchange: Exchange,
         release: Callable[[Connection, bool], None],
-        headers: list[tuple[bytes, bytes]],
-        version: bytes,
         read_timeout: float | None,
-        request: httpx.Request,
     ) -> None:
         self._conn: Connection | None = conn
+        self._exchange = exchange
         self._release = release
         self._timeout = read_timeout
-        self._request = request
-        fields = {name.lower(): value for name, value in headers}
-        self._chunked = b"chunked" in fields.get(b"transfer-encoding", b"").lower()
-        length = fields.get(b"content-length")
-        self._left = int(length) if length is not None and not self._chunked else -1
-        self._keep = version == b"HTTP/1.1" and fields.get(b"connection", b"").lower() != b"close"
-        if not self._chunked and self._left < 0:
-            self._keep = False  # the body ends when the connection does
-        self._done = self._left == 0
-        # Chunked decoding state: bytes left in the current chunk, or -1 before a size line.
-        self._chunk_left = -1
-        self._pending = bytearray()
+        self._done = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        conn = self._conn
-        if conn is None:
+        if self._conn is None:
             return
+        exchange = self._exchange
         while not self._done:
-            if conn.buffer:
-                data = conn.take()
-            elif conn.eof:
-                if self._chunked or self._left > 0:
-                    why = "incomplete chunked read" if self._chunked else "incomplete body"
-                    raise httpx.RemoteProtocolError(
-                        f"peer closed connection without sending complete message body: {why}",
-                        request=self._request,
-                    )
+            event = await exchange.next_event(self._timeout)
+            parts: list[bytes] = []
+            while isinstance(event, h11.Data):
+                parts.append(bytes(event.data))
+                event = exchange.poll()
+            if parts:
+                yield parts[0] if len(parts) == 1 else b"".join(parts)
+            if isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                 self._done = True
-                break
-            else:
-                await receive(conn, self._timeout, self._request)
-                continue
-            out = self._decode(data)
-            if out:
-                yield out
         await self.aclose()
-
-    def _decode(self, data: bytes) -> bytes:
-        if not self._chunked:
-            if self._left >= 0:
-                data = data[: self._left]
-                self._left -= len(data)
-                self._done = self._left == 0
-            return data
-        buf = self._pending
-        buf += data
-        out = bytearray()
-        pos = 0
-        while True:
-            if self._chunk_left > 0:
-                take = min(self._chunk_left, len(buf) - pos)
-                out += buf[pos : pos + take]
-                pos += take
-                self._chunk_left -= take
-                if self._chunk_left:
-                    break  # the rest of this chunk is still on its way: hand on what came
-                self._chunk_left = -2  # the CRLF after the data
-            if self._chunk_left == -2:
-                if len(buf) - pos < 2:
-                    break
-                pos += 2
-                self._chunk_left = -1
-            line_end = buf.find(b"\r\n", pos)
-            if line_end < 0:
-                break
-            line = bytes(buf[pos:line_end])
-            try:
-                size = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise httpx.RemoteProtocolError(
-                    f"malformed chunk size {line[:40]!r}", request=self._request
-                ) from None
-            if size == 0:
-                # The last chunk; trailers (rare) end with an empty line.
-                rest = buf.find(b"\r\n\r\n", pos)
-                if rest < 0:
-                    break
-                pos = rest + 4
-                self._done = True
-                break
-            pos = line_end + 2
-            self._chunk_left = size
-        del buf[:pos]
-        return bytes(out)
 
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            reusable = self._done and self._keep and not self._pending
-            self._release(conn, reusable)
+            self._release(conn, self._done and self._exchange.reusable())

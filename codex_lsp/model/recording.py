@@ -10,9 +10,10 @@ A recording is JSONL: a header (`{"type": "recording", "version", "wire_api", "m
 `path` is relative to the provider's base URL (`/responses`), `body` the request's JSON and the
 response's raw text (the SSE stream as it arrived, up to where the client stopped reading).
 
-Secrets never reach the file: credential headers are dropped, and every secret the client
-knows (the API key, header values taken from the environment) is replaced wherever it
-appears, in bodies and error text alike.
+Secrets never reach the file: credential headers are dropped, and every secret the provider's
+config holds or names (the API key, header values, static or from the environment, query
+values, base_url's password) and anything shaped like a credential is replaced wherever it
+appears, in headers, bodies and error text alike (`store/secrets.py`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from codex_lsp.store.secrets import Redactor
 
 VERSION = 1
 REDACTED = "[REDACTED]"
@@ -46,10 +49,7 @@ SECRET_HEADERS = frozenset(
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
-    return text
+    return Redactor(secrets).text(text)
 
 
 def _headers(headers: Mapping[str, str], secrets: Iterable[str | None]) -> dict[str, str]:

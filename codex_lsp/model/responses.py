@@ -33,6 +33,7 @@ from codex_lsp.model.events import (
     TokenUsage,
 )
 from codex_lsp.model.failures import error_for_code, server_error_fields
+from codex_lsp.model.limits import check_arguments, check_delta, count_call
 from codex_lsp.model.sse import aiter_sse
 
 IDLE_TIMEOUT_MESSAGE = "idle timeout waiting for SSE"
@@ -138,13 +139,19 @@ def load_event_json(data: str) -> dict[str, Any]:
 class _Ctx:
     """Per-stream state the handlers share."""
 
-    __slots__ = ("call_ids", "secrets")
+    __slots__ = ("call_ids", "calls", "input_chars", "secrets")
 
     def __init__(self, secrets: tuple[str | None, ...]) -> None:
         self.secrets = secrets
         # Input deltas of freeform tools name the item, not the call; remember the pairing
         # from `output_item.added` so consumers get the call_id they key tool state on.
         self.call_ids: dict[str, str] = {}
+        self.calls = 0
+        # Characters of tool input streamed so far, per item: the consumer keeps them all.
+        self.input_chars: dict[str | None, int] = {}
+
+
+TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 
 
 _Payload = dict[str, Any]
@@ -165,19 +172,29 @@ def _item_added(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
 
 def _item_done(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
     item = p.get("item")
-    return OutputItemDone(item) if isinstance(item, dict) else None
+    if not isinstance(item, dict):
+        return None
+    if item.get("type") in TOOL_CALL_TYPES:
+        ctx.calls = count_call(ctx.calls)
+        for field in ("arguments", "input"):
+            value = item.get(field)
+            if isinstance(value, str):
+                check_arguments(len(value))
+    return OutputItemDone(item)
 
 
 def _text_delta(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
     delta = p.get("delta")
-    return OutputTextDelta(delta, p.get("item_id")) if isinstance(delta, str) else None
+    if not isinstance(delta, str):
+        return None
+    return OutputTextDelta(check_delta(delta), p.get("item_id"))
 
 
 def _summary_delta(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
     delta = p.get("delta")
     if not isinstance(delta, str):
         return None
-    return ReasoningSummaryDelta(delta, int(p.get("summary_index") or 0))
+    return ReasoningSummaryDelta(check_delta(delta), int(p.get("summary_index") or 0))
 
 
 def _summary_part(p: _Payload, ctx: _Ctx) -> ResponseEvent:
@@ -188,7 +205,7 @@ def _reasoning_delta(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
     delta = p.get("delta")
     if not isinstance(delta, str):
         return None
-    return ReasoningContentDelta(delta, int(p.get("content_index") or 0))
+    return ReasoningContentDelta(check_delta(delta), int(p.get("content_index") or 0))
 
 
 def _custom_input_delta(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
@@ -196,6 +213,9 @@ def _custom_input_delta(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
     if not isinstance(delta, str):
         return None
     item_id = p.get("item_id")
+    total = ctx.input_chars.get(item_id, 0) + len(check_delta(delta))
+    check_arguments(total)
+    ctx.input_chars[item_id] = total
     call_id = p.get("call_id") or (ctx.call_ids.get(item_id) if item_id else None)
     return CustomToolCallInputDelta(delta, call_id, item_id)
 

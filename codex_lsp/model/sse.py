@@ -6,12 +6,23 @@ byte. It follows the WHATWG event-stream rules that matter for model servers: `\
 and bare `\\r` line ends (also when a `\\r\\n` pair is split across two chunks), multi-line
 `data:`, `:` comments, one optional space after the colon, and the default event name
 `message`.
+
+A server cannot make it hold unbounded input: a line, an event's data and the whole stream
+have ceilings (`limits.py`); going over raises `ModelError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterable
 from typing import NamedTuple
+
+from codex_lsp.model.limits import (
+    MAX_RESPONSE_BYTES,
+    MAX_SSE_EVENT_BYTES,
+    MAX_SSE_LINE_BYTES,
+    size,
+    too_much,
+)
 
 _CR = 0x0D
 _BOM = b"\xef\xbb\xbf"
@@ -26,18 +37,23 @@ class SseMessage(NamedTuple):
 class SseParser:
     """Feed raw chunks with `feed()`; each call returns the messages those bytes completed."""
 
-    __slots__ = ("_buf", "_data", "_event", "_id", "_started")
+    __slots__ = ("_buf", "_data", "_data_chars", "_event", "_id", "_received", "_started")
 
     def __init__(self) -> None:
         self._buf = bytearray()
         self._event = ""
         self._data: list[str] = []
+        self._data_chars = 0
         self._id: str | None = None
         self._started = False
+        self._received = 0
 
     def feed(self, chunk: bytes) -> list[SseMessage]:
         if not chunk:
             return []
+        self._received += len(chunk)
+        if self._received > MAX_RESPONSE_BYTES:
+            raise too_much(f"a response of more than {size(MAX_RESPONSE_BYTES)}")
         buf = self._buf
         old_len = len(buf)
         buf += chunk
@@ -57,9 +73,13 @@ class SseParser:
         start = max(0, old_len - 1)
         end = max(buf.rfind(b"\n", start, limit), buf.rfind(b"\r", start, limit))
         if end < 0:
+            if len(buf) > MAX_SSE_LINE_BYTES:
+                raise _long_line()
             return []
         complete = bytes(buf[: end + 1])
         del buf[: end + 1]
+        if len(buf) > MAX_SSE_LINE_BYTES:
+            raise _long_line()
         return self._lines(complete.splitlines())
 
     def close(self) -> list[SseMessage]:
@@ -71,6 +91,7 @@ class SseParser:
             out = self._lines(bytes(self._buf).splitlines())
         self._buf.clear()
         self._data = []
+        self._data_chars = 0
         self._event = ""
         return out
 
@@ -82,8 +103,11 @@ class SseParser:
                 if data:
                     out.append(SseMessage(self._event or "message", "\n".join(data), self._id))
                     data = []
+                    self._data_chars = 0
                 self._event = ""
                 continue
+            if len(raw) > MAX_SSE_LINE_BYTES:
+                raise _long_line()
             line = raw.decode("utf-8", "replace")
             colon = line.find(":")
             if colon == 0:
@@ -96,6 +120,9 @@ class SseParser:
                     line[colon + 2 :] if line[colon + 1 : colon + 2] == " " else line[colon + 1 :]
                 )
             if name == "data":
+                self._data_chars += len(value)
+                if self._data_chars > MAX_SSE_EVENT_BYTES:
+                    raise too_much(f"an SSE event of more than {size(MAX_SSE_EVENT_BYTES)}")
                 data.append(value)
             elif name == "event":
                 self._event = value
@@ -104,6 +131,10 @@ class SseParser:
             # `retry` and unknown fields carry nothing a model client needs.
         self._data = data
         return out
+
+
+def _long_line() -> Exception:
+    return too_much(f"an SSE line of more than {size(MAX_SSE_LINE_BYTES)}")
 
 
 async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncGenerator[SseMessage]:

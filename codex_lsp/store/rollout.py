@@ -29,6 +29,7 @@ import orjson
 
 from codex_lsp.store.home import ARCHIVED_SUBDIR, SESSIONS_SUBDIR, sessions_dir
 from codex_lsp.store.persist import sanitize_event, should_persist_event
+from codex_lsp.store.secrets import known
 from codex_lsp.store.thread_index import append_thread_name
 
 SESSION_META = "session_meta"
@@ -51,7 +52,9 @@ def rollout_filename(thread_id: str, created: datetime) -> str:
 
 
 def dumps_line(line: dict[str, Any]) -> bytes:
-    return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    # Configured secrets are masked whatever event carries them; look-alikes are the user's text.
+    text = known().values(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
+    return (text + "\n").encode("utf-8")
 
 
 @dataclass(slots=True)

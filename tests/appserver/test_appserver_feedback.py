@@ -14,7 +14,9 @@ AUTH_KEY = "sk-proj-authSECRET0000111122223333"
 ENV_KEY = "envSECRET-4444-5555"
 HEADER_KEY = "hdrSECRET-6666-7777"
 MCP_TOKEN = "mcpSECRET-8888-9999"
-SECRETS = (AUTH_KEY, ENV_KEY, HEADER_KEY, MCP_TOKEN)
+URL_PASSWORD = "urlSECRET-1212-3434"
+QUERY_KEY = "querySECRET-5656-7878"
+SECRETS = (AUTH_KEY, ENV_KEY, HEADER_KEY, MCP_TOKEN, URL_PASSWORD, QUERY_KEY)
 
 
 def _home(tmp_path, scripted_model):
@@ -23,8 +25,11 @@ def _home(tmp_path, scripted_model):
     text = config.read_text().replace(
         "[model_providers.scripted]\n",
         '[model_providers.scripted]\nenv_key = "SCRIPTED_KEY"\n'
-        f'http_headers = {{ "X-Team-Key" = "{HEADER_KEY}" }}\n',
+        f'http_headers = {{ "X-Team-Key" = "{HEADER_KEY}" }}\n'
+        f'query_params = {{ "sig" = "{QUERY_KEY}" }}\n',
     )
+    text = text.replace("http://127.0.0.1", f"http://codex:{URL_PASSWORD}@127.0.0.1")
+    assert URL_PASSWORD in text
     text += (
         '\n[mcp_servers.offline]\ncommand = "/bin/true"\nenabled = false\n'
         f'env = {{ SERVICE_TOKEN = "{MCP_TOKEN}" }}\n'

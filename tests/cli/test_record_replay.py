@@ -134,3 +134,46 @@ def test_replay_says_what_is_missing(tmp_path):
     replayed = _replay(missing, tmp_path, tmp_path)
     assert replayed.returncode == 2
     assert "not a model-stream recording" in replayed.stderr
+
+
+BASE_URL_PASSWORD = "baseurl-pw-4711-secret"
+HEADER_SECRET = "static-header-secret-0815"
+QUERY_SECRET = "query-secret-value-2342"
+
+
+async def test_configured_secrets_never_reach_the_record_file_the_rollout_or_an_error(
+    tmp_path, scripted_model, monkeypatch
+):
+    # Secrets the config holds, not ones shaped like keys: a password in base_url, a static
+    # header, a query parameter. The server echoes them back, as servers do in errors.
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"notes.txt": "draft\n"})
+    base_url = scripted_model.base_url.replace("://", f"://codex:{BASE_URL_PASSWORD}@")
+    config = write_config(home, base_url)
+    config.write_text(
+        config.read_text()
+        + 'env_key = "SCRIPTED_API_KEY"\n'
+        + f'http_headers = {{ "x-team-key" = "{HEADER_SECRET}" }}\n'
+        + f'query_params = {{ "api-key" = "{QUERY_SECRET}" }}\n'
+    )
+    echoed = f"bad request for codex:{BASE_URL_PASSWORD} {HEADER_SECRET} {QUERY_SECRET}"
+    scripted_model.enqueue([{"status": 400, "body": {"error": {"message": echoed}}}])
+    monkeypatch.setenv("SCRIPTED_API_KEY", API_KEY)
+    command = [sys.executable, "-m", "codex_lsp", "record", "serve"]
+    async with EditorSession(home, ws, command=command) as client:
+        thread_id = await client.start_thread(ws)
+        ended = await client.run_turn(thread_id, "hello")
+    assert scripted_model.requests[0].headers["x-team-key"] == HEADER_SECRET  # it was used
+    assert ended["turn"]["status"] == "failed"
+    message = json.dumps(ended)
+    assert "Server said: bad request for codex:[REDACTED] [REDACTED] [REDACTED]" in message
+    [recording] = (home / "sessions").rglob("model-streams-*.jsonl")
+    written = {
+        "the turn's error": message,
+        "the record file": recording.read_text(),
+        "the rollout": rollout_path(recording).read_text(),
+    }
+    assert "bad request for" in written["the record file"]
+    assert "bad request for" in written["the rollout"]
+    for where, text in written.items():
+        for secret in (BASE_URL_PASSWORD, HEADER_SECRET, QUERY_SECRET, API_KEY):
+            assert secret not in text, f"{where} holds {secret}"

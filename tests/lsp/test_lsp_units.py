@@ -12,6 +12,7 @@ import pytest
 from lsprotocol import types
 from pydantic import TypeAdapter
 
+from codex_lsp.engine.bootstrap import load_services
 from codex_lsp.lsp.approvals import (
     ApprovalBroker,
     command_message,
@@ -30,6 +31,7 @@ from codex_lsp.protocol.v2_requests import (
     FileChangeRequestApprovalParams,
     ToolRequestUserInputParams,
 )
+from tests.support.engine import write_config
 
 # The fields every server request carries: which thread, turn and item it is about.
 ASKED = {"threadId": "t", "turnId": "1", "itemId": "call_1", "startedAtMs": 0}
@@ -287,6 +289,29 @@ def test_editor_log_handler_forwards_warnings_redacted():
     finally:
         logger.removeHandler(handler)
     assert sent == [(logging.WARNING, "codex_lsp.test_forwarding: login failed for apiKey=***")]
+
+
+def test_the_configured_secrets_never_reach_a_log_line(tmp_path, monkeypatch):
+    # Secrets no pattern recognises, known because the loaded config holds or names them.
+    home = tmp_path / "home"
+    config = write_config(home, "http://codex:pw-in-url-5150@127.0.0.1:9/v1")
+    config.write_text(
+        config.read_text()
+        + 'env_key = "LLM_PASS"\nhttp_headers = { "x-team" = "team-header-1984" }\n'
+    )
+    monkeypatch.setenv("LLM_PASS", "plain-words-key-2001")
+    load_services(codex_home=home)
+    sent: list[tuple[int, str]] = []
+    logger = logging.getLogger("codex_lsp.test_configured")
+    handler = EditorLogHandler(lambda level, message: sent.append((level, message)))
+    logger.addHandler(handler)
+    try:
+        logger.warning("sent pw-in-url-5150, team-header-1984 and plain-words-key-2001")
+    finally:
+        logger.removeHandler(handler)
+    assert sent == [
+        (logging.WARNING, "codex_lsp.test_configured: sent [REDACTED], [REDACTED] and [REDACTED]")
+    ]
 
 
 # -- framing ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from codex_lsp.model.http1 import ResponseBody
+from codex_lsp.model.http1 import Connection, Exchange, ResponseBody, read_head
 from codex_lsp.model.transport import StreamingTransport, http_client
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -22,23 +22,37 @@ def chunked(*parts: bytes, trailer: bytes = b"") -> bytes:
     return body + b"0\r\n" + trailer + b"\r\n"
 
 
-class _Conn:
-    buffer = bytearray()
-
-
-def test_a_chunked_body_decodes_the_same_however_it_is_split() -> None:
+async def test_a_chunked_body_decodes_the_same_however_it_is_split() -> None:
     parts = [b"data: one\n\n", b"data: " + b"x" * 40 + b"\n\n", b"\r\n tricky \r\n"]
     wire = chunked(*parts, trailer=b"X-Trailer: yes\r\n")
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    loop = asyncio.get_running_loop()
+    request = httpx.Request("POST", "http://127.0.0.1/x", content=b"{}")
     for first in range(len(wire) + 1):
         for second in range(first, len(wire) + 1, 7):
-            body = ResponseBody(
-                _Conn(), None, [(b"Transfer-Encoding", b"chunked")], b"HTTP/1.1", None, None
-            )  # type: ignore[arg-type]
-            out = b"".join(
-                body._decode(piece) for piece in (wire[:first], wire[first:second], wire[second:])
-            )
-            assert out == b"".join(parts), (first, second)
-            assert body._done and not body._pending
+            conn = Connection(loop, (b"http", b"127.0.0.1", 80))
+            exchange = Exchange(conn, request)
+            exchange.request_bytes(b"{}")
+            conn.data_received(head)
+            await read_head(exchange, {}, request)
+            released: list[bool] = []
+            release = lambda _, keep, seen=released: seen.append(keep)  # noqa: E731
+            body = ResponseBody(conn, exchange, release, None)
+            out: list[bytes] = []
+
+            async def drain(body: ResponseBody = body, out: list[bytes] = out) -> None:
+                async for data in body:
+                    out.append(data)
+
+            reader = asyncio.ensure_future(drain())
+            for piece in (wire[:first], wire[first:second], wire[second:]):
+                if piece:
+                    conn.data_received(piece)
+                for _ in range(3):
+                    await asyncio.sleep(0)
+            await asyncio.wait_for(reader, 1)
+            assert b"".join(out) == b"".join(parts), (first, second)
+            assert released == [True]  # ended cleanly: the connection can be reused
 
 
 async def _request_head(reader: asyncio.StreamReader) -> bytes:

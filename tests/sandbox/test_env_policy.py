@@ -30,6 +30,12 @@ SECRETS = {
     "AWS_SECRET_ACCESS_KEY": "aws-secret-7",
     "DOCKER_AUTH": "docker-secret-8",
     "SMTP_PASSWD": "smtp-secret-9",
+    "GH_PAT": "github_pat_secret-10",
+    "AZURE_OPENAI_CRED": "azure-secret-11",
+    "SERVICE_CREDS": "creds-secret-12",
+    "DEPLOY_WEBHOOK": "https://example.test/hook/webhook-secret-13",
+    "NOTIFY_URL": "https://hooks.slack.com/services/T0/B0/slack-secret-14",
+    "ALERTS": "https://discord.com/api/webhooks/1/discord-secret-15",
 }
 HARMLESS = {
     "PATH": "/usr/bin:/bin",
@@ -103,6 +109,50 @@ async def test_commands_never_see_credentials(
     assert "CODEX_TEST_PLAIN=plain-value" in sent
     for value in SECRETS.values():
         assert value not in sent
+
+
+@pytest.mark.parametrize("env_key", ["LLM_PASS", "OPENAI_PAT", "AZURE_OPENAI_CRED", "MY_LLM"])
+@pytest.mark.parametrize("ignore_default_excludes", [False, True])
+async def test_commands_never_see_the_engines_own_credentials(
+    scripted_model,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env_key: str,
+    ignore_default_excludes: bool,
+) -> None:
+    # Named by the config, not by a pattern: the provider's key, a header taken from the
+    # environment, an MCP server's token, whatever the names.
+    values = {
+        env_key: "provider-key-secret-1",
+        "GATEWAY_HEADER_VALUE": "header-secret-2",
+        "MCP_BEARER": "mcp-bearer-secret-3",
+        "CODEX_API_KEY": "codex-key-secret-4",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    ignore = str(ignore_default_excludes).lower()
+    extra = (
+        f"[shell_environment_policy]\nignore_default_excludes = {ignore}\n"
+        '[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\n'
+        'bearer_token_env_var = "MCP_BEARER"\nenabled = false\n'
+    )
+    config = write_config(home, scripted_model.base_url, approval_policy="never", extra=extra)
+    config.write_text(
+        config.read_text()
+        + f'env_key = "{env_key}"\n'
+        + 'env_http_headers = { "x-gateway" = "GATEWAY_HEADER_VALUE" }\n'
+    )
+    scripted_model.enqueue(function_call_response("exec_command", {"cmd": "env"}))
+    scripted_model.enqueue(text_response("done"))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        await engine.run_turn("show the environment")
+    assert scripted_model.requests[0].headers["authorization"] == "Bearer provider-key-secret-1"
+    sent = json.dumps(scripted_model.requests[-1].body)
+    assert "PATH=" in sent
+    for name, value in values.items():
+        assert value not in sent and f"{name}=" not in sent
 
 
 async def test_the_configured_policy_shapes_the_environment(
