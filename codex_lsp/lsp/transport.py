@@ -176,7 +176,8 @@ async def _serve_stdio(
     unread: bytes,
 ) -> int:
     reader = ChunkReader(in_fd, asyncio.get_running_loop(), hangup=hangup)
-    writer = OutputWriter(out_fd)
+    # An editor that is gone ends the session at once, even if its input stays open.
+    writer = OutputWriter(out_fd, on_broken=reader.hang_up)
     server.protocol.set_outbox(writer)
     try:
         if before_reading is not None:
