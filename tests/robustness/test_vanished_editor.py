@@ -18,35 +18,13 @@ import pytest
 
 from codex_lsp.appserver import daemon
 from tests.robustness.clients import AppServerDoor, Door, LspDoor
-from tests.support.scripted_builders import completed, created, sse
+from tests.support.scripted_builders import slow_text_response
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.warm import warm_runtime
 
 # Generous: the session ends well within a second; a loaded machine must not fail the test.
 GONE_WITHIN_S = 10.0
 DOORS: dict[str, Callable[..., Door]] = {"app-server": AppServerDoor, "serve": LspDoor}
-
-
-def _long_stream(deltas: int = 600, pause_s: float = 0.05) -> list[dict[str, object]]:
-    """A reply that streams for about `deltas * pause_s` seconds."""
-    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress"}
-    steps: list[dict[str, object]] = [
-        created(),
-        sse(
-            {
-                "type": "response.output_item.added",
-                "output_index": 0,
-                "item": {**item, "content": []},
-            }
-        ),
-    ]
-    for n in range(deltas):
-        delta = {"item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": f"w{n} "}
-        steps += [sse({"type": "response.output_text.delta", **delta}), {"stall_s": pause_s}]
-    text = "".join(f"w{n} " for n in range(deltas))
-    done = {**item, "status": "completed", "content": [{"type": "output_text", "text": text}]}
-    steps += [sse({"type": "response.output_item.done", "output_index": 0, "item": done})]
-    return [*steps, completed()]
 
 
 def _holders(door: Door) -> set[int]:
@@ -114,7 +92,7 @@ def test_an_editor_that_vanishes_mid_turn_ends_its_session_and_frees_its_thread(
 ) -> None:
     client = start()
     thread = client.result("thread/start", {"cwd": str(ws)})["thread"]["id"]
-    scripted_model.enqueue(_long_stream())
+    scripted_model.enqueue(slow_text_response())
     client.request("turn/start", {"threadId": thread, "input": [{"type": "text", "text": "go"}]})
     client.notification("item/agentMessage/delta")
     servers = _holders(client) - {client.process.pid} or {client.process.pid}
