@@ -110,6 +110,8 @@ class OutputWriter:
     def write(self, data: bytes) -> None:
         if self.broken:
             return
+        failure: OSError | None = None
+        gone = False
         with self._lock:
             if self._pending or self._send is None:
                 self._queue(data)
@@ -120,7 +122,7 @@ class OutputWriter:
                 sent = 0
             except OSError as err:
                 failure, gone = err, self._drop_all()
-            else:
+            if failure is None:
                 if sent < len(data):
                     self._queue(data[sent:])
                 return

@@ -167,3 +167,24 @@ def test_clients_without_the_token_cost_little_and_cannot_keep_the_editor_out(
         assert "ACCEPTED" in _probe("tcp", door.port, token_path(home))
         for sock in hogs + idle:
             sock.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_connections_that_never_show_the_token_are_capped(kind: str, home: Path, ws: Path) -> None:
+    with listening(kind, home, ws) as door:
+        idle = [socket.create_connection(("127.0.0.1", door.port), timeout=30) for _ in range(40)]
+        try:
+            # Long before any handshake timeout, the oldest ones have been let go.
+            oldest = idle[0]
+            oldest.settimeout(3)
+            try:
+                assert oldest.recv(1) == b"", "the oldest idle connection was answered"
+            except ConnectionResetError:
+                pass  # dropped: as good as closed
+            except TimeoutError:
+                raise AssertionError("the oldest idle connection is still held") from None
+            # A client with the token is served all the same.
+            assert "ACCEPTED" in _probe(kind, door.port, token_path(home))
+        finally:
+            for sock in idle:
+                sock.close()
