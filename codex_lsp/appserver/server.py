@@ -243,6 +243,8 @@ def run_stdio(
     async def main() -> None:
         loop = asyncio.get_running_loop()
         reader = LineReader(stdin or sys.stdin.buffer, loop, hangup=hangup, consumed=early.consumed)
+        # A client that is gone ends the session at once, even if its input stays open.
+        writer.on_broken = reader.hang_up
         server = AppServer(
             services_factory,
             codex_home,

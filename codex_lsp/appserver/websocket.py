@@ -4,8 +4,14 @@ Each connection is served by its own `AppServer` (the same message core as stdio
 its own `initialize` and its own threads; they end when it closes. Before the handshake the
 listener answers plain HTTP probes, as the reference server does: `GET /readyz` and
 `GET /healthz` say 200, and any request carrying an `Origin` header is refused with 403, so a
-web page cannot drive the agent from a browser. With a token configured, a handshake without
-`Authorization: Bearer <token>` is refused with 401.
+web page cannot drive the agent from a browser. A handshake without `Authorization: Bearer
+<token>` (see `listen.py`) is refused with 401.
+
+Clients that have not proven themselves cost little and not for long: at most
+`MAX_HANDSHAKING` connections may be opening at once (a new one drops the oldest: a real client
+opens in milliseconds, so idle connections cannot keep it out), each for at most
+`HANDSHAKE_TIMEOUT_S`. Once open, a message may be `MAX_MESSAGE_BYTES` long,
+fragments counted together, and at most `MAX_QUEUED_MESSAGES` wait to be read.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import sys
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from websockets.asyncio.server import ServerConnection, serve
@@ -27,8 +33,9 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from codex_lsp.appserver.listen import TokenAuth, WebSocketTarget
+from codex_lsp.appserver.listen import WebSocketTarget
 from codex_lsp.appserver.server import AppServer
+from codex_lsp.wire.door_token import TokenAuth
 from codex_lsp.wire.output import HIGH_WATER_BYTES, LOW_WATER_BYTES
 from codex_lsp.wire.stdio import OversizedLine
 
@@ -40,6 +47,10 @@ log = logging.getLogger(__name__)
 
 # Big enough for a long transcript or patch in one message; larger ones close the connection.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Messages received but not yet read, before the connection stops reading from its socket.
+MAX_QUEUED_MESSAGES = 4
+MAX_HANDSHAKING = 16
+HANDSHAKE_TIMEOUT_S = 10.0
 _PROBES = frozenset({"/readyz", "/healthz"})
 
 
@@ -128,14 +139,14 @@ class FrameReader:
         pass
 
 
-def _probe_or_refusal(auth: TokenAuth | None, request: Request) -> Response | None:
+def _probe_or_refusal(auth: TokenAuth, request: Request) -> Response | None:
     """An HTTP answer that ends the request before any WebSocket handshake, or None."""
     path = request.path.split("?", 1)[0]
     if request.headers.get("Origin") is not None:
         return _plain(HTTPStatus.FORBIDDEN, "requests from web pages are not accepted\n")
     if path in _PROBES and request.headers.get("Upgrade") is None:
         return _plain(HTTPStatus.OK, "OK\n")
-    if auth is not None and not auth.accepts(request.headers.get("Authorization")):
+    if not auth.accepts(request.headers.get("Authorization")):
         return _plain(HTTPStatus.UNAUTHORIZED, "a valid Authorization: Bearer token is required\n")
     return None
 
@@ -149,7 +160,7 @@ async def serve_websocket(
     services_factory: Callable[[], EngineServices],
     codex_home: Path,
     target: WebSocketTarget,
-    auth: TokenAuth | None,
+    auth: TokenAuth,
     *,
     stop: anyio.Event,
     on_ready: Callable[[str], None] | None = None,
@@ -171,7 +182,10 @@ async def serve_websocket(
         target.host,
         target.port,
         process_request=lambda _conn, request: _probe_or_refusal(auth, request),
+        create_connection=_handshake_limited(),
+        open_timeout=HANDSHAKE_TIMEOUT_S,
         max_size=MAX_MESSAGE_BYTES,
+        max_queue=MAX_QUEUED_MESSAGES,
         compression=None,
         server_header=None,
     ) as server:
@@ -181,18 +195,53 @@ async def serve_websocket(
         await stop.wait()
 
 
+def _handshake_limited() -> type[ServerConnection]:
+    """A connection class that counts the connections still opening (for one listener) and,
+    while `MAX_HANDSHAKING` are, drops the oldest of them for a new one."""
+    opening: dict[ServerConnection, None] = {}  # oldest first
+
+    class HandshakeLimited(ServerConnection):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            if len(opening) >= MAX_HANDSHAKING:
+                oldest = next(iter(opening))
+                del opening[oldest]
+                log.warning("dropped a connection still opening: %d were", MAX_HANDSHAKING)
+                oldest.transport.abort()
+            opening[self] = None
+
+        async def handshake(self, *args: Any, **kwargs: Any) -> None:
+            try:
+                await super().handshake(*args, **kwargs)
+            finally:
+                opening.pop(self, None)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            opening.pop(self, None)
+            super().connection_lost(exc)
+
+    return HandshakeLimited
+
+
 def run_websocket(
     services_factory: Callable[[], EngineServices],
     codex_home: Path,
     target: WebSocketTarget,
-    auth: TokenAuth | None,
+    auth: TokenAuth,
     config_warnings: Callable[[], Sequence[ConfigWarningNotification]] = tuple,
+    *,
+    token_source: str = "the configured token",
 ) -> int:
-    """Serve until SIGINT or SIGTERM; says where it listens on stderr once it does."""
+    """Serve until SIGINT or SIGTERM; says where it listens on stderr once it does, and where
+    the token clients must send is (never the token itself)."""
 
     def ready(url: str) -> None:
-        guarded = " (token required)" if auth is not None else ""
-        print(f"codex-lsp app-server: listening on {url}{guarded}", file=sys.stderr, flush=True)
+        print(
+            f"codex-lsp app-server: listening on {url} (clients must send "
+            f"Authorization: Bearer with {token_source})",
+            file=sys.stderr,
+            flush=True,
+        )
 
     async def main() -> None:
         stop = anyio.Event()

@@ -2,8 +2,8 @@
 TypeScript export.
 
     codex-lsp app-server [-c key=value] [-p profile] [--listen stdio://]
-    codex-lsp app-server --listen ws://127.0.0.1:PORT [--ws-auth capability-token
-                         --ws-token-file PATH | --ws-token-sha256 HEX]
+    codex-lsp app-server --listen ws://127.0.0.1:PORT [--ws-auth capability-token]
+                         [--ws-token-file PATH | --ws-token-sha256 HEX]
     codex-lsp app-server --attach [-c key=value] [-p profile]
     codex-lsp app-server generate-json-schema --out DIR [--experimental]
     codex-lsp app-server generate-ts --out DIR [--experimental] [--prettier PRETTIER_BIN]
@@ -53,14 +53,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--listen",
         metavar="URL",
         default=None,
-        help="stdio:// (the default) or ws://HOST:PORT; a WebSocket listener on a non-loopback "
-        "address needs a token",
+        help="stdio:// (the default) or ws://HOST:PORT; WebSocket clients must send the token "
+        "in $CODEX_HOME/listen-token (or --ws-token-*), and a non-loopback address needs "
+        "--ws-auth capability-token",
     )
     parser.add_argument(
         "--ws-auth",
         choices=["capability-token"],
         default=None,
-        help="how WebSocket clients authenticate (Authorization: Bearer <token>)",
+        help="how WebSocket clients authenticate (Authorization: Bearer <token>); the token "
+        "is $CODEX_HOME/listen-token unless --ws-token-file or --ws-token-sha256 says otherwise",
     )
     parser.add_argument(
         "--ws-token-file", metavar="PATH", help="absolute path of a file holding the token"
@@ -124,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
 
+    home = codex_home()
     try:
         target = parse_listen(args.listen)
         if target is None and (args.ws_auth or args.ws_token_file or args.ws_token_sha256):
@@ -131,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         auth = (
             websocket_auth(
                 target,
+                codex_home=home,
                 mode=args.ws_auth,
                 token_file=args.ws_token_file,
                 token_sha256=args.ws_token_sha256,
@@ -141,7 +145,6 @@ def run(args: argparse.Namespace) -> int:
     except ListenError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    home = codex_home()
     overrides = _overrides(args)
 
     def services() -> EngineServices:
@@ -178,7 +181,9 @@ def run(args: argparse.Namespace) -> int:
             except ConfigError as err:
                 return [invalid_config_warning(err)]
 
-        return run_websocket(services, home, target, auth, each_client)
+        assert auth is not None  # a WebSocket listener always has one
+        token, where = auth
+        return run_websocket(services, home, target, token, each_client, token_source=where)
     from codex_lsp.appserver.server import run_stdio
 
     return run_stdio(services, home, hangup=args.hangup_fd, early=early, config_warnings=warnings)

@@ -85,6 +85,7 @@ _NOT_ATTACHED = {
     "generate-ts",
     "--hangup-fd",
     "--tcp",
+    "--token-file",
     "--print-launcher",
 }
 

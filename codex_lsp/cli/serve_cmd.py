@@ -38,7 +38,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--tcp",
         type=_host_port,
         metavar="HOST:PORT",
-        help="listen on a TCP socket for one editor instead of using stdio (port 0: any)",
+        help="listen on a TCP socket for one editor instead of using stdio (port 0: any); "
+        "its first message must carry Authorization: Bearer <the token in "
+        "$CODEX_HOME/listen-token>",
     )
     transport.add_argument(
         "--attach",
@@ -49,6 +51,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--print-launcher",
         action="store_true",
         help="print, as a JSON list, the leanest command line for `serve --attach` and exit",
+    )
+    parser.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="with --tcp: the token clients must send, from this file (absolute, mode 0600); "
+        "required for an address other than loopback",
     )
     # The warm server's session: end when this descriptor (the launcher's line) closes.
     parser.add_argument("--hangup-fd", type=int, default=None, help=argparse.SUPPRESS)
@@ -65,6 +73,9 @@ def _config_args(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.token_file is not None and args.tcp is None:
+        print("error: --token-file is for --tcp", file=sys.stderr)
+        return 2
     if args.print_launcher or args.attach:
         from codex_lsp.appserver import attach
 
@@ -123,11 +134,28 @@ def _options(args: argparse.Namespace) -> EngineOptions:
 
 
 def _serve_tcp(args: argparse.Namespace) -> int:
-    from codex_lsp.lsp.server import build_server
-    from codex_lsp.lsp.transport import run_tcp
+    from codex_lsp.store.home import codex_home
+    from codex_lsp.wire.door_token import TokenError, door_auth, is_loopback
 
     host, port = args.tcp
-    return run_tcp(build_server(_options(args)), host, port)
+    if args.token_file is None and not is_loopback(host):
+        print(
+            f"error: refusing to listen on {host}:{port} without a token: anyone who can reach "
+            "it could run commands here. Pass --token-file PATH (for instance "
+            f"{codex_home() / 'listen-token'}), or listen on 127.0.0.1",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        auth, token_path = door_auth(codex_home(), args.token_file)
+    except (TokenError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+    from codex_lsp.lsp.server import build_server
+    from codex_lsp.lsp.tcp import run_tcp
+
+    return run_tcp(build_server(_options(args)), host, port, auth, token_path)
 
 
 def _greet_a_person() -> None:

@@ -1,4 +1,4 @@
-"""The read loop of `codex-lsp serve`, over stdio or one TCP connection.
+"""The read loop of `codex-lsp serve`, over stdio or one TCP connection (`tcp.py`).
 
 pygls's own loop logs and forgets a body that is not JSON or whose params do not fit the LSP
 types, so a client waiting on that request hangs. This loop answers them as JSON-RPC says:
@@ -19,7 +19,6 @@ corrupt or swallow the message stream.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import re
@@ -34,9 +33,7 @@ from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.lsp.framing import FrameError, FrameReader
 from codex_lsp.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from codex_lsp.wire.output import (
-    HIGH_WATER_BYTES,
     INPUT_PAUSE_BYTES,
-    LOW_WATER_BYTES,
     Outbox,
     OutputWriter,
 )
@@ -176,12 +173,13 @@ async def _serve_stdio(
     unread: bytes,
 ) -> int:
     reader = ChunkReader(in_fd, asyncio.get_running_loop(), hangup=hangup)
-    writer = OutputWriter(out_fd)
+    # An editor that is gone ends the session at once, even if its input stays open.
+    writer = OutputWriter(out_fd, on_broken=reader.hang_up)
     server.protocol.set_outbox(writer)
     try:
         if before_reading is not None:
             before_reading()
-        return await serve_stream(server, _read_first(unread, reader.read), writer)
+        return await serve_stream(server, read_first(unread, reader.read), writer)
     finally:
         reader.close()
         await server.close()
@@ -203,10 +201,10 @@ def run_stdio(
     counts as ended. `unread` is input already taken from stdin, read before the rest.
     """
     in_fd, out_fd = _claim_stdio()
-    return _run(_serve_stdio(server, in_fd, out_fd, before_reading, hangup, unread))
+    return run_loop(_serve_stdio(server, in_fd, out_fd, before_reading, hangup, unread))
 
 
-def _read_first(
+def read_first(
     unread: bytes, read: Callable[[], Awaitable[bytes]]
 ) -> Callable[[], Awaitable[bytes]]:
     """`read`, after handing out `unread` (if any) as the first chunk."""
@@ -218,72 +216,8 @@ def _read_first(
     return read_on
 
 
-# -- tcp -------------------------------------------------------------------------------------
-
-
-class _TransportOutbox:
-    """An asyncio stream writer as an `Outbox`: its transport buffers, `drain` paces."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-        writer.transport.set_write_buffer_limits(high=HIGH_WATER_BYTES, low=LOW_WATER_BYTES)
-
-    def write(self, data: bytes) -> None:
-        if not self._writer.is_closing():
-            self._writer.write(data)
-
-    def backlog(self) -> int:
-        # The transport counts bytes, not messages; a delta is some hundreds of bytes.
-        return self.pending_bytes() // 512
-
-    def pending_bytes(self) -> int:
-        return self._writer.transport.get_write_buffer_size()
-
-    async def drained(self) -> None:
-        if self.pending_bytes() > HIGH_WATER_BYTES:
-            with contextlib.suppress(ConnectionError):
-                await self._writer.drain()
-
-    def close(self) -> None:
-        self._writer.close()
-
-
-async def _serve_tcp(server: CodexLanguageServer, host: str, port: int) -> int:
-    finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    busy = False
-
-    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal busy
-        if busy:  # one editor per server process, as with stdio
-            writer.close()
-            return
-        busy = True
-        outbox = _TransportOutbox(writer)
-        server.protocol.set_outbox(outbox)
-        code = 0
-        try:
-            code = await serve_stream(server, lambda: reader.read(_READ_CHUNK), outbox)
-        finally:
-            if not finished.done():
-                finished.set_result(code)
-
-    listener = await asyncio.start_server(on_connect, host, port)
-    bound = ", ".join(f"{s.getsockname()[0]}:{s.getsockname()[1]}" for s in listener.sockets)
-    # Editors that start the server with port 0 read the real port from here.
-    print(f"codex-lsp: listening on {bound}", file=sys.stderr, flush=True)
-    try:
-        async with listener:
-            return await finished
-    finally:
-        await server.close()
-
-
-def run_tcp(server: CodexLanguageServer, host: str, port: int) -> int:
-    """Accept one client on HOST:PORT and serve it; return the process exit status."""
-    return _run(_serve_tcp(server, host, port))
-
-
-def _run(main: Any) -> int:
+def run_loop(main: Any) -> int:
+    """Run the door's coroutine; the process exit status."""
     try:
         code = asyncio.run(main)
     except KeyboardInterrupt:

@@ -89,7 +89,8 @@ class OutputWriter:
     def __init__(self, stream: BinaryIO | int, on_broken: Callable[[], None] | None = None) -> None:
         self._stream = stream
         self._fd = _fileno(stream)
-        self._on_broken = on_broken
+        # Called once, from whichever thread found the client gone; may be set after creation.
+        self.on_broken = on_broken
         self.broken = False
         sender = _nonblocking_sender(self._fd) if self._fd is not None else None
         self._send: Callable[[bytes], int] | None = None
@@ -109,24 +110,35 @@ class OutputWriter:
     def write(self, data: bytes) -> None:
         if self.broken:
             return
+        failure: OSError | None = None
+        gone = False
         with self._lock:
-            if not self._pending and self._send is not None:
-                try:
-                    sent = self._send(data)
-                except BlockingIOError:
-                    sent = 0
-                except OSError as err:
-                    self._broke(err)
-                    return
-                if sent == len(data):
-                    return
-                data = data[sent:]
-            self._pending.append(data)
-            self._pending_bytes += len(data)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="client-writer", daemon=True)
-                self._thread.start()
-            self._wake.notify()
+            if self._pending or self._send is None:
+                self._queue(data)
+                return
+            try:
+                sent = self._send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError as err:
+                failure, gone = err, self._drop_all()
+            if failure is None:
+                if sent < len(data):
+                    self._queue(data[sent:])
+                return
+        # Said outside the lock: saying it may write a message here (a log record for the
+        # editor's output panel), and the lock is not reentrant.
+        if gone:
+            self._said_broken(failure)
+
+    def _queue(self, data: bytes) -> None:
+        """Hand `data` to the writer thread; called with the lock held."""
+        self._pending.append(data)
+        self._pending_bytes += len(data)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="client-writer", daemon=True)
+            self._thread.start()
+        self._wake.notify()
 
     def backlog(self) -> int:
         return len(self._pending)
@@ -180,7 +192,9 @@ class OutputWriter:
                 self._write_all(data)
             except OSError as err:
                 with self._lock:
-                    self._broke(err)
+                    gone = self._drop_all()
+                if gone:
+                    self._said_broken(err)
                 return
             with self._lock:
                 del self._pending[:count]
@@ -209,16 +223,20 @@ class OutputWriter:
             with contextlib.suppress(RuntimeError):  # that loop is already closed
                 loop.call_soon_threadsafe(_settle, future)
 
-    def _broke(self, err: OSError) -> None:
-        """The client is gone: drop the backlog and let every waiter go; called locked."""
+    def _drop_all(self) -> bool:
+        """The client is gone: drop the backlog, let every waiter go, and refuse later
+        messages; whether it was not known to be gone before. Called with the lock held."""
         self._pending.clear()
         self._pending_bytes = 0
         self._wake_waiters()
-        if not self.broken:
-            log.warning("output closed (%s); dropping further output", err)
-            self.broken = True
-            if self._on_broken is not None:
-                self._on_broken()
+        first, self.broken = not self.broken, True
+        return first
+
+    def _said_broken(self, err: OSError) -> None:
+        """Tell the log and `on_broken` that the client is gone; called without the lock."""
+        log.warning("output closed (%s); dropping further output", err)
+        if self.on_broken is not None:
+            self.on_broken()
 
 
 def _settle(future: asyncio.Future[None]) -> None:

@@ -89,6 +89,13 @@ class ChunkReader:
             self._resume()
         return chunk
 
+    def hang_up(self) -> None:
+        """The client is gone (its output broke): the input counts as ended. Safe from any
+        thread; a pipe whose writer still lingers (a launcher, a child) must not keep the
+        session waiting for an end of file that may never come."""
+        with contextlib.suppress(RuntimeError):  # the loop is already gone: so is the session
+            self._loop.call_soon_threadsafe(self._end)
+
     def close(self) -> None:
         """Stop watching the descriptors (the serve loop is done with them)."""
         if self._watching:
@@ -223,6 +230,10 @@ class LineReader:
                 if self._size:
                     self._finish(b"")
         return self._ready.popleft()
+
+    def hang_up(self) -> None:
+        """See `ChunkReader.hang_up`."""
+        self._chunks.hang_up()
 
     def close(self) -> None:
         self._chunks.close()

@@ -1,13 +1,16 @@
 """`codex-lsp app-server --listen`: stdio:// as third-party SDKs launch it, and WebSocket
-clients (one JSON-RPC message a frame) with health probes and token authentication."""
+clients (one JSON-RPC message a frame) with health probes and token authentication (the token
+in `$CODEX_HOME/listen-token` unless another is given)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,7 +23,8 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from tests.support.appserver import REPO, app_server, make_home, text_input
-from tests.support.scripted_builders import text_response
+from tests.support.doors import bearer
+from tests.support.scripted_builders import slow_text_response, text_response
 
 WAIT_S = 30.0
 
@@ -91,7 +95,11 @@ def test_stdio_url_is_the_default_transport(scripted_model, tmp_path):
 def test_websocket_clients_each_get_their_own_session(scripted_model, tmp_path):
     home, ws_dir = make_home(tmp_path, scripted_model.base_url)
     scripted_model.enqueue(text_response("Hello over a WebSocket."))
-    with ws_server(home, ws_dir) as url, connect(url) as first, connect(url) as second:
+    with (
+        ws_server(home, ws_dir) as url,
+        connect(url, additional_headers=bearer(home)) as first,
+        connect(url, additional_headers=bearer(home)) as second,
+    ):
         one = initialized(first)
         # Each connection has its own handshake: the second is not initialized yet.
         second.send(json.dumps({"id": 7, "method": "thread/list", "params": {}}))
@@ -115,7 +123,7 @@ def test_each_websocket_client_hears_of_a_broken_config_toml(scripted_model, tmp
     good = config.read_text()
     config.write_text(good + "\nthis is = = broken\n")
     with ws_server(home, ws_dir) as url:
-        with connect(url) as first:
+        with connect(url, additional_headers=bearer(home)) as first:
             one = initialized(first)
             warning = one.until(lambda m: m.get("method") == "configWarning")["params"]
             assert warning["summary"] == "Invalid configuration; using defaults."
@@ -124,10 +132,33 @@ def test_each_websocket_client_hears_of_a_broken_config_toml(scripted_model, tmp
             assert refused["error"]["message"].startswith("failed to load configuration: ")
         # Fixed before the next client connects: it hears nothing of the old mistake.
         config.write_text(good)
-        with connect(url) as second:
+        with connect(url, additional_headers=bearer(home)) as second:
             two = initialized(second)
             assert "result" in two.call("thread/start", {"cwd": str(ws_dir)})
             assert not [m for m in two.received if m.get("method") == "configWarning"]
+
+
+def test_a_client_that_vanishes_mid_turn_frees_its_thread(scripted_model, tmp_path):
+    home, ws_dir = make_home(tmp_path, scripted_model.base_url)
+    with ws_server(home, ws_dir) as url:
+        with connect(url, additional_headers=bearer(home)) as first:
+            one = initialized(first)
+            thread = one.call("thread/start", {"cwd": str(ws_dir)})["result"]["thread"]
+            scripted_model.enqueue(slow_text_response())
+            turn = {"threadId": thread["id"], "input": [text_input("go")]}
+            assert "result" in one.call("turn/start", turn)
+            one.until(lambda m: m.get("method") == "item/agentMessage/delta")
+            # Gone without a closing handshake, as when the client's process is killed.
+            first.socket.shutdown(socket.SHUT_RDWR)
+            first.socket.close()
+        with connect(url, additional_headers=bearer(home)) as second:
+            two = initialized(second)
+            deadline = time.monotonic() + 10
+            while "error" in (answer := two.call("thread/resume", {"threadId": thread["id"]})):
+                # Freed at once; the wait only allows for a loaded machine.
+                assert time.monotonic() < deadline, answer
+                time.sleep(0.2)
+            assert answer["result"]["thread"]["id"] == thread["id"]
 
 
 def _http(url: str, headers: dict[str, str] | None = None) -> int:
@@ -155,6 +186,7 @@ def test_a_token_is_required_when_configured(scripted_model, tmp_path):
     token = "s3cret-capability"
     token_file = tmp_path / "token"
     token_file.write_text(token + "\n")
+    token_file.chmod(0o600)
     digest = hashlib.sha256(token.encode()).hexdigest()
     for args in (
         ("--ws-auth", "capability-token", "--ws-token-file", str(token_file)),
@@ -185,6 +217,7 @@ def test_a_non_loopback_listener_needs_a_token_and_bad_settings_are_named(tmp_pa
     open_to_all = start("--listen", "ws://0.0.0.0:0")
     assert open_to_all.returncode == 2 and "without a token" in open_to_all.stderr
     assert "--ws-token-file" in open_to_all.stderr
+    assert "--ws-auth capability-token" in open_to_all.stderr
     for args, says in [
         (("--listen", "unix:///tmp/x.sock"), "stdio:// (the default) or ws://HOST:PORT"),
         (("--listen", "ws://127.0.0.1"), "needs a host and a port"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
@@ -358,7 +359,23 @@ async def test_server_advertises_its_commands_and_sync(home, ws):
         assert "(panel; 2)" in info["userAgent"]
 
 
-async def test_tcp_transport_serves_a_client(home, ws, scripted_model):
+class _TokenOnFirstMessage:
+    """The client's writer, with `Authorization: Bearer <token>` added to the first message's
+    header block: how a client shows the `serve --tcp` door its token."""
+
+    def __init__(self, writer: Any, token: str) -> None:
+        self._writer = writer
+        self._header: bytes | None = f"Authorization: Bearer {token}\r\n".encode()
+
+    def write(self, data: bytes) -> Any:
+        header, self._header = self._header, None
+        return self._writer.write(header + data if header else data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._writer, name)
+
+
+async def test_tcp_transport_serves_a_client_that_shows_the_token(home, ws, scripted_model):
     import sys
 
     scripted_model.enqueue(text_response("over tcp"))
@@ -376,10 +393,16 @@ async def test_tcp_transport_serves_a_client(home, ws, scripted_model):
         line = await asyncio.wait_for(process.stderr.readline(), 30)
         assert b"listening on" in line
         port = int(line.decode().rsplit(":", 1)[1])
+        told = await asyncio.wait_for(process.stderr.readline(), 30)
+        token_file = home / "listen-token"
+        assert str(token_file).encode() in told
+        token = token_file.read_text().strip()
+        assert token.encode() not in told
         from tests.support.lsp_client import Editor, editor_capabilities, make_editor_client
 
         client = make_editor_client(Editor())
         await client.start_tcp("127.0.0.1", port)
+        client.protocol.set_writer(_TokenOnFirstMessage(client.protocol.writer, token))
         await client.initialize_session(
             types.InitializeParams(capabilities=editor_capabilities(), root_uri=uri(ws))
         )

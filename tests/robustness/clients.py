@@ -31,11 +31,14 @@ class Door:
 
     name = ""
 
-    def __init__(self, argv: list[str], home: Path, cwd: Path) -> None:
+    def __init__(
+        self, argv: list[str], home: Path, cwd: Path, env: dict[str, str] | None = None
+    ) -> None:
         self.home = home
-        self.stderr_path = home / f"{self.name}.stderr"
+        self.stderr_path = home / f"{self.name}-{os.urandom(3).hex()}.stderr"
         environ = dict(os.environ, CODEX_HOME=str(home), PYTHONPATH=str(REPO))
         environ.pop("OPENAI_API_KEY", None)
+        environ.update(env or {})
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
         self.process = subprocess.Popen(
             argv,
@@ -170,8 +173,10 @@ class Door:
 class AppServerDoor(Door):
     name = "app-server"
 
-    def __init__(self, home: Path, cwd: Path) -> None:
-        super().__init__([sys.executable, "-m", "codex_lsp", "app-server"], home, cwd)
+    def __init__(
+        self, home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None
+    ) -> None:
+        super().__init__([sys.executable, "-m", "codex_lsp", "app-server", *args], home, cwd, env)
 
     def frame(self, body: bytes) -> bytes:
         return body + b"\n"
@@ -193,8 +198,10 @@ class AppServerDoor(Door):
 class LspDoor(Door):
     name = "lsp"
 
-    def __init__(self, home: Path, cwd: Path) -> None:
-        super().__init__([sys.executable, "-m", "codex_lsp", "serve"], home, cwd)
+    def __init__(
+        self, home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None
+    ) -> None:
+        super().__init__([sys.executable, "-m", "codex_lsp", "serve", *args], home, cwd, env)
 
     def method(self, v2_method: str) -> str:
         if v2_method in ("initialize", "initialized", "shutdown", "exit"):

@@ -216,6 +216,21 @@ def text_response(
     )
 
 
+def slow_text_response(deltas: int = 600, pause_s: float = 0.05) -> Script:
+    """A reply that streams for about `deltas * pause_s` seconds, one short delta at a time."""
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress"}
+    steps: Script = [created(), _added({**item, "content": []}, 0)]
+    for n in range(deltas):
+        steps.append(
+            _item_event("response.output_text.delta", "msg_1", 0, content_index=0, delta=f"w{n} ")
+        )
+        steps.append({"stall_s": pause_s})
+    text = "".join(f"w{n} " for n in range(deltas))
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    steps.append(_done({**item, "status": "completed", "content": content}, 0))
+    return [*steps, completed()]
+
+
 def function_call_response(
     name: str,
     arguments: dict[str, Any] | str,
