@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def test_a_sparse_agents_md_is_read_only_up_to_project_doc_max_bytes(
 
 def test_agents_md_files_share_one_budget_from_the_repository_root_down(scripted_model, tmp_path):
     home, ws = make_home(tmp_path, scripted_model.base_url, extra="project_doc_max_bytes = 30")
-    (ws / ".git").mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
     (ws / "AGENTS.md").write_text("Root rules, twenty bytes\n")  # 25 bytes
     package = ws / "pkg"
     package.mkdir()
