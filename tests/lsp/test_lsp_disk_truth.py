@@ -1,0 +1,143 @@
+"""The disk is the truth for commands: a patch the editor applied is on disk before the next
+tool call runs, and the server's copy of a document follows its own edits.
+
+The test editor applies `workspace/applyEdit` to its buffers without saving them, as editors
+do; with `lag_changes` it also holds back the `didChange` of an applied edit, as editors that
+sync on an idle timer do (eglot, Neovim's debounce).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.engine import make_git_repo
+from tests.support.lsp_client import Editor, EditorSession
+from tests.support.scripted_builders import (
+    custom_tool_call_response,
+    function_call_response,
+    text_response,
+)
+
+ON_DISK = "def greet():\n    return 'hi'\n"
+UNSAVED = "# typed by the user, not saved\ndef greet():\n    return 'hi'\n"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    return make_git_repo(tmp_path / "ws", {"app.py": ON_DISK})
+
+
+def _tool_outputs(scripted_model) -> list[str]:
+    body = scripted_model.requests[-1].body
+    return [
+        str(i["output"])
+        for i in body["input"]
+        if i.get("type") in ("custom_tool_call_output", "function_call_output")
+    ]
+
+
+def _cat(ws: Path, *names: str, call_id: str = "call_cat") -> list:
+    return function_call_response(
+        "exec_command",
+        {"cmd": "cat " + " ".join(names), "workdir": str(ws)},
+        call_id=call_id,
+        response_id=f"resp_{call_id}",
+    )
+
+
+def _replace(path: str, old: str, new: str, n: int) -> list:
+    patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch"
+    return custom_tool_call_response(
+        "apply_patch", patch, call_id=f"call_patch_{n}", response_id=f"resp_patch_{n}"
+    )
+
+
+async def test_a_command_after_a_patch_reads_the_new_text(home, ws, scripted_model):
+    patch = """*** Begin Patch
+*** Update File: app.py
+@@
+-    return 'hi'
++    return 'hello'
+*** Add File: notes.txt
++written by the agent
+*** End Patch"""
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", patch, call_id="call_patch"))
+    scripted_model.enqueue(_cat(ws, "app.py", "notes.txt"))
+    scripted_model.enqueue(text_response("Done.", response_id="resp_done"))
+    editor = Editor()
+    async with EditorSession(home, ws, editor=editor) as client:
+        doc = client.open(ws / "app.py", ON_DISK, version=1)
+        thread_id = await client.start_thread(ws)
+        completed = await client.run_turn(thread_id, "say hello")
+        assert completed["turn"]["status"] == "completed"
+        assert editor.buffers[doc].text == "def greet():\n    return 'hello'\n"
+        [request] = editor.edits
+        uris = {
+            c.text_document.uri if hasattr(c, "text_document") else c.uri
+            for c in request.edit.document_changes
+        }
+        assert uris == {doc}, "a file no buffer shows is not sent to the editor"
+
+    cat_output = _tool_outputs(scripted_model)[-1]
+    assert "return 'hello'" in cat_output and "return 'hi'" not in cat_output
+    assert "written by the agent" in cat_output
+    assert (ws / "app.py").read_text() == "def greet():\n    return 'hello'\n"
+    assert (ws / "notes.txt").read_text() == "written by the agent\n"
+
+
+async def test_the_users_unsaved_text_is_saved_with_the_change(home, ws, scripted_model):
+    # The agent read the buffer, unsaved lines included, and patched that text: the disk gets
+    # exactly what the buffer shows.
+    scripted_model.enqueue(_replace("app.py", "    return 'hi'", "    return 'hello'", 1))
+    scripted_model.enqueue(text_response("Done.", response_id="resp_done"))
+    editor = Editor()
+    async with EditorSession(home, ws, editor=editor) as client:
+        doc = client.open(ws / "app.py", UNSAVED, version=4)
+        thread_id = await client.start_thread(ws)
+        await client.run_turn(thread_id, "say hello")
+        expected = "# typed by the user, not saved\ndef greet():\n    return 'hello'\n"
+        assert editor.buffers[doc].text == expected
+    assert (ws / "app.py").read_text() == expected
+
+
+async def test_a_refused_edit_writes_nothing(home, ws, scripted_model):
+    scripted_model.enqueue(_replace("app.py", "    return 'hi'", "    return 'hello'", 1))
+    scripted_model.enqueue(text_response("Could not.", response_id="resp_done"))
+    editor = Editor(refuse_edits="the user said no")
+    async with EditorSession(home, ws, editor=editor) as client:
+        client.open(ws / "app.py", UNSAVED, version=4)
+        thread_id = await client.start_thread(ws)
+        await client.run_turn(thread_id, "say hello")
+    assert (ws / "app.py").read_text() == ON_DISK
+    assert "the user said no" in _tool_outputs(scripted_model)[-1]
+
+
+@pytest.mark.parametrize("patches", [2, 5])
+async def test_patches_in_a_row_land_while_the_editor_lags(home, ws, scripted_model, patches):
+    lines = [f"x{n} = {n}\n" for n in range(patches)]
+    (ws / "app.py").write_text("".join(lines))
+    for n in range(patches):
+        scripted_model.enqueue(_replace("app.py", f"x{n} = {n}", f"x{n} = {n * 10 + 1}", n))
+    scripted_model.enqueue(_cat(ws, "app.py"))
+    scripted_model.enqueue(text_response("All done.", response_id="resp_done"))
+    editor = Editor(lag_changes=True)
+    expected = "".join(f"x{n} = {n * 10 + 1}\n" for n in range(patches))
+    async with EditorSession(home, ws, editor=editor) as client:
+        doc = client.open(ws / "app.py", "".join(lines), version=0)
+        thread_id = await client.start_thread(ws)
+        completed = await client.run_turn(thread_id, "change them all")
+        assert completed["turn"]["status"] == "completed"
+        assert len(editor.edits) == patches
+        assert editor.buffers[doc].text == expected
+        outputs = _tool_outputs(scripted_model)
+        assert all("Success" in out for out in outputs[:patches]), outputs
+        # The editor catches up late; the next patch still fits.
+        client.flush_changes()
+        scripted_model.enqueue(_replace("app.py", "x0 = 1", "x0 = 100", 99))
+        scripted_model.enqueue(text_response("One more.", response_id="resp_more"))
+        await client.run_turn(thread_id, "one more")
+        assert editor.buffers[doc].text.startswith("x0 = 100\n")
+    assert outputs[patches].count("= ") == patches and expected.strip() in outputs[patches]
+    assert (ws / "app.py").read_text().startswith("x0 = 100\n")
