@@ -49,6 +49,7 @@ from codex_lsp.lsp.edits import (
     net_changes,
 )
 from codex_lsp.lsp.hunk_edits import build_annotated_edit, declined_after_edit
+from codex_lsp.lsp.turn_undo import TurnCheckpoints
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.server import CodexLanguageServer
@@ -66,6 +67,7 @@ class EditorWorkspace:
         self._disk = DiskFiles()
         self._disk_writer = DiskWorkspace()
         self.own_edits = OwnEdits()
+        self.checkpoints = TurnCheckpoints()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -124,6 +126,7 @@ class EditorWorkspace:
         return needed <= set(caps.resource_operations or [])
 
     async def apply(self, plan: PatchPlan, *, review: bool = False) -> AppliedPatch:
+        self._checkpoint(plan)
         if review:
             return await self._review(plan)
         capabilities = self._server.client_capabilities.workspace
@@ -135,6 +138,18 @@ class EditorWorkspace:
         if on_disk is not None:
             return await self._disk_writer.apply(on_disk)
         return AppliedPatch()
+
+    def _checkpoint(self, plan: PatchPlan) -> None:
+        """Keep what the plan's files hold before it, for undoing the turn."""
+        try:
+            changes = net_changes(plan, self)
+        except StaleDocumentError as err:
+            raise WorkspaceEditError(str(err)) from None
+        writer = _writer(plan)
+        for change in changes:
+            doc = self.open_document(change.path)
+            buffer = doc.text if doc is not None else None
+            self.checkpoints.before_write(change.path, buffer, writer, after=change.after)
 
     def _split(self, plan: PatchPlan) -> tuple[PatchPlan | None, PatchPlan | None]:
         """The operations touching open documents (and whatever else touches their paths),
@@ -161,7 +176,7 @@ class EditorWorkspace:
     ) -> None:
         try:
             changes = net_changes(plan, self)
-            built = build_workspace_edit(plan, self, self._position_encoding())
+            built = build_workspace_edit(plan, self, self.position_encoding())
         except StaleDocumentError as err:
             raise WorkspaceEditError(str(err)) from None
         if built.empty:
@@ -170,18 +185,25 @@ class EditorWorkspace:
         if edit is None:
             await self._disk_writer.apply(plan)
             return
-        await self._send(edit)
+        await self.send_edit(edit)
         for change in changes:
             doc = self.open_document(change.path)
             if doc is not None and change.after is not None:
-                self.own_edits.applied(doc.uri, self._server_copy(doc.uri), change.after)
-        await self._sync_disk(changes, _writer(plan))
+                self.own_edits.applied(doc.uri, self.server_copy(doc.uri), change.after)
+        await self.sync_disk(changes, _writer(plan))
 
-    def _server_copy(self, uri: str) -> tuple[int | None, str]:
+    def client_edit_capabilities(self) -> types.WorkspaceEditClientCapabilities | None:
+        """How the client takes `workspace/applyEdit`; None when it takes none."""
+        workspace = self._server.client_capabilities.workspace
+        if workspace is None or not workspace.apply_edit:
+            return None
+        return workspace.workspace_edit or types.WorkspaceEditClientCapabilities()
+
+    def server_copy(self, uri: str) -> tuple[int | None, str]:
         doc = self._server.workspace.get_text_document(uri)
         return doc.version, doc.source
 
-    async def _sync_disk(self, changes: list[NetChange], writer: FileWriter) -> None:
+    async def sync_disk(self, changes: list[NetChange], writer: FileWriter) -> None:
         """Write to disk what the editor holds now and did not save itself."""
 
         def sync() -> None:
@@ -207,7 +229,7 @@ class EditorWorkspace:
     async def _review(self, plan: PatchPlan) -> AppliedPatch:
         """Send the plan hunk by hunk for confirmation; report the hunks left out."""
         try:
-            built = build_annotated_edit(plan, self, self._position_encoding(), confirm=True)
+            built = build_annotated_edit(plan, self, self.position_encoding(), confirm=True)
         except StaleDocumentError as err:
             raise WorkspaceEditError(str(err)) from None
         if not built.files:
@@ -229,9 +251,18 @@ class EditorWorkspace:
             doc = self.open_document(path)
             if doc is not None:
                 changes.append(NetChange(path, None, doc.text))
-        await self._sync_disk(changes, writer)
+        await self.sync_disk(changes, writer)
+        for path in paths:
+            try:
+                after = self._disk.read_text(path)
+            except FileNotFoundError:
+                after = None
+            except (OSError, UnicodeDecodeError):
+                continue
+            # What the user kept is what undoing the turn takes back.
+            self.checkpoints.before_write(path, None, writer, after=after)
 
-    def _position_encoding(self) -> str:
+    def position_encoding(self) -> str:
         encoding = self._server.workspace.position_encoding
         return str(getattr(encoding, "value", encoding) or types.PositionEncodingKind.Utf16.value)
 
@@ -270,7 +301,7 @@ class EditorWorkspace:
             ) from None
         return result if result is not None else types.ApplyWorkspaceEditResult(applied=False)
 
-    async def _send(self, edit: types.WorkspaceEdit) -> None:
+    async def send_edit(self, edit: types.WorkspaceEdit) -> None:
         result = await self._request(edit)
         if not result.applied:
             reason = result.failure_reason or "no reason given"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from tests.support.engine import make_git_repo
 from tests.support.lsp_client import Editor, EditorSession
@@ -141,3 +142,66 @@ async def test_patches_in_a_row_land_while_the_editor_lags(home, ws, scripted_mo
         assert editor.buffers[doc].text.startswith("x0 = 100\n")
     assert outputs[patches].count("= ") == patches and expected.strip() in outputs[patches]
     assert (ws / "app.py").read_text().startswith("x0 = 100\n")
+
+
+def _escalated_cat(ws: Path, name: str) -> list:
+    return function_call_response(
+        "exec_command",
+        {
+            "cmd": f"cat {name}",
+            "workdir": str(ws),
+            "sandbox_permissions": "require_escalated",
+            "justification": "to check the file",
+        },
+        call_id="call_cat",
+        response_id="resp_cat",
+    )
+
+
+@pytest.mark.parametrize("patches", [2, 5])
+async def test_a_plain_client_gets_the_answer_prompts_and_the_files(
+    home, ws, scripted_model, patches
+):
+    # No experimental.codex, no window.showMessage capability, a lagging didChange: eglot.
+    lines = [f"x{n} = {n}\n" for n in range(patches)]
+    (ws / "app.py").write_text("".join(lines))
+    for n in range(patches):
+        scripted_model.enqueue(_replace("app.py", f"x{n} = {n}", f"x{n} = {n * 10 + 1}", n))
+    scripted_model.enqueue(_escalated_cat(ws, "app.py"))
+    scripted_model.enqueue(text_response("All numbers changed.", response_id="resp_done"))
+    editor = Editor(lag_changes=True)
+    expected = "".join(f"x{n} = {n * 10 + 1}\n" for n in range(patches))
+    async with EditorSession(home, ws, editor=editor, plain=True) as client:
+        doc = client.open(ws / "app.py", "".join(lines), version=0)
+        await client.command("codex.ask", {"prompt": "change them all", "uri": doc})
+        answer = await client.wait_until(
+            lambda: next((m for m in client.messages if "All numbers" in m.message), None)
+        )
+        assert answer.message == "Codex: All numbers changed."
+        assert answer.type == types.MessageType.Info
+        assert any("All numbers changed." in m.message for m in client.log_messages)
+
+        [prompt] = editor.prompts  # the command's approval, as a message prompt
+        assert "cat app.py" in prompt.message
+        assert editor.buffers[doc].text == expected
+        outputs = _tool_outputs(scripted_model)
+        assert all("Success" in out for out in outputs[:patches]), outputs
+        assert expected.strip() in outputs[patches], "the command read the patched file"
+        assert client.protocol.codex_notifications == []
+    assert (ws / "app.py").read_text() == expected
+
+
+async def test_a_plain_client_is_told_why_a_turn_failed(home, ws, scripted_model):
+    from tests.support.scripted_builders import response_failed
+
+    for _ in range(3):
+        scripted_model.enqueue(response_failed("server_error", "the model is down"))
+    async with EditorSession(home, ws, plain=True) as client:
+        doc = client.open(ws / "app.py", ON_DISK)
+        await client.command("codex.ask", {"prompt": "hello?", "uri": doc})
+        failed = await client.wait_until(
+            lambda: next((m for m in client.messages if "turn failed" in m.message), None)
+        )
+        assert failed.type == types.MessageType.Error
+        assert "the model is down" in failed.message
+        assert client.protocol.codex_notifications == []

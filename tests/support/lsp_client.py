@@ -321,12 +321,18 @@ def editor_capabilities(
     annotations: bool = False,
     message_requests: bool = True,
     codex: dict[str, Any] | None = None,
+    plain: bool = False,
 ) -> types.ClientCapabilities:
     """A capable editor's capabilities. `annotations`: it confirms annotated edits;
     `message_requests=False`: it cannot answer `window/showMessageRequest`; `codex`: more
-    `experimental.codex` flags."""
-    flags = {**({"richApprovals": True} if rich else {}), **(codex or {})}
-    experimental = {"codex": flags} if flags else None
+    `experimental.codex` flags; `plain`: no `experimental.codex` at all (no `codex/*`
+    notifications), and no `window.showMessage` either, as eglot and lsp-mode declare."""
+    flags = {
+        **({"richApprovals": True} if rich else {}),
+        **({} if message_requests else {"messageRequests": False}),
+        **(codex or {}),
+    }
+    experimental = None if plain else {"codex": flags}
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=apply_edit,
@@ -352,7 +358,7 @@ def editor_capabilities(
                         additional_properties_support=False
                     )
                 )
-                if message_requests
+                if message_requests and not plain
                 else None
             ),
         ),
@@ -499,6 +505,7 @@ class EditorSession:
         annotations: bool = False,
         message_requests: bool = True,
         codex: dict[str, Any] | None = None,
+        plain: bool = False,
         args: tuple[str, ...] = (),
         command: list[str] | None = None,
     ) -> None:
@@ -510,6 +517,7 @@ class EditorSession:
             annotations=annotations,
             message_requests=message_requests,
             codex=codex,
+            plain=plain,
         )
         self.command = command
         self.args = args
