@@ -30,6 +30,7 @@ from codex_lsp.lsp.plain_client import PlainClientNotices
 from codex_lsp.lsp.progress import TurnProgressTracker
 from codex_lsp.lsp.protocol import CodexProtocol, json_converter
 from codex_lsp.lsp.review_command import ReviewCommands
+from codex_lsp.lsp.start_actions import StartActions
 from codex_lsp.lsp.turn_undo import TurnUndo
 
 logger = logging.getLogger(__name__)
@@ -100,7 +101,13 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
         ContextCommands(server, host),
         diagnostics,
         ReviewCodeActions(
-            server, diagnostics, providers=[approvals.code_actions, undo.code_actions]
+            server,
+            diagnostics,
+            providers=[
+                approvals.code_actions,
+                undo.code_actions,
+                StartActions(server).code_actions,
+            ],
         ),
         approvals,
         ReviewCommands(server, host, diagnostics),

@@ -8,7 +8,8 @@ patch used. A file changed again since the turn (on disk it no longer holds what
 is left alone and named, so later work is never lost.
 
 Served as the request `codex/turn/undo` `{threadId?}`, the command `codex.undoTurn`
-`[{threadId?}]` and the code action "Undo the last Codex turn"; without a thread id, the last
+`[{threadId?}]` and, for clients without `experimental.codex`, the code action "Undo the last
+Codex turn"; without a thread id, the last
 turn that changed files is undone. The answer is `{turnId, restored: [path], skipped: [{path,
 reason}]}`.
 """
@@ -131,6 +132,8 @@ class TurnUndo:
         return await self.undo(first if isinstance(first, dict) else None)
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        if self._server.codex_client:
+            return []  # its own command undoes a turn
         if self._workspace() is None or self._checkpoints().last(None) is None:
             return []
         command = types.Command(title=UNDO_TITLE, command=UNDO_TURN, arguments=[{}])

@@ -205,3 +205,30 @@ async def test_a_plain_client_is_told_why_a_turn_failed(home, ws, scripted_model
         assert failed.type == types.MessageType.Error
         assert "the model is down" in failed.message
         assert client.protocol.codex_notifications == []
+
+
+async def test_a_plain_client_starts_work_from_code_actions(home, ws, scripted_model):
+    scripted_model.enqueue(text_response("It greets.", response_id="resp_done"))
+    async with EditorSession(home, ws, plain=True) as client:
+        doc = client.open(ws / "app.py", ON_DISK)
+        selection = types.Range(start=types.Position(0, 0), end=types.Position(2, 0))
+        params = types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=doc),
+            range=selection,
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+        actions = await client.text_document_code_action_async(params) or []
+        titles = [a.title for a in actions]
+        assert titles == ["Ask Codex", "Edit selection with Codex", "Review this file"]
+        by_title = {a.title: a for a in actions if isinstance(a, types.CodeAction)}
+        assert by_title["Review this file"].command.command == "codex.review"
+        assert by_title["Edit selection with Codex"].command.command == "codex.edit"
+
+        ask = by_title["Ask Codex"].command
+        await client.command(ask.command, *(ask.arguments or []))
+        answer = await client.wait_until(
+            lambda: next((m for m in client.messages if "It greets" in m.message), None)
+        )
+        assert answer.message == "Codex: It greets."
+        sent = str(scripted_model.requests[-1].body["input"])
+        assert "Explain this code" in sent and "return 'hi'" in sent
