@@ -1,17 +1,18 @@
 """A checkpoint per turn, and "undo this turn": every file the turn's patches changed, back.
 
 Patches land on disk at once (`editor_workspace`); review comes after. Before a patch of a turn
-writes a file for the first time in that turn, the file's text on disk and in its editor
-buffer (if one shows it) is kept; undoing the turn puts both back: the buffers through one
+writes a file for the first time in that turn, the file's text in its editor buffer (if one
+shows it) or on disk is kept; undoing the turn puts it back in both: the buffers through one
 `workspace/applyEdit` (one undo step in the editor), the disk through the confined writer the
-patch used. A file changed again since the turn (on disk it no longer holds what the turn left)
-is left alone and named, so later work is never lost.
+patch used. Unsaved text of the user's in such a buffer was saved with the turn's first change
+and stays saved: buffer and disk agree after an undo as after a patch. A file changed again
+since the turn (on disk it no longer holds what the turn left) is left alone and named, so
+later work is never lost.
 
 Served as the request `codex/turn/undo` `{threadId?}`, the command `codex.undoTurn`
 `[{threadId?}]` and, for clients without `experimental.codex`, the code action "Undo the last
-Codex turn"; without a thread id, the last
-turn that changed files is undone. The answer is `{turnId, restored: [path], skipped: [{path,
-reason}]}`.
+Codex turn"; without a thread id, the last turn that changed files is undone. The answer is
+`{turnId, restored: [path], skipped: [{path, reason}]}`.
 """
 
 from __future__ import annotations
@@ -216,5 +217,6 @@ async def restore(
                 copy = workspace.server_copy(doc.uri)
                 workspace.own_edits.applied(doc.uri, copy, wanted)
     for kept in back:
-        await workspace.sync_disk([NetChange(kept.path, None, kept.disk)], kept.writer)
+        wanted = kept.buffer if kept.buffer is not None else kept.disk
+        await workspace.sync_disk([NetChange(kept.path, None, wanted)], kept.writer)
     return [str(kept.path) for kept in back], skipped

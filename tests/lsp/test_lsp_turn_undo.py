@@ -55,9 +55,9 @@ async def test_undo_this_turn_puts_back_disk_and_buffers(home, ws, scripted_mode
             "notes.txt",
         ]
         assert result["skipped"] == []
-        # The buffer is as the user left it (their unsaved line too), the disk as it was.
+        # The buffer is as the user left it, their unsaved line too, which stays saved.
         assert editor.buffers[doc].text == UNSAVED
-        assert (ws / "app.py").read_text() == ON_DISK
+        assert (ws / "app.py").read_text() == UNSAVED
         assert (ws / "lib.py").read_text() == "LIB = 1\n"
         assert not (ws / "notes.txt").exists()
         with pytest.raises(JsonRpcException, match="no finished Codex turn"):
