@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from codex_lsp.engine.patch.workspace import FileWriter
 from codex_lsp.lsp.protocol import plain_handler
 from codex_lsp.protocol.jsonrpc import INVALID_PARAMS
 from codex_lsp.protocol.v2_notifications import TurnCompletedNotification, TurnStartedNotification
 
 if TYPE_CHECKING:
+    from codex_lsp.engine.patch.workspace import FileWriter
     from codex_lsp.lsp.editor_workspace import EditorWorkspace
     from codex_lsp.lsp.engine_host import EngineHost
     from codex_lsp.lsp.observers import NotificationObservers

@@ -58,6 +58,8 @@ export const changeJourneys: Journey[] = [
       await ui('chat.send', { text: 'Upper-case gamma and delta, then show them' });
       await ui('chat.waitFor', { selector: '.request.approval', text: 'Apply these 2 changes?' });
       await ui('chat.click', { selector: `.request.approval ${ACCEPT}` });
+      await ui('chat.waitFor', { selector: '.request.approval', text: 'Run this command?' });
+      await ui('chat.click', { selector: `.request.approval ${ACCEPT}` });
       await turnFinished(api, threadId);
       const sent = JSON.stringify(await modelRequests(ctx));
       assert(sent.includes('GAMMA\\nDELTA'), 'the command after the patch read the new text from disk');
