@@ -295,7 +295,9 @@ def _alive_with(token: str) -> bool:
         if not entry.name.isdigit():
             continue
         try:
-            if token.encode() in (entry / "cmdline").read_bytes() and not _zombie(int(entry.name)):
+            if token.encode() in (entry / "cmdline").read_bytes() and not _zombie(
+                int(entry.name)
+            ):
                 return True
         except OSError:
             continue
