@@ -105,3 +105,28 @@ def test_eglot_asks_approves_and_finds_every_patch_on_disk(scripted_model, tmp_p
     outputs = _outputs(scripted_model)
     assert all("Success" in out for out in outputs[:3]), outputs
     assert "x0 = 10\nx1 = 11\nLIB = 2" in outputs[3], "the command read the patched files"
+
+
+def test_lsp_mode_gets_the_answer_without_a_warning_per_delta(scripted_model, tmp_path):
+    home = tmp_path / "codex-home"
+    write_config(home, scripted_model.base_url)
+    ws = make_git_repo(tmp_path / "ws", {"app.py": "x0 = 0\nx1 = 1\n"})
+    scripted_model.enqueue(
+        function_call_response(
+            "exec_command",
+            {
+                "cmd": "cat app.py",
+                "workdir": str(ws),
+                "sandbox_permissions": "require_escalated",
+                "justification": "to read the file",
+            },
+            call_id="call_cat",
+            response_id="resp_cat",
+        )
+    )
+    answer = "The file sets x0 and x1 " + "and says nothing else " * 20
+    scripted_model.enqueue(text_response(answer.strip(), response_id="resp_done"))
+
+    _check(_run("lspmode_journey.el", tmp_path, home, ws))
+
+    assert "x0 = 0\nx1 = 1" in _outputs(scripted_model)[0], "the approved command ran"
