@@ -3,32 +3,13 @@
 ;; one to lib.py (never opened) all on disk before the command reads them, the answer shown,
 ;; then "Undo the last Codex turn" puts both files back.
 
-(require 'eglot)
-
-(defun j-code-action (server beg end)
-  "Offer the code actions between BEG and END and run the one picked, as
-`eglot-code-actions' does (whose deferred request waits for an idle editor)."
-  (let ((actions (jsonrpc-request
-                  server :textDocument/codeAction
-                  (list :textDocument (eglot--TextDocumentIdentifier)
-                        :range (list :start (eglot--pos-to-lsp-position beg)
-                                     :end (eglot--pos-to-lsp-position end))
-                        :context
-                        `(:diagnostics
-                          [,@(cl-loop for diag in (flymake-diagnostics beg end)
-                                      when (cdr (assoc 'eglot-lsp-diag (eglot--diag-data diag)))
-                                      collect it)])))))
-    (eglot--read-execute-code-action (append actions nil) server)))
+(load (expand-file-name "eglot_helpers.el" (file-name-directory load-file-name)))
 
 (j-run
  "eglot: ask, approve, patches on disk, answer, undo this turn"
  (lambda ()
-   (add-to-list 'eglot-server-programs `(python-mode . ,j-server))
    (find-file (expand-file-name "app.py" j-ws))
-   ;; What `eglot-ensure' does after the next command, which a batch session never runs.
-   (eglot '(python-mode) (project-current) 'eglot-lsp-server j-server "python")
-   (j-wait "eglot to connect" (lambda () (eglot-current-server)))
-   (let ((server (eglot-current-server))
+   (let ((server (j-eglot-start))
          (buf (current-buffer))
          (last-nonmenu-event 0))           ; pick from a prompt, not a mouse menu
      (j-wait "the server to be ready" (lambda () (jsonrpc-running-p server)))

@@ -130,3 +130,44 @@ def test_lsp_mode_gets_the_answer_without_a_warning_per_delta(scripted_model, tm
     _check(_run("lspmode_journey.el", tmp_path, home, ws))
 
     assert "x0 = 0\nx1 = 1" in _outputs(scripted_model)[0], "the approved command ran"
+
+
+DIVIDE = 'def main():\n    print("hi")\n\n\ndef divide(a, b):\n    return a / b\n\n\nmain()\n'
+FIX_PATCH = (
+    "*** Begin Patch\n"
+    "*** Update File: app.py\n"
+    "@@ def divide(a, b):\n"
+    "-    return a / b\n"
+    "+    if b == 0:\n"
+    '+        raise ValueError("b must not be zero")\n'
+    "+    return a / b\n"
+    "*** End Patch"
+)
+
+
+def test_eglot_shows_review_findings_in_flymake_and_fixes_one(scripted_model, tmp_path):
+    home = tmp_path / "codex-home"
+    write_config(home, scripted_model.base_url)
+    ws = make_git_repo(tmp_path / "ws", {"app.py": DIVIDE})
+    app = str(ws / "app.py")
+    findings = {
+        "findings": [
+            {
+                "title": "[P1] Guard against division by zero",
+                "body": "`divide(1, 0)` raises ZeroDivisionError.",
+                "confidence_score": 0.9,
+                "priority": 1,
+                "code_location": {"absolute_file_path": app, "line_range": {"start": 5, "end": 6}},
+            }
+        ],
+        "overall_correctness": "patch is incorrect",
+        "overall_explanation": "One blocking bug.",
+        "overall_confidence_score": 0.8,
+    }
+    scripted_model.enqueue(text_response(json.dumps(findings), response_id="review"))
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", FIX_PATCH, call_id="fix"))
+    scripted_model.enqueue(text_response("Guarded the division.", response_id="resp_fix"))
+
+    _check(_run("review_journey.el", tmp_path, home, ws))
+
+    assert 'raise ValueError("b must not be zero")' in (ws / "app.py").read_text()
