@@ -188,6 +188,12 @@ async def test_a_plain_client_gets_the_answer_prompts_and_the_files(
         assert all("Success" in out for out in outputs[:patches]), outputs
         assert expected.strip() in outputs[patches], "the command read the patched file"
         assert client.protocol.codex_notifications == []
+        # The turn's progress, as `$/progress` of a token the server created.
+        assert any(
+            isinstance(r, types.WorkDoneProgressBegin)
+            for reports in client.progress_reports.values()
+            for r in reports
+        )
     assert (ws / "app.py").read_text() == expected
 
 
