@@ -21,6 +21,9 @@
      (j-eq (with-current-buffer buf (buffer-string)) "x0 = 10\nx1 = 11\n" "app.py buffer")
      (j-eq (j-disk "app.py") "x0 = 10\nx1 = 11\n" "app.py on disk")
      (j-eq (j-disk "lib.py") "LIB = 2\n" "lib.py on disk")
+     ;; The second patch finds the buffer modified and the disk changed under it (same text).
+     (j-eq (seq-count (lambda (p) (string-match-p "changed on disk.  Discard your edits" p)) j-prompts)
+           1 "Emacs's question about the file changed on disk")
      (j-eq (get-file-buffer (expand-file-name "lib.py" j-ws)) nil "a buffer for lib.py")
      (when (j-seen "Unknown") (error "a warning was shown: %s" (j-seen "Unknown")))
 
