@@ -80,12 +80,15 @@ local function edited_uris(edit)
   return uris
 end
 
--- The buffers of `uris` that are loaded now.
+-- The buffers of `uris` that are loaded now (names compared whole: bufnr() takes a pattern).
 local function loaded_buffers(uris)
-  local bufs = {}
+  local names = {}
   for uri in pairs(uris) do
-    local buf = vim.fn.bufnr(vim.uri_to_fname(uri))
-    if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+    names[vim.fs.normalize(vim.uri_to_fname(uri))] = true
+  end
+  local bufs = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and names[vim.fs.normalize(vim.api.nvim_buf_get_name(buf))] then
       bufs[buf] = true
     end
   end
