@@ -238,3 +238,40 @@ async def test_a_plain_client_starts_work_from_code_actions(home, ws, scripted_m
         assert answer.message == "Codex: It greets."
         sent = str(scripted_model.requests[-1].body["input"])
         assert "Explain this code" in sent and "return 'hi'" in sent
+
+
+NO_TMP = "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
+
+
+@pytest.mark.parametrize("target", ["a folder", ".git"])
+async def test_the_write_after_the_editor_stays_in_the_roots(tmp_path, scripted_model, target):
+    # While the editor applies the edit, a process swaps the file's folder for a symlink
+    # (out of the roots, or into the protected .git): the server's own write of the change
+    # then refuses to follow it, and the patch fails instead of landing there.
+    from tests.support.engine import write_config
+
+    home = tmp_path / "home"
+    # The test's folders live under /tmp: keep it out of the roots, as for a real project.
+    write_config(home, scripted_model.base_url, extra=NO_TMP)
+    ws = make_git_repo(tmp_path / "ws", {"sub/app.py": ON_DISK})
+    outside = tmp_path / "outside" if target == "a folder" else ws / ".git"
+    outside.mkdir(exist_ok=True)
+    (outside / "app.py").write_text(ON_DISK)
+    scripted_model.enqueue(_replace("sub/app.py", "    return 'hi'", "    return 'hello'", 1))
+    scripted_model.enqueue(text_response("Tried.", response_id="resp_done"))
+    editor = Editor()
+    async with EditorSession(home, ws, editor=editor) as client:
+        client.open(ws / "sub" / "app.py", ON_DISK)
+        applying = client.apply_workspace_edit
+
+        def swap_then_apply(params):
+            (ws / "sub").rename(ws / "sub.checked")
+            (ws / "sub").symlink_to(outside)
+            return applying(params)
+
+        client.apply_workspace_edit = swap_then_apply
+        thread_id = await client.start_thread(ws)
+        await client.run_turn(thread_id, "say hello")
+    assert (outside / "app.py").read_text() == ON_DISK
+    output = _tool_outputs(scripted_model)[-1]
+    assert "writing it to disk failed" in output, output
