@@ -9,9 +9,11 @@ that renders approvals itself says so in `initialize`
 (answered, or dropped with its turn) `codex/serverRequest/resolved` names it, as the app-server
 does for its requests.
 
-An editor that cannot answer `window/showMessageRequest` (its initialize leaves out
-`window.showMessage`) gets the same question as a `window/showMessage` saying how to answer,
-and answers with a command or a code action (`pending_approvals`, `approval_commands`).
+An editor that cannot answer `window/showMessageRequest` says so in its initialize
+(`experimental.codex.messageRequests: false`; leaving out `window.showMessage` is not enough,
+as many clients that answer prompts do) and gets the same question as a `window/showMessage`
+saying how to answer, and answers with a command or a code action (`pending_approvals`,
+`approval_commands`).
 
 Every prompt is text for a person made from untrusted parts (the command, paths, the model's
 reason, a diff): each part goes through `display.visible`, a command and a path on one line
@@ -204,8 +206,10 @@ class ApprovalBroker:
         file_changes: Callable[[str], list[FileUpdateChange] | None] = lambda _item: None,
         pending: PendingApprovals | None = None,
         notify: Callable[[str, BaseModel], None] = lambda _method, _params: None,
+        message_requests: Callable[[], bool] = lambda: True,
     ) -> None:
         self._server = server
+        self._message_requests = message_requests
         self._notify = notify
         self._rich = rich
         self._thread_cwd = thread_cwd
@@ -236,9 +240,8 @@ class ApprovalBroker:
         return {"decision": decision_for(choice)}
 
     def message_requests(self) -> bool:
-        """Whether the editor said it answers `window/showMessageRequest`."""
-        window = self._server.client_capabilities.window
-        return window is not None and window.show_message is not None
+        """Whether the editor answers `window/showMessageRequest` (unless it opted out)."""
+        return self._message_requests()
 
     async def _wait_for_command(
         self, kind: EntryKind, summary: str, message: str, choices: list[Choice]

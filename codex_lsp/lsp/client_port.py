@@ -1,6 +1,7 @@
 """The API's `ClientPort` over an LSP connection.
 
-v2 notifications go out as `codex/<method>`, written from the API's params model, and every
+v2 notifications go out as `codex/<method>` to a client that declared `experimental.codex`,
+written from the API's params model, and every
 observer (turn progress, review diagnostics, warnings shown as messages) is handed that same
 model afterwards; v2 server requests become editor prompts or forwarded `codex/*` requests
 through the `ApprovalBroker`, whose result is read into the request's result model here; every
@@ -47,6 +48,7 @@ class LspClientPort:
         observers: NotificationObservers,
         workspace: Workspace,
         editor: Callable[[], EditorContext | None] = lambda: None,
+        sends_notifications: Callable[[], bool] = lambda: True,
     ) -> None:
         self._protocol = protocol
         self._loop = loop
@@ -55,6 +57,7 @@ class LspClientPort:
         self._observers = observers
         self._workspace = workspace
         self._editor = editor
+        self._sends_notifications = sends_notifications
         # Pending fileChange items by id: an approval prompt shows their diff when the
         # request itself does not carry it.
         self._file_changes: dict[str, list[FileUpdateChange]] = {}
@@ -70,7 +73,9 @@ class LspClientPort:
             return
         self._remember(params)
         try:
-            self._protocol.send_model_notification(f"codex/{method}", params)
+            # A client that did not declare `experimental.codex` would drop or warn about each.
+            if self._sends_notifications():
+                self._protocol.send_model_notification(f"codex/{method}", params)
         except Exception:
             logger.warning("could not send codex/%s", method, exc_info=True)
         self._observers.deliver(method, params)

@@ -280,7 +280,8 @@ class ReviewDiagnostics:
             self._show_failure(verdict.explanation)
             return
         self.replace(verdict)
-        self._server.protocol.send_notification(REVIEW_COMPLETED, verdict_json(verdict))
+        if self._server.codex_client:
+            self._server.protocol.send_notification(REVIEW_COMPLETED, verdict_json(verdict))
         kind = types.MessageType.Info if verdict.correct else types.MessageType.Warning
         self._show(kind, verdict_message(verdict))
 

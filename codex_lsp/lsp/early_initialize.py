@@ -45,6 +45,7 @@ COMMANDS = (
     "codex.fixFinding",
     "codex.explainFinding",
     "codex.dismissFinding",
+    "codex.undoTurn",
 )
 # What pygls offers, in the order it prefers when the client names none of them.
 _ENCODINGS = ("utf-8", "utf-16", "utf-32")

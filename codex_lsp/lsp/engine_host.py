@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
     from codex_lsp.lsp.client_port import LspClientPort
+    from codex_lsp.lsp.editor_workspace import EditorWorkspace
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
     from codex_lsp.protocol.inputs import ReviewOutputEvent
@@ -85,6 +86,10 @@ class EngineHost:
         self.resume_observers: list[Callable[[str], None]] = []
         # Approvals waiting for an editor that cannot show a prompt to answer by command.
         self.pending = PendingApprovals()
+        # The files as the editor shows them, once the engine has started.
+        self.workspace: EditorWorkspace | None = None
+        # `codex/*` methods of this door only (not v2), by method name without the prefix.
+        self.local_methods: dict[str, Callable[[Any], Awaitable[Any]]] = {}
 
     def register(self, server: CodexLanguageServer) -> None:
         server.protocol.codex_handler = self.call
@@ -140,8 +145,11 @@ class EngineHost:
             file_changes=lambda item_id: self._port.file_changes(item_id) if self._port else None,
             pending=self.pending,
             notify=lambda method, params: self._port.notify(method, params) if self._port else None,
+            message_requests=lambda: self._server.message_requests,
         )
         workspace = EditorWorkspace(self._server)
+        workspace.checkpoints.subscribe(self.observers)
+        self.workspace = workspace
         editor = LspEditorContext(self._server, workspace)
         self._port = LspClientPort(
             self._server.protocol,
@@ -150,6 +158,7 @@ class EngineHost:
             self.observers,
             workspace,
             editor=lambda: editor if self._server.editor_context else None,
+            sends_notifications=lambda: self._server.codex_client,
         )
         api = ApiServer(services_factory, self._port)
         for warning in warnings:
@@ -175,6 +184,9 @@ class EngineHost:
             raise JsonRpcException(code=INVALID_PARAMS, message="params must be an object")
         if method == "initialize":
             return self._v2_initialize(params)
+        local = self.local_methods.get(method)
+        if local is not None:
+            return await local(params)
         try:
             # What a cold start loads in the background waits while requests are handled.
             with preload.handling():

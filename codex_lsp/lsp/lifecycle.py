@@ -37,6 +37,21 @@ def codex_flag(capabilities: types.ClientCapabilities, name: str) -> bool:
     return isinstance(codex, dict) and codex.get(name) is True
 
 
+def declares_codex(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client's initialize has `capabilities.experimental.codex` (an object)."""
+    experimental: Any = capabilities.experimental
+    return isinstance(experimental, dict) and isinstance(experimental.get("codex"), dict)
+
+
+def answers_message_requests(capabilities: types.ClientCapabilities) -> bool:
+    """Any client may be sent `window/showMessageRequest` (its `window.showMessage` capability
+    only describes extras of the actions); one opts out with
+    `experimental.codex.messageRequests: false`."""
+    experimental: Any = capabilities.experimental
+    codex = experimental.get("codex") if isinstance(experimental, dict) else None
+    return not (isinstance(codex, dict) and codex.get("messageRequests") is False)
+
+
 def wants_rich_approvals(capabilities: types.ClientCapabilities) -> bool:
     """`capabilities.experimental.codex.richApprovals == true` in the client's initialize."""
     return codex_flag(capabilities, "richApprovals")
@@ -59,6 +74,8 @@ class Lifecycle:
         self._server.rich_approvals = wants_rich_approvals(params.capabilities)
         self._server.hunk_review = codex_flag(params.capabilities, "hunkReview")
         self._server.editor_context = codex_flag(params.capabilities, "editorContext")
+        self._server.codex_client = declares_codex(params.capabilities)
+        self._server.message_requests = answers_message_requests(params.capabilities)
         if self._log_handler is None:
             self._loop = asyncio.get_running_loop()
             self._loop_thread = threading.get_ident()

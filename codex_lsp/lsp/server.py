@@ -27,9 +27,12 @@ from codex_lsp.lsp.diagnostics import ReviewDiagnostics
 from codex_lsp.lsp.engine_host import EngineHost, EngineOptions
 from codex_lsp.lsp.lifecycle import Lifecycle
 from codex_lsp.lsp.notifications import EditorNotices
+from codex_lsp.lsp.plain_client import PlainClientNotices
 from codex_lsp.lsp.progress import TurnProgressTracker
 from codex_lsp.lsp.protocol import CodexProtocol, json_converter
 from codex_lsp.lsp.review_command import ReviewCommands
+from codex_lsp.lsp.start_actions import StartActions
+from codex_lsp.lsp.turn_undo import TurnUndo
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +58,11 @@ class CodexLanguageServer(LanguageServer):
         # Set from the client's initialize: the client answers `codex/editor/*` requests, so the
         # model gets the editor tools.
         self.editor_context = False
+        # Set from the client's initialize: it declares `experimental.codex`, so it is sent the
+        # `codex/*` notifications; any other client hears of its turns through standard LSP.
+        self.codex_client = False
+        # Set from the client's initialize: approvals and questions as message prompts.
+        self.message_requests = True
         self.host: EngineHost | None = None
 
     def window_show_message(self, params: types.ShowMessageParams) -> None:
@@ -86,9 +94,12 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     server.host = host
     diagnostics = ReviewDiagnostics(server, host)
     approvals = ApprovalCommands(server, host, host.pending)
+    undo = TurnUndo(server, host)
     notices = EditorNotices(server)
+    plain = PlainClientNotices(server)
     diagnostics.subscribe(host.observers)
     notices.subscribe(host.observers)
+    plain.subscribe(host.observers)
     host.resume_observers.append(diagnostics.thread_resumed)
     for feature in (
         Lifecycle(server, host),
@@ -97,10 +108,20 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
         Commands(server, host, progress),
         ContextCommands(server, host),
         diagnostics,
-        ReviewCodeActions(server, diagnostics, providers=[approvals.code_actions]),
+        ReviewCodeActions(
+            server,
+            diagnostics,
+            providers=[
+                approvals.code_actions,
+                undo.code_actions,
+                StartActions(server).code_actions,
+            ],
+        ),
         approvals,
         ReviewCommands(server, host, diagnostics),
         notices,
+        plain,
+        undo,
     ):
         feature.register(server)
     return server

@@ -143,8 +143,8 @@ async def test_patch_approval_prompt_lists_files_and_diff(ws, tmp_path, scripted
         assert "change 1 file" in prompt.message
         assert f"A {outside}" in prompt.message
         assert "+a note from the agent" in prompt.message
-        # Approved, the patch went through the editor as one workspace edit.
-        assert len(editor.edits) == 1
+        # Approved, the patch went to disk: no buffer shows that file.
+        assert editor.edits == [], "a file no buffer shows is written to disk only"
     assert outside.read_text() == "a note from the agent\n"
 
 

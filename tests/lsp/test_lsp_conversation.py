@@ -341,6 +341,7 @@ async def test_server_advertises_its_commands_and_sync(home, ws):
             "codex.fixFinding",
             "codex.explainFinding",
             "codex.dismissFinding",
+            "codex.undoTurn",
             "codex.message",
             "codex.approve",
             "codex.deny",

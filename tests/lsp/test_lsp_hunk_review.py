@@ -84,6 +84,7 @@ async def test_a_declined_annotation_leaves_its_hunk_out_and_the_model_is_told(
         assert [a.label for a in asked] == ["calc.py: hunk 1 of 2", "calc.py: hunk 2 of 2"]
         assert "+    return 20" in (asked[1].description or "")
         assert editor.buffers[doc].text == ONLY_FIRST
+        assert (ws / "calc.py").read_text() == ONLY_FIRST, "what the user kept is on disk"
 
         output = _tool_output(scripted_model, "p1")
         assert "M calc.py" in output

@@ -1,7 +1,8 @@
 """Patches land through the editor: one `workspace/applyEdit` against its unsaved buffers.
 
 The test editor holds buffers the way an editor does (versions, unsaved text) and applies the
-server's edits to them; files it has not opened it edits on disk.
+server's edits to them without saving; the server then writes what the editor left unsaved.
+Files no buffer shows are written to disk only.
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ async def test_patch_goes_into_the_open_unsaved_buffer(home, ws, scripted_model)
             if isinstance(c, types.TextDocumentEdit) and c.text_document.uri == doc
         )
         assert app_edit.text_document.version == 7, "the edit targets the buffer as the user has it"
-        assert any(
+        assert not any(
             isinstance(c, types.CreateFile) and c.uri == uri(ws / "notes.txt") for c in changes
-        )
+        ), "a file no buffer shows is written to disk, not opened in the editor"
         # The agent read the unsaved text and the editor's buffer now has the change on top.
         assert editor.buffers[doc].text == '# edited in the editor, not saved\nprint("hello")\n'
         assert editor.buffers[doc].version == 8
@@ -69,7 +70,8 @@ async def test_patch_goes_into_the_open_unsaved_buffer(home, ws, scripted_model)
         )
         assert item["status"] == "completed"
 
-    assert (ws / "app.py").read_text() == ON_DISK, "the server must not write an open file"
+    # The unsaved text the agent read is saved with its change: the disk is what commands see.
+    assert (ws / "app.py").read_text() == '# edited in the editor, not saved\nprint("hello")\n'
     assert (ws / "notes.txt").read_text() == "written by the agent\n"
     assert "Success. Updated the following files:" in _patch_output(scripted_model)
 
@@ -130,6 +132,8 @@ async def test_moves_and_deletes_are_resource_operations(home, ws, scripted_mode
     scripted_model.enqueue(text_response("moved", response_id="resp_2"))
     editor = Editor()
     async with EditorSession(home, ws, editor=editor) as client:
+        client.open(ws / "old.py", "x = 1\n")
+        client.open(ws / "app.py", ON_DISK)
         thread_id = await client.start_thread(ws)
         await client.run_turn(thread_id, "move it")
         [request] = editor.edits

@@ -364,10 +364,14 @@ def test_an_unusable_answer_fails_the_pending_request_instead_of_hanging_it():
 
 async def test_without_message_requests_an_interrupted_approval_stops_waiting():
     server = FakeServer([])
-    server.client_capabilities = types.ClientCapabilities()  # no window.showMessage
     shown: list[types.ShowMessageParams] = []
     server.window_show_message = shown.append  # type: ignore[attr-defined]
-    broker = ApprovalBroker(server, rich=lambda: False)  # type: ignore[arg-type]
+    # The client said it shows no prompts (experimental.codex.messageRequests: false).
+    broker = ApprovalBroker(
+        server,  # type: ignore[arg-type]
+        rich=lambda: False,
+        message_requests=lambda: False,
+    )
     asking = asyncio.ensure_future(
         broker.ask("item/commandExecution/requestApproval", ASK_TO_RUN_LS)
     )

@@ -69,7 +69,8 @@ def test_inline_edit_accepted_then_undone(scripted_model, tmp_path):
     # The instruction, the file and the selected line went to the turn.
     assert "make the greeting say hello" in asked and "app.py" in asked
     assert 'print("hi")' in asked
-    assert (ws / "app.py").read_text() == APP  # the editor applied it; the disk is untouched
+    # The accepted change was written; the suite's `u` took it back in the buffer only.
+    assert (ws / "app.py").read_text() == APP.replace('"hi"', '"hello"')
 
 
 def test_inline_edit_rejected(scripted_model, tmp_path):
@@ -141,3 +142,28 @@ def test_plugin_units_and_start_up_failures(tmp_path):
     (bad / "config.toml").write_text('model = "m"\napproval_policy = "sometimes"\n')
 
     _check(run_suite("units", tmp_path, codex_home=home, env={"CODEX_NVIM_BAD_HOME": str(bad)}))
+
+
+def test_patches_are_on_disk_for_the_next_command_and_undo_this_turn(scripted_model, tmp_path):
+    home, ws = _setup(tmp_path, scripted_model)
+    (ws / "lib.py").write_text("LIB = 1\n")
+    patch = GREETING_PATCH.replace(
+        "*** End Patch", "*** Update File: lib.py\n@@\n-LIB = 1\n+LIB = 2\n*** End Patch"
+    )
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", patch, call_id="p1"))
+    scripted_model.enqueue(
+        function_call_response(
+            "exec_command",
+            {"cmd": "cat app.py lib.py", "workdir": str(ws)},
+            call_id="c1",
+            response_id="resp_cat",
+        )
+    )
+    scripted_model.enqueue(text_response("Checked both files.", response_id="resp_3"))
+
+    _check(run_suite("disk_truth", tmp_path, codex_home=home, workspace=ws))
+
+    output = _tool_output(scripted_model.requests[2].body, "c1")
+    assert 'print("hello")' in output and "LIB = 2" in output, output
+    assert (ws / "app.py").read_text() == APP
+    assert (ws / "lib.py").read_text() == "LIB = 1\n"

@@ -34,7 +34,8 @@ def test_accept_one_hunk_and_reject_the_other(scripted_model, tmp_path):
 
     check(run_suite("hunks", tmp_path, codex_home=home, workspace=ws))
 
-    assert (ws / "calc.py").read_text() == CALC  # the editor holds the change until it is saved
+    # The hunk the user kept is written as it lands; the declined one is not.
+    assert (ws / "calc.py").read_text() == CALC.replace("return 1\n", "return 10\n")
     told = tool_output(scripted_model.requests[-1].body, "p1")
     assert "The user declined 1 of 2 hunks; it was not applied:" in told
     assert "calc.py @@" in told and "+    return 20" in told

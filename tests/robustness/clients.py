@@ -232,7 +232,9 @@ class LspDoor(Door):
         return json.loads(body)
 
     def initialize(self) -> None:
-        self.result("initialize", {"capabilities": {}, "processId": None})
+        # A client of the codex/* methods: it is sent the codex/* notifications.
+        capabilities = {"experimental": {"codex": {}}}
+        self.result("initialize", {"capabilities": capabilities, "processId": None})
         self.send({"method": "initialized", "params": {}})
 
 

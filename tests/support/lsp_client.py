@@ -107,6 +107,10 @@ class Editor:
     prompts: list[types.ShowMessageRequestParams] = field(default_factory=list)
     edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     rich_requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # Send the `didChange` of an applied edit only when the test says so (`flush_changes`), as
+    # editors that sync on an idle timer do: until then the server's copy lags the buffer.
+    lag_changes: bool = False
+    held_changes: list[types.DidChangeTextDocumentParams] = field(default_factory=list)
 
 
 class RecordingProtocol(LanguageClientProtocol):
@@ -213,24 +217,32 @@ class EditorClient(LanguageClient):
         )
         return doc_uri
 
-    def type_text(self, doc_uri: str, new_text: str) -> None:
+    def type_text(self, doc_uri: str, new_text: str, *, hold: bool = False) -> None:
         """The user replaces the buffer's text (one incremental change covering it all)."""
         buffer = self.editor.buffers[doc_uri]
         end = _end_position(buffer.text)
         buffer.version += 1
         buffer.text = new_text
-        self.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=doc_uri, version=buffer.version
-                ),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(start=types.Position(0, 0), end=end), text=new_text
-                    )
-                ],
-            )
+        change = types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(
+                uri=doc_uri, version=buffer.version
+            ),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=types.Position(0, 0), end=end), text=new_text
+                )
+            ],
         )
+        if hold:
+            self.editor.held_changes.append(change)
+        else:
+            self.text_document_did_change(change)
+
+    def flush_changes(self) -> None:
+        """Send the held `didChange` notifications, in order."""
+        held, self.editor.held_changes = self.editor.held_changes, []
+        for change in held:
+            self.text_document_did_change(change)
 
     # -- the editor's side of workspace/applyEdit ------------------------------------------
 
@@ -274,7 +286,8 @@ class EditorClient(LanguageClient):
                 return None
             if version is not None and version != buffer.version:
                 return f"{doc_uri} is at version {buffer.version}, not {version}"
-            self.type_text(doc_uri, apply_text_edits(buffer.text, list(change.edits)))
+            new_text = apply_text_edits(buffer.text, list(change.edits))
+            self.type_text(doc_uri, new_text, hold=self.editor.lag_changes)
             return None
         if isinstance(change, types.CreateFile):
             path = Path(to_fs_path(change.uri) or "")
@@ -308,12 +321,18 @@ def editor_capabilities(
     annotations: bool = False,
     message_requests: bool = True,
     codex: dict[str, Any] | None = None,
+    plain: bool = False,
 ) -> types.ClientCapabilities:
     """A capable editor's capabilities. `annotations`: it confirms annotated edits;
     `message_requests=False`: it cannot answer `window/showMessageRequest`; `codex`: more
-    `experimental.codex` flags."""
-    flags = {**({"richApprovals": True} if rich else {}), **(codex or {})}
-    experimental = {"codex": flags} if flags else None
+    `experimental.codex` flags; `plain`: no `experimental.codex` at all (no `codex/*`
+    notifications), and no `window.showMessage` either, as eglot and lsp-mode declare."""
+    flags = {
+        **({"richApprovals": True} if rich else {}),
+        **({} if message_requests else {"messageRequests": False}),
+        **(codex or {}),
+    }
+    experimental = None if plain else {"codex": flags}
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=apply_edit,
@@ -339,7 +358,7 @@ def editor_capabilities(
                         additional_properties_support=False
                     )
                 )
-                if message_requests
+                if message_requests and not plain
                 else None
             ),
         ),
@@ -486,6 +505,7 @@ class EditorSession:
         annotations: bool = False,
         message_requests: bool = True,
         codex: dict[str, Any] | None = None,
+        plain: bool = False,
         args: tuple[str, ...] = (),
         command: list[str] | None = None,
     ) -> None:
@@ -497,6 +517,7 @@ class EditorSession:
             annotations=annotations,
             message_requests=message_requests,
             codex=codex,
+            plain=plain,
         )
         self.command = command
         self.args = args

@@ -112,7 +112,8 @@ class LspProcess:
             {
                 "processId": os.getpid(),
                 "rootUri": self.cwd.as_uri(),
-                "capabilities": {"workspace": {"applyEdit": True}},
+                # A client of the codex/* methods: it is sent the codex/* notifications.
+                "capabilities": {"workspace": {"applyEdit": True}, "experimental": {"codex": {}}},
             },
         )
         self.notify("initialized", {})

@@ -77,6 +77,16 @@ TWO_FILES_PATCH = """*** Begin Patch
 -beta
 +BETA
 *** End Patch"""
+DISK_PATCH = """*** Begin Patch
+*** Update File: gamma.txt
+@@
+-gamma
++GAMMA
+*** Update File: delta.txt
+@@
+-delta
++DELTA
+*** End Patch"""
 APPLY_PATCH = """*** Begin Patch
 *** Update File: edit_me.py
 @@
@@ -276,6 +286,22 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             ),
             _one(text_response("Upper-cased both files.", response_id="resp_t2")),
         ],
+        "diskTruth": [
+            _one(
+                custom_tool_call_response(
+                    "apply_patch", DISK_PATCH, call_id="call_disk", response_id="resp_d1"
+                )
+            ),
+            _one(
+                function_call_response(
+                    "exec_command",
+                    {"cmd": "cat gamma.txt delta.txt", "workdir": str(ws)},
+                    call_id="call_cat",
+                    response_id="resp_d2",
+                )
+            ),
+            _one(text_response("Both files read back.", response_id="resp_d3")),
+        ],
         "editorContext": [
             _one(
                 function_call_response(name, arguments, call_id=call_id, response_id=f"resp_ec{n}")
@@ -315,6 +341,8 @@ def journey_workspace(path: Path) -> Path:
             "stats.py": "def average(xs):\n    return sum(xs) / len(xs) if xs else 0.0\n",
             "alpha.txt": "alpha\n",
             "beta.txt": "beta\n",
+            "gamma.txt": "gamma\n",
+            "delta.txt": "delta\n",
             "calc.py": CALC,
         },
     )

@@ -38,8 +38,9 @@ H.run("inline edit accepted then undone", function()
   end)
   H.eq(#vim.api.nvim_buf_get_extmarks(buf, preview.ns, 0, -1, {}), 0, "preview marks after accepting")
   H.eq(H.lines(buf), { "def main():", '    print("hello")', "", "main()" }, "buffer after the edit")
-  -- The editor owns the change: the file on disk is untouched until the user writes.
-  H.has(H.read(H.ws .. "/app.py"), 'print("hi")', "file on disk")
+  -- The change is written at once, so the agent's next command reads it; nothing is left unsaved.
+  H.has(H.read(H.ws .. "/app.py"), 'print("hello")', "file on disk")
+  H.eq(vim.bo[buf].modified, false, "the buffer is saved")
 
   local edits = require("codex.inline").edits
   H.wait("the edit turn to finish", function()

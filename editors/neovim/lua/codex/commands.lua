@@ -37,6 +37,10 @@ function M.register()
     codex().interrupt()
   end, { desc = "Interrupt the running Codex turn" })
 
+  command("CodexUndoTurn", function()
+    codex().undo_turn()
+  end, { desc = "Undo the last Codex turn: every file it changed, on disk and in buffers" })
+
   command("CodexReview", function(o)
     codex().review(o.args)
   end, {

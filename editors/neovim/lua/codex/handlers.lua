@@ -64,8 +64,8 @@ local function show_message(_, params)
   return vim.NIL
 end
 
--- The buffers a WorkspaceEdit changes.
-local function edited_buffers(edit)
+-- The URIs a WorkspaceEdit changes.
+local function edited_uris(edit)
   local uris = {}
   for uri in pairs(edit.changes or {}) do
     uris[uri] = true
@@ -77,41 +77,53 @@ local function edited_buffers(edit)
       uris[change.newUri or change.uri] = true
     end
   end
-  local bufs = {}
+  return uris
+end
+
+-- The buffers of `uris` that are loaded now (names compared whole: bufnr() takes a pattern).
+local function loaded_buffers(uris)
+  local names = {}
   for uri in pairs(uris) do
-    local buf = vim.uri_to_bufnr(uri)
-    if vim.api.nvim_buf_is_loaded(buf) then
-      table.insert(bufs, buf)
+    names[vim.fs.normalize(vim.uri_to_fname(uri))] = true
+  end
+  local bufs = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and names[vim.fs.normalize(vim.api.nvim_buf_get_name(buf))] then
+      bufs[buf] = true
     end
   end
   return bufs
 end
 
--- `workspace/applyEdit` as Neovim applies it (one undo step per buffer), then a word about
--- files changed in buffers no window shows, which stay unsaved until written.
+-- `workspace/applyEdit` as Neovim applies it (one undo step per buffer), then written: the
+-- agent's next command reads the disk, and no buffer is left modified by the agent alone
+-- (`:qa` works). Unsaved text of the user's in an edited buffer was read by the agent and is
+-- written with its change. A buffer loaded only to take the edit is unloaded again.
 local function apply_edit(_, params, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   if not (client and params and params.edit) then
     return { applied = false, failureReason = "no edit to apply" }
   end
+  local uris = edited_uris(params.edit)
+  local before = loaded_buffers(uris)
   local ok, err = pcall(vim.lsp.util.apply_workspace_edit, params.edit, client.offset_encoding)
   if not ok then
     return { applied = false, failureReason = tostring(err) }
   end
-  local hidden = {}
-  for _, buf in ipairs(edited_buffers(params.edit)) do
-    if #vim.fn.win_findbuf(buf) == 0 and vim.bo[buf].modified then
-      table.insert(hidden, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:."))
+  for buf in pairs(loaded_buffers(uris)) do
+    if vim.bo[buf].modified and vim.bo[buf].buftype == "" then
+      -- No autocommands: a formatter on save would make the disk differ from the edit.
+      local wrote, problem = pcall(vim.api.nvim_buf_call, buf, function()
+        vim.cmd("silent noautocmd lockmarks update")
+      end)
+      if not wrote then
+        -- The edit is in the buffer; the server writes the disk when the editor did not.
+        vim.notify("codex: could not write " .. vim.api.nvim_buf_get_name(buf) .. ": " .. tostring(problem), vim.log.levels.WARN)
+      end
     end
-  end
-  if #hidden > 0 then
-    table.sort(hidden)
-    vim.notify(
-      ("codex: changed %s in a buffer no window shows; it is not saved yet (:wall writes it)"):format(
-        table.concat(hidden, ", ")
-      ),
-      vim.log.levels.INFO
-    )
+    if not before[buf] and #vim.fn.win_findbuf(buf) == 0 and not vim.bo[buf].modified then
+      pcall(vim.api.nvim_buf_delete, buf, { unload = true })
+    end
   end
   return { applied = true }
 end

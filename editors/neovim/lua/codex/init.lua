@@ -121,6 +121,12 @@ function M.interrupt()
   require("codex.threads").interrupt()
 end
 
+--- Undo the last Codex turn that changed files, on disk and in the buffers.
+function M.undo_turn(thread_id)
+  M.ensure_setup()
+  require("codex.threads").undo_turn(thread_id)
+end
+
 --- Edit lines l1..l2 of `bufnr` (default: current line) following `instruction`;
 --- without an instruction, ask for one.
 function M.edit(instruction, bufnr, l1, l2)

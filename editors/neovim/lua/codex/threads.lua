@@ -228,6 +228,32 @@ function M.interrupt(thread_id)
   client_mod.request(client, "codex/turn/interrupt", { threadId = thread_id, turnId = turn })
 end
 
+--- Undo the last turn that changed files (of `thread_id`, default: the last one): the server
+--- puts every file back on disk and in the buffers.
+function M.undo_turn(thread_id)
+  local client = (thread_id and M.client_of(thread_id)) or client_mod.get(0)
+  if not client then
+    client_mod.notify("Codex is not running")
+    return
+  end
+  local params = thread_id and { threadId = thread_id } or vim.empty_dict()
+  client_mod.request(client, "codex/turn/undo", params, function(result)
+    local names = {}
+    for _, path in ipairs(result.restored or {}) do
+      table.insert(names, vim.fn.fnamemodify(path, ":t"))
+    end
+    local message = "undid the turn in " .. (#names > 0 and table.concat(names, ", ") or "no file")
+    if result.skipped and #result.skipped > 0 then
+      local left = {}
+      for _, s in ipairs(result.skipped) do
+        table.insert(left, ("%s (%s)"):format(vim.fn.fnamemodify(s.path, ":t"), s.reason))
+      end
+      message = message .. "; left alone: " .. table.concat(left, ", ")
+    end
+    client_mod.notify(message)
+  end)
+end
+
 local function label(thread)
   local when = thread.updatedAt and os.date("%Y-%m-%d %H:%M", thread.updatedAt) or ""
   local title = thread.name or thread.preview

@@ -1,6 +1,7 @@
 /**
- * Keep, Undo and Diff for the files a finished turn changed. Keep saves what Codex wrote (it
- * landed in the editor's buffers, unsaved); Undo puts the file back as it was before the turn,
+ * Keep, Undo and Diff for the files a finished turn changed: review after the fact, as Codex's
+ * changes are saved when they land. Keep marks the file reviewed (and saves it if the user
+ * has typed in it since); Undo puts the file back as it was before the turn,
  * from the turn's own diffs, and saves it; Diff shows the file before the turn against now.
  * A file edited since, where the diffs no longer fit, is left alone with a message that says
  * so (the editor's own Undo still has the history).

@@ -15,7 +15,7 @@ import type {
   TurnOverrides,
   TurnTask,
 } from '../shared/protocol';
-import { errorText, type ServerConnection } from './server';
+import { errorText, type ServerConnection, type UndoTurnResult } from './server';
 import type { ChatStore } from './store';
 
 const THREAD_KEY = 'codexChat.threadId';
@@ -217,6 +217,11 @@ export class ChatController {
 
   private async startTask(threadId: string, task: TurnTask, context: ContextItem[]): Promise<void> {
     await this.server.request('turn/startTask', { threadId, task, context, ...this.overrides() });
+  }
+
+  /** Undo the last turn that changed files (of this conversation's thread, when it has one). */
+  async undoTurn(): Promise<UndoTurnResult> {
+    return this.server.undoTurn(this.store.state.conversation?.threadId);
   }
 
   async interrupt(): Promise<boolean> {

@@ -116,6 +116,17 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
       }),
     ),
     vscode.commands.registerCommand(
+      'codexChat.undoTurn',
+      guarded('Undo this turn', async () => {
+        const result = await controller.undoTurn();
+        const names = result.restored.map((p) => p.split('/').pop()).join(', ') || 'no file';
+        const left = result.skipped.map((s) => `${s.path.split('/').pop()} (${s.reason})`).join(', ');
+        const message = `Codex: undid the turn in ${names}${left ? `; left alone: ${left}` : ''}`;
+        void (left ? vscode.window.showWarningMessage(message) : vscode.window.showInformationMessage(message));
+        return result;
+      }),
+    ),
+    vscode.commands.registerCommand(
       'codexChat.interrupt',
       guarded('Stop', async () => {
         if (!(await controller.interrupt())) void vscode.window.showInformationMessage('Codex: nothing is running.');

@@ -19,6 +19,7 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   type Middleware,
+  ResponseError,
   RevealOutputChannelOn,
   type ServerOptions,
   State,
@@ -126,8 +127,24 @@ class CodexCapabilitiesFeature implements StaticFeature {
 /**
  * The answer to a `workspace/applyEdit` goes out only after the document notifications the edit
  * caused: the server reads from them what landed (in the Refactor Preview the user may have
- * kept only some hunks), and an answer that overtook them would say nothing changed.
+ * kept only some hunks), and an answer that overtook them would say nothing changed. The
+ * documents the edit changed are saved first: the agent's next command reads the disk, and
+ * no file is left dirty by the agent (Keep / Undo review what is already saved).
  */
+/** Save the open documents a workspace edit changed (an unsaved edit of the user's in one too). */
+async function saveEdited(edit: {
+  changes?: { [uri: string]: unknown };
+  documentChanges?: ({ textDocument: { uri: string } } | { kind: string; uri?: string; newUri?: string })[];
+}): Promise<void> {
+  const uris = new Set(Object.keys(edit.changes ?? {}).map((u) => vscode.Uri.parse(u).toString()));
+  for (const change of edit.documentChanges ?? []) {
+    const uri = 'textDocument' in change ? change.textDocument.uri : (change.newUri ?? change.uri);
+    if (uri) uris.add(vscode.Uri.parse(uri).toString());
+  }
+  const dirty = vscode.workspace.textDocuments.filter((d) => d.isDirty && uris.has(d.uri.toString()));
+  await Promise.allSettled(dirty.map((d) => d.save()));
+}
+
 function syncedEditsMiddleware(): Middleware {
   const sending = new Set<Promise<void>>();
   const track = async (sent: Promise<void>): Promise<void> => {
@@ -146,10 +163,17 @@ function syncedEditsMiddleware(): Middleware {
         // The handler behind `next` never looks at the token; the middleware is not given one.
         const result = await next(params, CancellationToken.None);
         await Promise.allSettled([...sending]);
+        if (!(result instanceof ResponseError) && result.applied) await saveEdited(params.edit);
         return result;
       },
     },
   };
+}
+
+export interface UndoTurnResult {
+  turnId: string;
+  restored: string[];
+  skipped: { path: string; reason: string }[];
 }
 
 export class ServerConnection implements vscode.Disposable {
@@ -322,6 +346,15 @@ export class ServerConnection implements vscode.Disposable {
       if (choice === 'Open settings') void openSettings();
       if (choice === 'Restart') void this.start();
     });
+  }
+
+  /** `codex/turn/undo` (this server's own, not v2): every file the last turn changed, put back. */
+  async undoTurn(threadId?: string): Promise<UndoTurnResult> {
+    const client = this.client;
+    if (!client || !this.running) {
+      throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
+    }
+    return client.sendRequest<UndoTurnResult>('codex/turn/undo', threadId ? { threadId } : {});
   }
 
   /** The v2 request `method` over LSP (`codex/<method>`), with the params and result v2 types for it. */

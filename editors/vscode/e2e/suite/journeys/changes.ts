@@ -1,7 +1,7 @@
 /** A turn's changed files: kept for one, undone for the other, each with its diff. */
 
 import * as vscode from 'vscode';
-import { ACCEPT, assert, enqueue, freshThread, type Journey, readDisk, turnFinished, ui, waitFor, workspaceFile } from '../support';
+import { ACCEPT, assert, enqueue, freshThread, type Journey, modelRequests, readDisk, turnFinished, ui, waitFor, workspaceFile } from '../support';
 
 export const changeJourneys: Journey[] = [
   {
@@ -23,6 +23,7 @@ export const changeJourneys: Journey[] = [
       await turnFinished(api, threadId);
       await ui('chat.waitFor', { selector: '.changes', text: '2 files changed' });
       await waitFor('both buffers changed', () => alphaDoc.getText() === 'ALPHA\n' && betaDoc.getText() === 'BETA\n');
+      assert(!alphaDoc.isDirty && !betaDoc.isDirty, 'the change is saved as it lands');
 
       await ui('chat.click', { selector: '.change-row[data-path$="alpha.txt"] button[data-action="changeDiff"]' });
       const diffTab = await waitFor('the diff editor', () => {
@@ -40,6 +41,38 @@ export const changeJourneys: Journey[] = [
       await waitFor('beta back as it was', async () => (await readDisk(beta)) === 'beta\n' && betaDoc.getText() === 'beta\n');
       assert(!alphaDoc.isDirty && !betaDoc.isDirty, 'nothing is left unsaved');
       await ui('screenshot', { name: 'changes-keep-undo' });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+  {
+    name: 'disk: after a patch the next command reads the new text, nothing is left dirty, and Undo this turn puts both files back',
+    screenshot: 'disk-undo-turn',
+    async run(api, ctx) {
+      const gamma = workspaceFile(ctx, 'gamma.txt');
+      const delta = workspaceFile(ctx, 'delta.txt');
+      // gamma is open as the user left it; delta was never opened.
+      const gammaDoc = await vscode.workspace.openTextDocument(gamma);
+      await vscode.window.showTextDocument(gammaDoc, { preview: false });
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'diskTruth');
+      await ui('chat.send', { text: 'Upper-case gamma and delta, then show them' });
+      await ui('chat.waitFor', { selector: '.request.approval', text: 'Apply these 2 changes?' });
+      await ui('chat.click', { selector: `.request.approval ${ACCEPT}` });
+      await ui('chat.waitFor', { selector: '.request.approval', text: 'Run this command?' });
+      await ui('chat.click', { selector: `.request.approval ${ACCEPT}` });
+      await turnFinished(api, threadId);
+      const sent = JSON.stringify(await modelRequests(ctx));
+      assert(sent.includes('GAMMA\\nDELTA'), 'the command after the patch read the new text from disk');
+      assert((await readDisk(gamma)) === 'GAMMA\n' && (await readDisk(delta)) === 'DELTA\n', 'both files on disk');
+      assert(!gammaDoc.isDirty, 'the open file is saved');
+      const dirty = vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file');
+      assert(dirty.length === 0, `no dirty document, got ${dirty.map((d) => d.uri.fsPath).join(', ')}`);
+
+      const undone = await vscode.commands.executeCommand<{ error?: string; restored?: string[] }>('codexChat.undoTurn');
+      assert(!undone?.error, `Undo this turn failed: ${undone?.error}`);
+      await waitFor('both files back', async () => (await readDisk(gamma)) === 'gamma\n' && (await readDisk(delta)) === 'delta\n' && gammaDoc.getText() === 'gamma\n');
+      assert(!gammaDoc.isDirty, 'nothing is left unsaved after the undo');
+      await ui('screenshot', { name: 'disk-undo-turn' });
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     },
   },
