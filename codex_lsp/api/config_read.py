@@ -71,9 +71,7 @@ def read_config(params: ConfigReadParams, config: Any) -> ConfigReadResponse:
         layers = [ConfigLayer(name=user, version=user_meta.version, config=_user_layer_values(raw))]
         if flags_values:
             layers.append(
-                ConfigLayer(
-                    name=flags_meta.name, version=flags_meta.version, config=flags_values
-                )
+                ConfigLayer(name=flags_meta.name, version=flags_meta.version, config=flags_values)
             )
     return ConfigReadResponse(config=Config.model_validate(values), origins=known, layers=layers)
 

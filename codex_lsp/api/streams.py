@@ -57,9 +57,7 @@ class ReasoningStream:
         self.final_content: list[str] = []
         self.started_ms = now_ms()
 
-    def apply(
-        self, msg: Any, thread_id: str, turn_id: str
-    ) -> list[tuple[str, ReasoningDelta]]:
+    def apply(self, msg: Any, thread_id: str, turn_id: str) -> list[tuple[str, ReasoningDelta]]:
         """Take one reasoning event of the turn `turn_id`; returns the notifications
         (method, params) it makes."""
         if isinstance(msg, ev.AgentReasoningDeltaEvent):

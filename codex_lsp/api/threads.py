@@ -244,7 +244,7 @@ class ThreadManager:
                 mode="default",
                 settings=CollaborationModeSettings(
                     model=configured.model, reasoning_effort=configured.reasoning_effort
-                )
+                ),
             )
         return model(
             **extra,

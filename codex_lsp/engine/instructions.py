@@ -131,6 +131,7 @@ def contextual_user_message(ctx: TurnContext) -> dict[str, Any]:
 
 def context_update_message(previous: TurnContext, current: TurnContext) -> dict[str, Any] | None:
     """A developer note when cwd or policies changed between turns, else None."""
+
     def shape(ctx: TurnContext) -> tuple[object, ...]:
         return (
             ctx.cwd,

@@ -33,9 +33,7 @@ def _called(node: ast.expr) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
 
 
-def _built_in(
-    function: ast.AST, returns: dict[str, str], where: str
-) -> list[tuple[str, str, str]]:
+def _built_in(function: ast.AST, returns: dict[str, str], where: str) -> list[tuple[str, str, str]]:
     # Params built into a local first (`params = Model(...)`, then sent) count as built here.
     locals_built: dict[str, str] = {}
     for node in ast.walk(function):

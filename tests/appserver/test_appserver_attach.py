@@ -266,9 +266,7 @@ def test_the_launcher_runs_with_the_standard_library_only(tmp_path):
     assert out.stdout.strip() == "[]"
 
 
-def test_a_session_warns_about_a_broken_config_toml_and_stays_up(
-    scripted_model, tmp_path, runtime
-):
+def test_a_session_warns_about_a_broken_config_toml_and_stays_up(scripted_model, tmp_path, runtime):
     home, ws = make_home(tmp_path, scripted_model.base_url)
     with app_server(home, ws, args=("--attach",), env=_env(runtime)) as first:
         assert first.close() == 0

@@ -114,7 +114,7 @@ async def test_input_read_before_the_reader_existed_comes_first_and_joins_what_f
     # What an early reader took from the descriptor: a whole line and the start of another.
     reader = LineReader(read_end, asyncio.get_running_loop(), consumed=b'{"a":1}\n{"b"')
     assert await reader.readline() == b'{"a":1}\n'
-    os.write(write_end, b':2}\n')
+    os.write(write_end, b":2}\n")
     os.close(write_end)
     assert await reader.readline() == b'{"b":2}\n'
     assert await reader.readline() is None

@@ -95,8 +95,7 @@ def test_command_approval_accepted_runs_it_and_streams_its_output(scripted_model
         params = request["params"]
         assert params["itemId"] == "call_cmd" and params["threadId"] == thread["id"]
         assert (
-            params["command"]
-            == "/bin/sh -lc 'printf '\"'\"'hi\\n'\"'\"' > out.txt && cat out.txt'"
+            params["command"] == "/bin/sh -lc 'printf '\"'\"'hi\\n'\"'\"' > out.txt && cat out.txt'"
         )
         assert params["cwd"] == str(ws)
         # A script with redirections is not a plain read: the parser says "unknown".

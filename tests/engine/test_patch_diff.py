@@ -128,8 +128,6 @@ def test_a_patch_diff_from_its_own_chunks_matches_the_whole_file_diff(tmp_path: 
     [operation] = plan.operations
     assert operation.edits is not None, "the chunks' ranges were recorded"
     from_chunks = operation.unified_diff()
-    whole = unified_diff(
-        operation.old_content or "", operation.new_content or "", "f.py", "f.py"
-    )
+    whole = unified_diff(operation.old_content or "", operation.new_content or "", "f.py", "f.py")
     assert from_chunks == whole
     assert apply_unified(operation.old_content or "", from_chunks) == operation.new_content

@@ -62,9 +62,7 @@ def test_send_response_writes_a_result_or_an_error() -> None:
     # Every response passes through it: the override tracks ids in flight there.
     protocol, sink = _protocol()
     protocol._send_response("a", result=[1])
-    protocol._send_response(
-        "b", error=types.ResponseError(code=-32603, message="went wrong")
-    )
+    protocol._send_response("b", error=types.ResponseError(code=-32603, message="went wrong"))
     assert sink.messages[0] == {"jsonrpc": "2.0", "id": "a", "result": [1]}
     assert sink.messages[1]["id"] == "b"
     assert sink.messages[1]["error"] == {"code": -32603, "message": "went wrong"}

@@ -15,6 +15,8 @@ HELLO = (
     '+    print("hello")\n'
     "*** End Patch"
 )
+
+
 def test_accepting_after_an_edit(scripted_model, tmp_path):
     home, ws = workspace(tmp_path, scripted_model)
     scripted_model.enqueue(custom_tool_call_response("apply_patch", HELLO, call_id="p1"))

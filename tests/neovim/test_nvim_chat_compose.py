@@ -19,9 +19,7 @@ LOUD = (
     '+    print("HI")\n'
     "*** End Patch"
 )
-MESSAGE = (
-    "first line\nsecond line, see #buffer and #selection\nthird: @util.py and #diagnostics"
-)
+MESSAGE = "first line\nsecond line, see #buffer and #selection\nthird: @util.py and #diagnostics"
 
 
 def test_a_composed_message_with_context_reaches_the_model(scripted_model, tmp_path):

@@ -26,7 +26,6 @@ def issuer() -> Iterator[FakeIssuer]:
     fake.close()
 
 
-
 def begin(issuer: FakeIssuer, store: AuthStore, **options) -> tuple[BrowserLogin, dict]:
     login = BrowserLogin(store, issuer=issuer.url + "/", client_id="test-client", **options)
     login_id, auth_url = login.start()

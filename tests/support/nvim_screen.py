@@ -97,9 +97,7 @@ class ScreenClient:
                     raise
                 time.sleep(0.02)
         self._sock = sock
-        self._request(
-            "nvim_ui_attach", [self.grid.width, self.grid.height, {"ext_linegrid": True}]
-        )
+        self._request("nvim_ui_attach", [self.grid.width, self.grid.height, {"ext_linegrid": True}])
         self._thread = threading.Thread(target=self._read, name="nvim-screen", daemon=True)
         self._thread.start()
 

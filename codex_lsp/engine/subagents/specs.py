@@ -115,7 +115,6 @@ TOOL_SPECS: list[dict[str, Any]] = [
 ]
 
 
-
 def root_section(max_active: int) -> str:
     return (
         "## Subagents\n"
