@@ -14,8 +14,10 @@ import re
 import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
-from codex_lsp.store.secrets import known
+if TYPE_CHECKING:
+    from codex_lsp.store.secrets import Redactor
 
 _SECRET_PATTERNS = (
     # "apiKey": "..." / api_key=... / Authorization: Bearer ... in JSON, reprs, headers
@@ -36,7 +38,13 @@ def redact(text: str) -> str:
     """`text` with the configured secrets and anything that looks like a credential masked."""
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + MASK, text)
-    return known().values(text)
+    # Looked up, not imported: a cold `serve` answers `initialize` before it loads the config
+    # (and pydantic with it), and until the config is loaded no secret is configured.
+    loaded = sys.modules.get("codex_lsp.store.secrets")
+    if loaded is None:
+        return text
+    configured = cast("Redactor", loaded.known())
+    return configured.values(text)
 
 
 class RedactingFormatter(logging.Formatter):

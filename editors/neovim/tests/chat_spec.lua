@@ -36,7 +36,9 @@ H.run("chat round trip with a command approval", function()
   end)
   local prompt = asked[1].prompt
   H.eq(asked[1].kind, "codex.command_approval", "prompt kind")
-  H.has(prompt, "run `printf 'built ok\\n' > build.log; cat build.log`", "the command in the prompt")
+  H.has(prompt, "`printf 'built ok\\n' > build.log; cat build.log`", "the command in the prompt")
+  -- The model asked to leave the sandbox: the prompt says so before the choices.
+  H.has(prompt, "wants to run OUTSIDE the sandbox", "the escalation in the prompt")
   H.has(prompt, "in " .. vim.fn.fnamemodify(H.ws, ":~"), "the cwd in the prompt")
   H.has(prompt, "write the build log", "the reason in the prompt")
   H.eq(asked[1].labels, {

@@ -11,6 +11,7 @@ import {
   freshThread,
   type Journey,
   modelRequests,
+  readDisk,
   selectLine,
   textsByRole,
   turnFinished,
@@ -113,9 +114,10 @@ export const editorJourneys: Journey[] = [
       const [request] = await modelRequests(ctx);
       assert(request.body.model === 'gpt-5.4-mini', `the picked model, got ${request.body.model}`);
       assert(request.body.reasoning?.effort === 'low', `the picked effort, got ${JSON.stringify(request.body.reasoning)}`);
-      await vscode.window.showTextDocument(editor.document);
-      await vscode.commands.executeCommand('undo');
-      await waitFor('undo', () => editor.document.getText() === original);
+      // The change is on disk too; "Undo this turn" puts back the file and the buffer.
+      const undone = await vscode.commands.executeCommand<{ error?: string }>('codexChat.undoTurn');
+      assert(!undone?.error, `Undo this turn failed: ${undone?.error}`);
+      await waitFor('undo', async () => editor.document.getText() === original && (await readDisk(editor.document.uri)) === original);
 
       // Back to "as configured": the configured "untrusted" asks again.
       await ui('chat.select', { selector: '#policy', value: '' });
