@@ -10,12 +10,13 @@ or unread names the revision it saw and is refused when something happened since
 from __future__ import annotations
 
 import json
-import os
 import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from codex_lsp.store.sidecar import append_line
 
 READ_STATE_FILENAME = "thread_read_state.jsonl"
 THREAD_START = "threadStart"
@@ -76,13 +77,7 @@ def read_state(home: Path, thread_id: str) -> ReadState:
 def _record(home: Path, thread_id: str, first_unread: str | None) -> ReadState:
     state = ReadState(first_unread, str(uuid.uuid4()))
     entry = {"id": thread_id, "first_unread": first_unread, "revision": state.revision}
-    data = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(_path(home), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, data)  # one O_APPEND write: concurrent writers never interleave a line
-    finally:
-        os.close(fd)
+    append_line(_path(home), entry)
     return state
 
 

@@ -9,10 +9,11 @@ thread began.
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from codex_lsp.store.sidecar import append_line
 
 METADATA_FILENAME = "thread_metadata.jsonl"
 _MISSING = object()
@@ -26,13 +27,7 @@ def record_git(home: Path, thread_id: str, git: dict[str, Any] | None) -> None:
     """Record `git` (`sha`, `branch`, `origin_url`; None for none) as the thread's Git metadata."""
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     entry = {"id": thread_id, "git": git, "updated_at": now}
-    data = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(metadata_path(home), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, data)  # one O_APPEND write: concurrent writers never interleave a line
-    finally:
-        os.close(fd)
+    append_line(metadata_path(home), entry)
 
 
 def load_git(home: Path) -> dict[str, dict[str, Any] | None]:
