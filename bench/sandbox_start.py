@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from codex_lsp.protocol.policy import ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import wrap_command
 
 BUDGET_MS = 30.0

@@ -57,7 +57,7 @@ async def _serve(services: Any) -> None:
     import anyio
 
     from codex_lsp.engine.codex import Codex
-    from codex_lsp.protocol.events import ErrorEvent, Event
+    from codex_lsp.protocol.core.events import ErrorEvent, Event
 
     async with Codex(services) as codex, anyio.create_task_group() as tg:
         tg.start_soon(_write_events, codex)

@@ -9,8 +9,8 @@ from pydantic import TypeAdapter
 
 from codex_lsp.engine.models import DEFAULT_MODEL, model_info
 from codex_lsp.engine.turn_context import TurnContext
-from codex_lsp.protocol.ops import ConfigureSession
-from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy
+from codex_lsp.protocol.core.ops import ConfigureSession
+from codex_lsp.protocol.core.policy import AskForApproval, SandboxPolicy
 
 _policy_adapter: TypeAdapter[Any] = TypeAdapter(SandboxPolicy)
 

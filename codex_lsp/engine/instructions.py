@@ -14,7 +14,7 @@ from typing import Any
 
 from codex_lsp.engine.prompts import render
 from codex_lsp.engine.turn_context import PROJECT_DOC_MAX_BYTES, TurnContext
-from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
+from codex_lsp.protocol.core.policy import AskForApproval, DangerFullAccess, ReadOnly
 from codex_lsp.sandbox import is_repository_entry
 from codex_lsp.store.bounded_read import read_bytes
 

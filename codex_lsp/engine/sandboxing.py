@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_lsp.engine.env_policy import shell_environment
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import (
     HeldRoots,
     ResourceLimits,

@@ -20,7 +20,7 @@ from codex_lsp.store.config import Config
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import Session
-    from codex_lsp.protocol.ops import Op
+    from codex_lsp.protocol.core.ops import Op
 
 
 @dataclass
@@ -81,7 +81,7 @@ class EngineServices:
             None,
         )
         if handler is None:
-            from codex_lsp.protocol.events import ErrorEvent
+            from codex_lsp.protocol.core.events import ErrorEvent
 
             codex.event(sub_id, ErrorEvent(message=f"op {op.type!r} is not supported here"))
             return

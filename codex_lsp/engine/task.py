@@ -30,7 +30,7 @@ from codex_lsp.engine.tools.config import TurnTools, turn_tools
 from codex_lsp.engine.tools.router import output_item
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelError, Prompt
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     ErrorEvent,
     ProposedPlanEvent,
     TaskCompleteEvent,
@@ -38,7 +38,7 @@ from codex_lsp.protocol.events import (
     UserMessageEvent,
     WarningEvent,
 )
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     MAX_USER_INPUT_TEXT_CHARS,
     ImageInput,
     LocalImageInput,

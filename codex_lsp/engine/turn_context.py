@@ -11,14 +11,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     CollaborationModeKind,
     Personality,
     ReasoningEffort,
     ReasoningSummary,
 )
-from codex_lsp.protocol.policy import AskForApproval, ReadOnly, SandboxPolicy, has_network_access
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.policy import (
+    AskForApproval,
+    ReadOnly,
+    SandboxPolicy,
+    has_network_access,
+)
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from codex_lsp.sandbox import HeldRoots, hold_roots
 
 # Context window assumed for models we know nothing about; matches the current catalogue.

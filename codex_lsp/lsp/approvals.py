@@ -43,17 +43,17 @@ from pygls.lsp.server import LanguageServer
 
 from codex_lsp.display import visible
 from codex_lsp.lsp.pending_approvals import Choice, EntryKind, PendingApprovals
-from codex_lsp.protocol.decisions import ReviewDecision, V2Decision
-from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_items import FileUpdateChange, UpdatePatchChangeKind
-from codex_lsp.protocol.v2_notifications import ServerRequestResolvedNotification
-from codex_lsp.protocol.v2_requests import (
+from codex_lsp.protocol.approvals.models import (
     CommandExecutionRequestApprovalParams,
     FileChangeRequestApprovalParams,
     ServerRequestParams,
     ToolRequestUserInputParams,
 )
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.core.decisions import ReviewDecision, V2Decision
+from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
+from codex_lsp.protocol.threads.notifications import ServerRequestResolvedNotification
+from codex_lsp.protocol.turns.items import FileUpdateChange, UpdatePatchChangeKind
 
 logger = logging.getLogger(__name__)
 

@@ -51,7 +51,7 @@ from codex_lsp.model.recording import StreamRecorder
 from codex_lsp.model.responses import CLOSED_EARLY_MESSAGE, iter_response_events
 from codex_lsp.model.retry import backoff_delay, parse_retry_after, parse_try_again
 from codex_lsp.model.transport import http_client
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from codex_lsp.store.secrets import provider_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

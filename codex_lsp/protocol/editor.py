@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from codex_lsp.protocol.v2_common import Opt, V2Model
-from codex_lsp.protocol.v2_requests import FileChangeRequestApprovalResponse
+from codex_lsp.protocol.approvals.models import FileChangeRequestApprovalResponse
+from codex_lsp.protocol.common import Opt, V2Model
 
 OPEN_BUFFERS = "editor/openBuffers"
 READ_BUFFER = "editor/readBuffer"

@@ -29,7 +29,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite, has_network_access
+from codex_lsp.protocol.core.policy import (
+    DangerFullAccess,
+    ReadOnly,
+    WorkspaceWrite,
+    has_network_access,
+)
 
 from . import _nested, _roots
 from ._supervise import STOP_NOW as STOP_NOW_SIGNAL

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from codex_lsp.protocol.policy import (
+from codex_lsp.protocol.core.policy import (
     AskForApproval,
     DangerFullAccess,
     ReadOnly,
@@ -23,7 +23,7 @@ from codex_lsp.protocol.policy import (
     WorkspaceWrite,
     sandbox_policy_for_mode,
 )
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from codex_lsp.store.config_errors import (
     ConfigError,
     describe_problem,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import ReadOnly, WorkspaceWrite
 from codex_lsp.store.config import load_config
 from codex_lsp.store.config_errors import ConfigError
 

@@ -24,9 +24,9 @@ from mcp.types import Tool
 
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.tools.base import ToolCall
-from codex_lsp.protocol.decisions import ReviewDecision
-from codex_lsp.protocol.events import ExecApprovalRequestEvent
-from codex_lsp.protocol.policy import AskForApproval
+from codex_lsp.protocol.core.decisions import ReviewDecision
+from codex_lsp.protocol.core.events import ExecApprovalRequestEvent
+from codex_lsp.protocol.core.policy import AskForApproval
 from codex_lsp.store.config_mcp import McpServerConfig
 
 DECISIONS = [

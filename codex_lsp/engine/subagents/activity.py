@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     AgentMessageEvent,
     AgentReasoningEvent,
     ErrorEvent,
