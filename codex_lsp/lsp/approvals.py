@@ -42,6 +42,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp.display import visible
+from codex_lsp.engine.shell import shell_script
 from codex_lsp.lsp.pending_approvals import Choice, EntryKind, PendingApprovals
 from codex_lsp.protocol.approvals.models import (
     CommandExecutionRequestApprovalParams,
@@ -71,7 +72,6 @@ DISMISSED_DECISION = ReviewDecision.DENIED
 
 # A prompt is a popup; past this it is a wall of text no one reads.
 DIFF_PREVIEW_LINES = 20
-SHELLS = ("bash", "sh", "zsh")
 KIND_LETTERS = {"add": "A", "delete": "D", "update": "M"}
 
 
@@ -101,9 +101,8 @@ def script_of(command: str) -> str:
         argv = shlex.split(command)
     except ValueError:
         return command
-    if len(argv) == 3 and argv[1] in ("-c", "-lc") and os.path.basename(argv[0]) in SHELLS:
-        return argv[2]
-    return command
+    script = shell_script(argv)
+    return command if script is None else script
 
 
 def command_message(params: CommandExecutionRequestApprovalParams) -> str:

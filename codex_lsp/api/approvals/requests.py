@@ -31,6 +31,7 @@ import anyio
 
 from codex_lsp.api.convert import command_actions, command_string, now_ms
 from codex_lsp.api.port import Answer, ClientPort
+from codex_lsp.engine.shell import shell_script
 from codex_lsp.protocol.approvals.models import (
     AcceptWithExecpolicyAmendmentDecision,
     ApplyNetworkPolicyAmendmentDecision,
@@ -66,7 +67,6 @@ log = logging.getLogger(__name__)
 # Starts a job in the thread's task group.
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], object]
 
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _SHELL_SYNTAX = frozenset("$`<>*?[]{}~!#")
 
 APPROVAL_FLAG: ThreadActiveFlag = "waitingOnApproval"
@@ -106,8 +106,9 @@ def proposed_execpolicy_amendment(argv: Sequence[str]) -> list[str] | None:
     would allow more than the user saw.
     """
     words = list(argv)
-    if len(words) == 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and words[1] in ("-lc", "-c"):
-        lexer = shlex.shlex(words[2], posix=True, punctuation_chars=True)
+    script = shell_script(words)
+    if script is not None:
+        lexer = shlex.shlex(script, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
         try:
             words = list(lexer)
