@@ -29,7 +29,7 @@ from codex_lsp.api.convert import invalid
 from codex_lsp.api.family import ApiContext, Routes
 from codex_lsp.api.port import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ApiError, ClientPort
 from codex_lsp.api.threads.loaded import LoadedThread
-from codex_lsp.engine.sandboxing import sandbox_options
+from codex_lsp.engine.sandboxing import prepare_command
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.tools.shell import command_env
 from codex_lsp.engine.unified_exec import (
@@ -55,7 +55,7 @@ from codex_lsp.protocol.commands.models import (
 )
 from codex_lsp.protocol.common import CoreSandboxPolicy, sandbox_policy_from_v2
 from codex_lsp.protocol.core.ops import RunUserShellCommand
-from codex_lsp.sandbox import RootMoved, SandboxUnavailable, wrap_command
+from codex_lsp.sandbox import RootMoved, SandboxUnavailable
 from codex_lsp.store.config import Config
 from codex_lsp.store.home import new_thread_id
 
@@ -141,13 +141,19 @@ class CommandExecutor:
         # Said before the sandbox wraps the command, which would otherwise start fine and
         # only then fail to run it.
         _check_spawnable(argv[0], cwd, env)
-        policy = self._policy(params, cwd)
         try:
-            options = sandbox_options(services.config, services.codex_home)
-            wrapped, env = wrap_command(argv, policy, cwd, env, options=options)
+            prepared = prepare_command(
+                argv,
+                policy=self._policy(params, cwd),
+                policy_cwd=cwd,
+                config=services.config,
+                codex_home=services.codex_home,
+                sandboxed=True,
+                env=env,
+            )
         except (SandboxUnavailable, RootMoved) as err:
             raise ApiError(INVALID_REQUEST, str(err)) from None
-        sandboxed, argv = wrapped != argv, wrapped
+        sandboxed, argv, env = prepared.sandboxed, prepared.argv, prepared.env
         streaming = params.stream_stdout_stderr or params.tty
         cap = None if params.disable_output_cap else params.output_bytes_cap
         if cap is None and not params.disable_output_cap:
