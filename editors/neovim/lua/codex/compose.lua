@@ -202,11 +202,14 @@ function M.attach(chat_win)
   return win
 end
 
---- Move to the input area (opening it under `chat_win`), ready to type.
-function M.focus(chat_win)
+--- Move to the input area (opening it under `chat_win`), ready to type: in Insert mode at the
+--- end of the text unless `insert` is false.
+function M.focus(chat_win, insert)
   local win = M.attach(chat_win)
   vim.api.nvim_set_current_win(win)
-  vim.cmd("startinsert!")
+  if insert ~= false then
+    vim.cmd("startinsert!")
+  end
   return win
 end
 

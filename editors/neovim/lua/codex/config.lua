@@ -27,11 +27,15 @@ M.defaults = {
     size = 0.4,
     -- Size of the float as fractions of the editor.
     float = { width = 0.8, height = 0.8, border = "rounded" },
+    -- `:Codex` leaves the cursor in the input area; in Insert mode when this is true.
+    auto_insert = false,
   },
   inline = {
     -- Inline edits run on their own thread with this policy, so every patch is previewed
     -- in the buffer before it lands.
     approval_policy = "untrusted",
+    -- Normal-mode key that stops the edit, in the edited buffer while it runs (false: none).
+    interrupt = "<C-c>",
   },
   review = {
     -- Open the quickfix list when a review reports findings.

@@ -103,7 +103,9 @@ function M.chat(message)
   if message and vim.trim(message) ~= "" then
     require("codex.compose").send(vim.trim(message))
   end
-  return require("codex.chat").open()
+  local win = require("codex.chat").open()
+  require("codex.compose").focus(win, require("codex.config").options.chat.auto_insert)
+  return win
 end
 
 function M.new_thread()

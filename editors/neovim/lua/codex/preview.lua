@@ -311,7 +311,7 @@ function M.show(params, opts, resolve)
     local buf = kind_of(change) == "update" and M.find_buffer(change.path, cwd)
     local moved = type(change.kind) == "table" and change.kind.movePath
     if buf and not active[buf] and (moved == nil or moved == vim.NIL) then
-      table.insert(targets, { buf = buf, hunks = diff.parse(change.diff), path = change.path })
+      table.insert(targets, { buf = buf, hunks = diff.blocks(diff.parse(change.diff)), path = change.path })
     else
       table.insert(others, vim.fn.fnamemodify(change.path or "?", ":~:."))
     end

@@ -216,9 +216,29 @@ function M.set_model(model)
   end)
 end
 
---- Interrupt the running turn of `thread_id` (default: the chat's thread).
+-- The inline edit whose turn is running, the one editing `bufnr` first.
+local function running_edit(bufnr)
+  local found = nil
+  for id, edit in pairs(require("codex.inline").edits) do
+    if M.running(id) then
+      if edit.bufnr == bufnr then
+        return id
+      end
+      found = found or id
+    end
+  end
+  return found
+end
+
+--- Interrupt the running turn of `thread_id`; by default the chat's, else an inline edit's
+--- (the one in the current buffer first).
 function M.interrupt(thread_id)
-  thread_id = thread_id or M.current
+  if not thread_id then
+    thread_id = M.current
+    if not M.running(thread_id) then
+      thread_id = running_edit(vim.api.nvim_get_current_buf()) or thread_id
+    end
+  end
   local turn = M.running(thread_id)
   local client = M.client_of(thread_id)
   if not (turn and client) then

@@ -1,0 +1,66 @@
+"""Journeys of everyday use in Neovim: opening the chat to type at once, stopping an inline edit,
+deciding nearby changes apart, keys that leave the user's own mappings alone, and a Neovim that
+leaves no server behind when it quits."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.nvim import run_suite
+from tests.support.nvim_journeys import check, tool_output, workspace
+from tests.support.scripted_builders import custom_tool_call_response, text_response
+
+
+@pytest.mark.parametrize("auto_insert", ["0", "1"])
+def test_codex_opens_in_the_input_area_and_no_typed_line_is_lost(
+    scripted_model, tmp_path, auto_insert
+):
+    home, ws = workspace(tmp_path, scripted_model)
+    env = {"CODEX_NVIM_AUTO_INSERT": auto_insert}
+    check(run_suite("open_chat", tmp_path, codex_home=home, workspace=ws, env=env))
+
+
+NEAR = "def first():\n    return 1\n\n\ndef second():\n    return 2\n"
+NEAR_PATCH = (
+    "*** Begin Patch\n"
+    "*** Update File: calc.py\n"
+    "@@\n"
+    " def first():\n"
+    "-    return 1\n"
+    "+    return 10\n"
+    " \n"
+    " \n"
+    " def second():\n"
+    "-    return 2\n"
+    "+    return 20\n"
+    "*** End Patch"
+)
+
+
+def test_changes_three_lines_apart_are_decided_apart(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model, {"calc.py": NEAR})
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", NEAR_PATCH, call_id="p1"))
+    scripted_model.enqueue(text_response("Done.", response_id="r2"))
+
+    check(run_suite("near_hunks", tmp_path, codex_home=home, workspace=ws))
+
+    assert (ws / "calc.py").read_text() == NEAR.replace("return 1\n", "return 10\n")
+    told = tool_output(scripted_model.requests[-1].body, "p1")
+    assert "The user declined 1 of 2 hunks; it was not applied:" in told
+    assert "+    return 20" in told and "+    return 10" not in told
+
+
+@pytest.mark.parametrize("key", ["0", "1"], ids=["command", "ctrl-c"])
+def test_an_inline_edit_can_be_stopped(scripted_model, tmp_path, key):
+    home, ws = workspace(tmp_path, scripted_model)
+    scripted_model.enqueue([{"stall_s": 60}])
+
+    check(
+        run_suite(
+            "edit_interrupt",
+            tmp_path,
+            codex_home=home,
+            workspace=ws,
+            env={"CODEX_NVIM_STOP_KEY": key},
+        )
+    )
