@@ -92,7 +92,10 @@ def test_a_hunk_at_the_end_without_a_newline(tmp_path):
 def test_changes_a_few_lines_apart_are_hunks_of_their_own(tmp_path):
     # One `@@` hunk of the diff (three lines of context would join them), two decisions.
     (tmp_path / "a.txt").write_text(TEXT)
-    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 4\n+line four\n line 5\n line 6\n line 7\n-line 8\n+line eight\n*** End Patch"
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 4\n+line four\n"
+        " line 5\n line 6\n line 7\n-line 8\n+line eight\n*** End Patch"
+    )
     plan = plan_patch(patch, tmp_path)
     diff = plan.changes()[str(tmp_path / "a.txt")]["unified_diff"]
     assert diff.count("\n@@ ") + diff.startswith("@@ ") == 1
