@@ -4,11 +4,17 @@ leaves no server behind when it quits."""
 
 from __future__ import annotations
 
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from tests.support.nvim import run_suite
 from tests.support.nvim_journeys import check, tool_output, workspace
 from tests.support.scripted_builders import custom_tool_call_response, text_response
+from tests.support.warm import warm_runtime
 
 
 @pytest.mark.parametrize("auto_insert", ["0", "1"])
@@ -64,3 +70,41 @@ def test_an_inline_edit_can_be_stopped(scripted_model, tmp_path, key):
             env={"CODEX_NVIM_STOP_KEY": key},
         )
     )
+
+
+@pytest.fixture
+def runtime() -> Iterator[Path]:
+    with warm_runtime() as path:
+        yield path
+
+
+def test_the_launcher_is_looked_up_once_and_never_at_start_up(scripted_model, tmp_path, runtime):
+    home, ws = workspace(tmp_path, scripted_model)
+    calls = tmp_path / "calls.log"
+    # `codex-lsp` that notes each run, then is the real one.
+    fake = tmp_path / "codex-lsp"
+    fake.write_text(
+        f'#!/bin/sh\nprintf \'%s\\n\' "$*" >> {calls}\nexec {sys.executable} -m codex_lsp "$@"\n'
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    env = {"XDG_RUNTIME_DIR": str(runtime), "CODEX_NVIM_CALLS": str(calls)}
+
+    # Three Neovims, one after the other, sharing the cache: autostart off, then on.
+    for autostart in ("0", "1", "1"):
+        run = run_suite(
+            "lazy_launcher",
+            tmp_path,
+            codex_home=home,
+            workspace=ws,
+            env={**env, "CODEX_NVIM_AUTOSTART": autostart},
+            server=[str(fake), "serve"],
+        )
+        check(run)
+
+    asked = [line for line in calls.read_text().splitlines() if "--print-launcher" in line]
+    assert len(asked) == 1, calls.read_text()
+
+
+def test_default_keys_never_replace_the_users(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model)
+    check(run_suite("keymaps", tmp_path, codex_home=home, workspace=ws))

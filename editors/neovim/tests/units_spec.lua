@@ -312,6 +312,7 @@ local function test_server_cannot_start()
   vim.cmd.edit(path) -- autostart tries to start it
   H.has(H.notes[before + 1].msg, "cannot start the language server: `/nonexistent/codex-lsp` is not an executable", "missing binary")
   vim.cmd("bwipeout!")
+  H.stop_clients() -- a server started for the files the tests above left open serves this folder too
 
   require("codex").setup({ cmd = { "sh", "-c", "echo broken >&2; exit 3" } })
   vim.cmd.edit(path)

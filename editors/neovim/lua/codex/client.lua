@@ -89,7 +89,7 @@ local function on_exit(code, signal, client_id)
   local queued = ready_queue[client_id]
   local client = vim.lsp.get_client_by_id(client_id)
   local root = client and client.root_dir
-  local started_cmd = client and client.config.cmd
+  local started_cmd = client and M.cmdline(client)
   local cmd = ours[client_id]
     or (type(started_cmd) == "table" and table.concat(started_cmd, " "))
     or table.concat(config.options.cmd, " ")
@@ -164,7 +164,7 @@ end
 local function on_init(client)
   restarts = 0
   -- A server Neovim started for us (vim.lsp.enable) is ours too.
-  ours[client.id] = ours[client.id] or table.concat(client.config.cmd or config.options.cmd, " ")
+  ours[client.id] = ours[client.id] or table.concat(M.cmdline(client) or config.options.cmd, " ")
   local queued = ready_queue[client.id] or {}
   ready_queue[client.id] = nil
   for _, fn in ipairs(queued) do
@@ -201,6 +201,32 @@ local function base_config(cmd)
 end
 
 local uses_lsp_config = false
+local registered = false -- the lsp-config was registered once
+
+-- The command line each warm-configured client was started with, by its RPC object.
+local launched = setmetatable({}, { __mode = "k" })
+
+-- The lsp-config's `cmd` with the warm start on: the launcher is looked up when a server is
+-- first started, not when Neovim starts, and then comes from memory or the cache.
+local function start_lazily(dispatchers, cfg)
+  local argv, is_warm = launcher.server_cmd()
+  local rpc = vim.lsp.rpc.start(argv, dispatchers, {
+    cwd = cfg and cfg.cmd_cwd,
+    env = config.options.cmd_env,
+    detached = cfg and cfg.detached,
+  })
+  launched[rpc] = { argv = argv, warm = is_warm }
+  return rpc
+end
+
+--- The command line `client` runs.
+function M.cmdline(client)
+  local started = client.rpc and launched[client.rpc]
+  if started then
+    return started.argv
+  end
+  return type(client.config.cmd) == "table" and client.config.cmd or nil
+end
 
 --- Register the "codex" lsp-config (Neovim 0.11): Neovim starts it for file buffers once it is
 --- enabled, each in its project root. Returns false on older versions.
@@ -209,7 +235,13 @@ function M.register_config()
   if not uses_lsp_config then
     return false
   end
-  local cfg = base_config((launcher.server_cmd()))
+  local cfg = base_config(config.options.warm and start_lazily or config.options.cmd)
+  if not registered then
+    -- What the user gave vim.lsp.config("codex", ...) before the first file buffer wins.
+    local given = type(vim.lsp.config._configs) == "table" and vim.lsp.config._configs[M.name]
+    cfg = vim.tbl_deep_extend("force", cfg, given or {})
+    registered = true
+  end
   cfg.reuse_client = same_root
   cfg.root_dir = function(bufnr, on_dir)
     if is_file_buffer(bufnr) and M.check_cmd(true) then
@@ -267,7 +299,11 @@ local function client_config(root, cmd_override)
     cfg, is_warm = base_config(cmd_override), false
   elseif uses_lsp_config and vim.lsp.config[M.name] then
     cfg = vim.deepcopy(vim.lsp.config[M.name])
-    is_warm = type(cfg.cmd) == "table" and launcher.is_warm(cfg.cmd)
+    if cfg.cmd == start_lazily then
+      cfg.cmd, is_warm = launcher.server_cmd()
+    else
+      is_warm = type(cfg.cmd) == "table" and launcher.is_warm(cfg.cmd)
+    end
   else
     local cmd
     cmd, is_warm = launcher.server_cmd()
@@ -297,11 +333,31 @@ function M.check_cmd(automatic)
   return false
 end
 
+local active = false
+
+--- Register the server with Neovim and start it for file buffers when autostart is on. Runs
+--- once, when the first file buffer opens (autostart) or the first command needs a server, not
+--- when Neovim starts: an idle plugin loads none of vim.lsp. `again` applies changed options.
+function M.activate(again)
+  if active and not again then
+    return
+  end
+  active = true
+  require("codex.review").register_commands()
+  M.register_config()
+  M.autostart(config.options.autostart)
+end
+
+function M.activated()
+  return active
+end
+
 --- Start (or reuse) the server for `bufnr`'s project (or `root`) and attach the buffer when it
 --- is a file of that project. Returns the client, or nil when the server cannot be started (the
 --- user has been told). `automatic` marks the start on opening a file; `gone` is the id of a
 --- client that exited and must not be reused; `cmd` starts it with that command line instead.
 function M.start(bufnr, root, automatic, gone, cmd)
+  M.activate()
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if not M.check_cmd(automatic) then
     return nil

@@ -41,8 +41,11 @@ M.defaults = {
     -- Open the quickfix list when a review reports findings.
     open_quickfix = true,
   },
-  -- Global mappings (false disables one). Buffer-local keys are in `preview` and `chat_keys`.
+  -- Global mappings (false disables one). A key the user has mapped already is left alone
+  -- (`:checkhealth codex` lists it). `prefix` puts the keys not set here under it instead
+  -- (prefix .. "e", "a", "c", "r"). Buffer-local keys are in `preview` and `chat_keys`.
   keymaps = {
+    prefix = nil,
     edit = "<leader>ce", -- normal/visual: ask for an instruction, edit the selection
     ask = "<leader>ca", -- normal/visual: ask a question about the selection
     chat = "<leader>cc", -- open the chat
@@ -72,6 +75,9 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
+-- The default global keys after `keymaps.prefix`.
+M.key_suffixes = { edit = "e", ask = "a", chat = "c", review = "r" }
+
 local layouts = { split = true, hsplit = true, float = true }
 local policies = { untrusted = true, ["on-failure"] = true, ["on-request"] = true, never = true }
 local sandboxes = { ["read-only"] = true, ["workspace-write"] = true, ["danger-full-access"] = true }
@@ -84,6 +90,18 @@ function M.apply(user)
   for _, key in ipairs({ "cmd", "root_markers" }) do
     if user[key] ~= nil then
       merged[key] = vim.deepcopy(user[key])
+    end
+  end
+  local prefix = merged.keymaps.prefix
+  if prefix ~= nil and type(prefix) ~= "string" then
+    return nil, "`keymaps.prefix` must be a string, e.g. '<leader>a'"
+  end
+  if prefix then
+    local given = user.keymaps or {}
+    for name, suffix in pairs(M.key_suffixes) do
+      if given[name] == nil then
+        merged.keymaps[name] = prefix .. suffix
+      end
     end
   end
   if type(merged.cmd) == "string" then
