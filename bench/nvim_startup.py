@@ -21,11 +21,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "editors" / "neovim"
 BUDGET_MS = 5.0
+SERVER = str(Path(sys.executable).parent / "codex-lsp")
 
 WITH_PLUGIN = f"""
 vim.opt.runtimepath:prepend({str(PLUGIN)!r})
 vim.cmd("runtime plugin/codex.lua")
-require("codex").setup({{ cmd = {{ {str(Path(sys.executable).parent / "codex-lsp")!r}, "serve" }} }})
+require("codex").setup({{ cmd = {{ {SERVER!r}, "serve" }} }})
 """
 WITHOUT = "-- the same Neovim, nothing loaded\n"
 
