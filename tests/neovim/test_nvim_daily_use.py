@@ -4,8 +4,10 @@ leaves no server behind when it quits."""
 
 from __future__ import annotations
 
+import json
 import stat
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +15,11 @@ import pytest
 
 from tests.support.nvim import run_suite
 from tests.support.nvim_journeys import check, tool_output, workspace
-from tests.support.scripted_builders import custom_tool_call_response, text_response
+from tests.support.scripted_builders import (
+    custom_tool_call_response,
+    function_call_response,
+    text_response,
+)
 from tests.support.warm import warm_runtime
 
 
@@ -108,3 +114,64 @@ def test_the_launcher_is_looked_up_once_and_never_at_start_up(scripted_model, tm
 def test_default_keys_never_replace_the_users(scripted_model, tmp_path):
     home, ws = workspace(tmp_path, scripted_model)
     check(run_suite("keymaps", tmp_path, codex_home=home, workspace=ws))
+
+
+def _alive(pid: int, start: str) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    fields = stat.rsplit(") ", 1)[1].split()
+    return fields[19] == start and fields[0] != "Z"
+
+
+def test_quitting_neovim_ends_its_server(scripted_model, tmp_path, runtime):
+    home, ws = workspace(tmp_path, scripted_model)
+    pids = tmp_path / "pids.json"
+    env = {
+        "XDG_RUNTIME_DIR": str(runtime),
+        "CODEX_NVIM_RUNTIME": str(runtime),
+        "CODEX_NVIM_PIDS": str(pids),
+    }
+
+    check(run_suite("quit", tmp_path, codex_home=home, workspace=ws, env=env))
+
+    held = json.loads(pids.read_text())
+    deadline = time.monotonic() + 10
+    while any(_alive(p["pid"], p["start"]) for p in held) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p["pid"] for p in held if _alive(p["pid"], p["start"])]
+    assert not left, f"still running after Neovim quit: {left}"
+
+
+PLAN_PATCH = "*** Begin Patch\n*** Add File: planned.txt\n+from the plan\n*** End Patch\n"
+PROPOSED = "Here it is.\n<proposed_plan>\n1. Add planned.txt\n</proposed_plan>"
+
+
+def _steps(first: str, second: str) -> dict[str, object]:
+    return {
+        "plan": [
+            {"step": "Add planned.txt", "status": first},
+            {"step": "Report", "status": second},
+        ]
+    }
+
+
+def test_plan_mode_then_a_checklist_that_updates(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model, extra="[tools.update_plan]\nenabled = true\n")
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", PLAN_PATCH, call_id="p1"))
+    scripted_model.enqueue(text_response(PROPOSED, response_id="r2"))
+    for n, (first, second) in enumerate([("in_progress", "pending"), ("completed", "in_progress")]):
+        scripted_model.enqueue(
+            function_call_response(
+                "update_plan", _steps(first, second), call_id=f"u{n}", response_id=f"ru{n}"
+            )
+        )
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", PLAN_PATCH, call_id="p2"))
+    scripted_model.enqueue(text_response("Done.", response_id="r4"))
+
+    check(run_suite("plan_mode", tmp_path, codex_home=home, workspace=ws))
+
+    refused = tool_output(scripted_model.requests[1].body, "p1")
+    assert "Plan mode is read-only" in refused
+    assert (ws / "planned.txt").read_text() == "from the plan\n"

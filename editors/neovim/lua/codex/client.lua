@@ -196,7 +196,9 @@ local function base_config(cmd)
     on_exit = on_exit,
     -- Changes go out at once: an approval answered right after typing must reach the server
     -- after the text it is about, or a change would be applied to text that is gone.
-    flags = { debounce_text_changes = 0 },
+    -- Quitting Neovim waits this long for the server to end after `shutdown`, then ends it:
+    -- no launcher or session outlives the editor.
+    flags = { debounce_text_changes = 0, exit_timeout = 1000 },
   }
 end
 

@@ -57,6 +57,9 @@ M.commands = {
   ["/review"] = { desc = "review changes: uncommitted | branch NAME | commit SHA", run = function(arg)
     require("codex.review").run(arg, require("codex.compose").origin_buf())
   end },
+  ["/mode"] = { desc = "how Codex works from the next message: plan | agent | read-only | full", run = function(arg)
+    require("codex.mode").set(arg, require("codex.compose").origin_buf())
+  end },
   ["/compact"] = { desc = "summarize the thread to free context", run = compact },
   ["/interrupt"] = { desc = "interrupt the running turn", run = function()
     threads().interrupt()

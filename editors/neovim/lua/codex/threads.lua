@@ -89,6 +89,7 @@ function M.start(client, opts, cb)
   }
   client_mod.request(client, "codex/thread/start", params, function(result)
     local thread = M.record(result.thread, client.id, opts.kind or "chat")
+    thread.started_model = result.model -- what a mode switch names when no /model was chosen
     if cb then
       cb(thread.id, result)
     end
@@ -288,6 +289,7 @@ M.label = label
 function M.resume(client, thread_id, cb)
   client_mod.request(client, "codex/thread/resume", { threadId = thread_id }, function(result)
     local thread = M.record(result.thread, client.id, "chat")
+    thread.started_model = result.model
     require("codex.transcript").load(result.thread)
     M.current = thread.id
     require("codex.chat").show_thread(thread.id)
