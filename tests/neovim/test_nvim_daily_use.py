@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.nvim import run_suite
-from tests.support.nvim_journeys import check, tool_output, workspace
+from tests.support.nvim_journeys import check, tool_output, user_texts, workspace
 from tests.support.scripted_builders import (
     custom_tool_call_response,
     function_call_response,
@@ -175,3 +175,24 @@ def test_plan_mode_then_a_checklist_that_updates(scripted_model, tmp_path):
     refused = tool_output(scripted_model.requests[1].body, "p1")
     assert "Plan mode is read-only" in refused
     assert (ws / "planned.txt").read_text() == "from the plan\n"
+
+
+def test_denying_with_a_reason_tells_the_model(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model)
+    call = {
+        "cmd": "./build.sh",
+        "workdir": str(ws),
+        "sandbox_permissions": "require_escalated",
+        "justification": "build",
+    }
+    scripted_model.enqueue(function_call_response("exec_command", call, call_id="c1"))
+    scripted_model.enqueue(text_response("Using make.", response_id="r2"))
+
+    check(run_suite("deny_reason", tmp_path, codex_home=home, workspace=ws))
+
+    sent = scripted_model.requests[1].body
+    assert (
+        "declined" in tool_output(sent, "c1").lower()
+        or "rejected" in tool_output(sent, "c1").lower()
+    )
+    assert "I declined that. use make instead, the script is stale" in user_texts(sent)

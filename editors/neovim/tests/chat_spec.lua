@@ -45,6 +45,7 @@ H.run("chat round trip with a command approval", function()
     "Approve",
     "Approve for this session",
     "Deny (the agent carries on)",
+    "Deny and say why (Codex is told)",
     "Deny and stop the turn",
   }, "approval choices")
 
