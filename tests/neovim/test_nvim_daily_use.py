@@ -196,3 +196,12 @@ def test_denying_with_a_reason_tells_the_model(scripted_model, tmp_path):
         or "rejected" in tool_output(sent, "c1").lower()
     )
     assert "I declined that. use make instead, the script is stale" in user_texts(sent)
+
+
+def test_a_long_reply_to_an_inline_edit_shows_whole(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model)
+    lines = [f"Line {n} of the answer." for n in range(3, 31)]
+    reply = 'It prints a greeting.\n\n```python\nprint("hi")\n```\n' + "\n".join(lines)
+    scripted_model.enqueue(text_response(reply))
+
+    check(run_suite("edit_reply", tmp_path, codex_home=home, workspace=ws))

@@ -293,6 +293,10 @@ local function test_help_file()
     H.eq(vim.fn.expand("%:p"), H.root .. "/doc/codex.txt", "help for " .. tag)
     vim.cmd("helpclose")
   end
+  -- `:help codex` opens at the top of the file, not in a section named codex-something.
+  vim.cmd("help codex")
+  H.eq(vim.fn.line("."), 2, ":help codex lands on the file's title")
+  vim.cmd("helpclose")
 end
 
 local function test_setup_validation()

@@ -149,9 +149,36 @@ events.on("turn/completed", function(p)
   end
   local text = require("codex.transcript").last_agent_text(p.threadId, turn.id)
   if text and text ~= "" then
-    client_mod.notify(threads.short(text, 300))
+    M.show_reply(text, edit.bufnr)
   end
 end)
+
+--- The reply of an edit that ended without a change: a short one as a message, a longer one
+--- (several lines, code) whole in a markdown float by the edited window.
+function M.show_reply(text, bufnr)
+  text = vim.trim(text)
+  if not text:find("\n") and vim.fn.strchars(text) <= 120 then
+    client_mod.notify(text)
+    return
+  end
+  local win = vim.fn.bufwinid(bufnr)
+  local function open()
+    local _, float = vim.lsp.util.open_floating_preview(vim.split(text, "\n", { plain = true }), "markdown", {
+      border = "rounded",
+      title = " Codex ",
+      max_width = math.max(40, math.floor(vim.o.columns * 0.8)),
+      max_height = math.max(5, math.floor(vim.o.lines * 0.6)),
+      focus_id = "codex_edit_reply",
+    })
+    M.reply_win = float
+  end
+  if win ~= -1 then
+    vim.api.nvim_win_call(win, open)
+  else
+    open()
+  end
+  client_mod.notify("the edit ended without a change; its answer is in the float")
+end
 
 -- A server that went away ends its edits: nothing will complete them.
 events.on("$/clientExited", function(p)
