@@ -205,3 +205,19 @@ def test_a_long_reply_to_an_inline_edit_shows_whole(scripted_model, tmp_path):
     scripted_model.enqueue(text_response(reply))
 
     check(run_suite("edit_reply", tmp_path, codex_home=home, workspace=ws))
+
+
+GREETING = (
+    "*** Begin Patch\n*** Update File: app.py\n@@ def main():\n"
+    '-    print("hi")\n+    print("hello")\n*** End Patch'
+)
+
+
+def test_ga_in_the_chat_accepts_the_previewed_change(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model)
+    scripted_model.enqueue(custom_tool_call_response("apply_patch", GREETING, call_id="p1"))
+    scripted_model.enqueue(text_response("Changed.", response_id="r2"))
+
+    check(run_suite("chat_accept", tmp_path, codex_home=home, workspace=ws))
+
+    assert 'print("hello")' in (ws / "app.py").read_text()

@@ -18,6 +18,15 @@ H.run("nearby changes decided apart", function()
   H.eq(vim.api.nvim_win_get_cursor(0)[1], 6, "]c stops at the second change")
   H.keys("[cgy")
   H.eq(vim.api.nvim_win_get_cursor(0)[1], 6, "after deciding, the next undecided hunk")
+  -- Until the second is decided, the accepted change is still shown as it will land.
+  local shown = {}
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, preview.ns, { 0, 0 }, { 2, 0 }, { details = true })) do
+    for _, line in ipairs(mark[4].virt_lines or {}) do
+      table.insert(shown, vim.trim(line[1][1]))
+    end
+  end
+  H.ok(vim.tbl_contains(shown, "return 10"), "the accepted change is still drawn: " .. vim.inspect(shown))
+  H.ok(vim.tbl_contains(shown, "✓ hunk accepted (lands when every hunk is decided)"), "and marked accepted")
   H.keys("gn")
   H.wait("the first change in the buffer", function()
     return H.lines(buf)[2] == "    return 10"

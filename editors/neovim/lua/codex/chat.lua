@@ -135,6 +135,15 @@ local function ensure_buf()
       end, "Codex: write a message (in the input area)")
     end
   end
+  -- A change previewed in a file window is decided from here too (`ga` would only print the
+  -- character under the cursor).
+  local preview_keys = config.options.preview
+  map(buf, preview_keys.accept, function()
+    require("codex.preview").accept()
+  end, "Codex: accept the proposed change")
+  map(buf, preview_keys.reject, function()
+    require("codex.preview").reject()
+  end, "Codex: reject the proposed change")
   map(buf, keys.interrupt, function()
     require("codex.threads").interrupt()
   end, "Codex: interrupt the running turn")

@@ -117,18 +117,23 @@ local function draw(buf, hunks)
   return first or 0
 end
 
--- Replace a decided hunk's marks by a one-line note of the decision.
+-- Mark a decided hunk with a note of the decision. A rejected one shows its text as it stays;
+-- an accepted one keeps showing the change it makes, which lands once every hunk is decided.
 local function mark_decided(buf, hunk)
   for _, id in ipairs(hunk.marks or {}) do
     pcall(vim.api.nvim_buf_del_extmark, buf, M.ns, id)
   end
-  local text = hunk.decision == "accept" and "✓ hunk accepted" or "✗ hunk rejected"
-  hunk.marks = {
-    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.row, 0, {
-      virt_lines = { { { text, "CodexPreviewHint" } } },
-      virt_lines_above = true,
-    }),
-  }
+  local text = "✗ hunk rejected"
+  if hunk.decision == "accept" then
+    draw_hunk(buf, hunk)
+    text = "✓ hunk accepted (lands when every hunk is decided)"
+  else
+    hunk.marks = {}
+  end
+  table.insert(hunk.marks, vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.row, 0, {
+    virt_lines = { { { text, "CodexPreviewHint" } } },
+    virt_lines_above = true,
+  }))
 end
 
 -- A buffer-local mapping of the user's on `lhs`, to put back after the preview.
