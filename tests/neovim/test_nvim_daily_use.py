@@ -221,3 +221,9 @@ def test_ga_in_the_chat_accepts_the_previewed_change(scripted_model, tmp_path):
     check(run_suite("chat_accept", tmp_path, codex_home=home, workspace=ws))
 
     assert 'print("hello")' in (ws / "app.py").read_text()
+
+
+def test_the_retry_note_ends_with_the_failed_turn(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model)  # nothing scripted: every request fails
+
+    check(run_suite("failed_turn", tmp_path, codex_home=home, workspace=ws))
