@@ -323,15 +323,23 @@ function M.check_cmd(automatic)
   if vim.fn.executable(exe) == 1 then
     return true
   end
-  if not (automatic and warned_missing[exe]) then
-    warned_missing[exe] = true
-    notify(
-      ("cannot start the language server: `%s` is not an executable. Install codex-lsp "
-        .. "(`pip install codex-lsp`) or set `cmd` in require('codex').setup(); "
-        .. "see :checkhealth codex."):format(exe),
-      vim.log.levels.ERROR
-    )
+  if automatic then
+    -- Opening a file is not a Codex command: one short warning, once, outside the autocommand
+    -- (an error there comes with "Press ENTER").
+    if not warned_missing[exe] then
+      warned_missing[exe] = true
+      vim.schedule(function()
+        notify(("`%s` is not an executable, so Codex is off; see :checkhealth codex"):format(exe), vim.log.levels.WARN)
+      end)
+    end
+    return false
   end
+  notify(
+    ("cannot start the language server: `%s` is not an executable. Install codex-lsp "
+      .. "(`./scripts/setup` in a codex-lsp checkout puts it in .venv/bin/codex-lsp) and set "
+      .. "`cmd` in require('codex').setup() to its path; see :checkhealth codex."):format(exe),
+    vim.log.levels.ERROR
+  )
   return false
 end
 

@@ -71,13 +71,21 @@ function M.send(text)
   if unknown then
     return false
   end
-  table.insert(state.history, text)
-  state.at = nil
   if not ran then
     local context = require("codex.context").collect(text, M.origin_buf())
-    require("codex.threads").send(text, M.origin_buf(), context)
+    if not require("codex.threads").send(text, M.origin_buf(), context) then
+      return false -- no server: the text stays where it was written
+    end
   end
+  table.insert(state.history, text)
+  state.at = nil
   return true
+end
+
+--- Put `text` in the input area (a message that could not be sent, to send again).
+function M.set_text(text)
+  M.buf()
+  set_text(vim.split(text, "\n", { plain = true }))
 end
 
 --- Send what is in the input area; it empties, unless the text was not understood.

@@ -98,7 +98,7 @@ local function check_server(options)
   local exe = cmd[1]
   if vim.fn.executable(exe) ~= 1 then
     health.error(("`%s` is not executable"):format(exe), {
-      "Install the server: pip install codex-lsp (it provides `codex-lsp`)",
+      "Install the server: `./scripts/setup` in a codex-lsp checkout puts it in .venv/bin/codex-lsp",
       "Or point the plugin at it: require('codex').setup({ cmd = { '/path/to/codex-lsp', 'serve' } })",
     })
     return

@@ -150,11 +150,16 @@ end
 
 function M.chat(message)
   M.ensure_setup()
-  require("codex.compose").set_origin()
-  if message and vim.trim(message) ~= "" then
-    require("codex.compose").send(vim.trim(message))
+  local compose = require("codex.compose")
+  compose.set_origin()
+  local unsent = nil
+  if message and vim.trim(message) ~= "" and not compose.send(vim.trim(message)) then
+    unsent = vim.trim(message)
   end
   local win = require("codex.chat").open()
+  if unsent then
+    compose.set_text(unsent) -- kept in the input area, to send once the server runs
+  end
   require("codex.compose").focus(win, require("codex.config").options.chat.auto_insert)
   return win
 end

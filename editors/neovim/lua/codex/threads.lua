@@ -109,27 +109,29 @@ local function start_chat(client, cb)
 end
 
 --- Call `cb(thread_id, client)` with the chat's thread: the current one, resumed on a new
---- server if its server went away, else a new one.
+--- server if its server went away, else a new one. Returns false when no server can start
+--- (the user has been told why).
 function M.ensure_chat(bufnr, cb)
   local client = M.client_of(M.current)
   if client then
     cb(M.current, client)
-    return
+    return true
   end
   local lost = M.get(M.current)
   client = lost and lost.root and client_mod.for_root(lost.root) or client_mod.get(bufnr)
   if not client then
-    return
+    return false
   end
   if lost and lost.lost and lost.kind == "chat" then
     M.resume_lost(client, lost, function(id)
       cb(id, client)
     end)
-    return
+    return true
   end
   start_chat(client, function(id)
     cb(id, client)
   end)
+  return true
 end
 
 --- Resume a thread whose server went away, keeping the chat as it is (the half answer and
@@ -194,7 +196,7 @@ end
 --- Send a chat message as a new turn on the chat's thread; `context` items (see codex.context)
 --- go along as data through the server's `codex.message`.
 function M.send(text, bufnr, context)
-  M.ensure_chat(bufnr, function(id, client)
+  return M.ensure_chat(bufnr, function(id, client)
     local thread = M.get(id)
     local model = thread and thread.model or nil
     if context and #context > 0 then
