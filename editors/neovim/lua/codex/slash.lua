@@ -24,12 +24,16 @@ local function model(arg)
       require("codex.client").notify("the server lists no models")
       return
     end
+    local thread = t.get(t.current)
+    local current = thread and (thread.model or thread.started_model)
     vim.ui.select(models, {
       prompt = "Model for this thread",
       kind = "codex.model",
       format_item = function(m)
         local name = m.displayName ~= vim.NIL and m.displayName or nil
-        return name and name ~= m.model and (m.model .. " — " .. name) or (m.model or m.id)
+        local label = name and name ~= m.model and (m.model .. " — " .. name) or (m.model or m.id)
+        -- The model the thread's next turn would use is marked.
+        return ((m.model or m.id) == current and "● " or "  ") .. label
       end,
     }, function(choice)
       if choice then
