@@ -227,3 +227,14 @@ def test_the_retry_note_ends_with_the_failed_turn(scripted_model, tmp_path):
     home, ws = workspace(tmp_path, scripted_model)  # nothing scripted: every request fails
 
     check(run_suite("failed_turn", tmp_path, codex_home=home, workspace=ws))
+
+
+def test_a_message_sent_while_a_turn_runs_steers_it(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model)
+    scripted_model.enqueue([{"stall_s": 30}])  # abandoned once the second message arrives
+    scripted_model.enqueue(text_response("Answered both."))
+
+    check(run_suite("steer", tmp_path, codex_home=home, workspace=ws))
+
+    texts = user_texts(scripted_model.requests[-1].body)
+    assert "first question" in texts and "and also this" in texts

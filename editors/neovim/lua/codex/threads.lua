@@ -203,6 +203,16 @@ function M.send(text, bufnr, context)
       client_mod.command(client, "codex.message", { threadId = id, text = text, context = context, model = model })
       return
     end
+    local running = M.running(id)
+    if running then
+      -- A message written while a turn runs joins it: the model reads it at its next request.
+      client_mod.request(client, "codex/turn/steer", {
+        threadId = id,
+        expectedTurnId = running,
+        input = { { type = "text", text = text } },
+      })
+      return
+    end
     client_mod.request(client, "codex/turn/start", {
       threadId = id,
       input = { { type = "text", text = text } },
