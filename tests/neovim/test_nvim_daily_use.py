@@ -238,3 +238,17 @@ def test_a_message_sent_while_a_turn_runs_steers_it(scripted_model, tmp_path):
 
     texts = user_texts(scripted_model.requests[-1].body)
     assert "first question" in texts and "and also this" in texts
+
+
+def test_a_preview_near_the_bottom_is_scrolled_into_view(scripted_model, tmp_path):
+    lines = [f"value_{n} = {n}\n" for n in range(1, 61)]
+    home, ws = workspace(tmp_path, scripted_model, {"long.py": "".join(lines)})
+    # The window of a 32-line screen ends at line 30: line 29 is replaced by six.
+    new = "".join(f"+value_{c} = {n}\n" for n, c in enumerate("abcdef", start=1))
+    patch = "*** Begin Patch\n*** Update File: long.py\n@@\n-value_29 = 29\n" + new
+    scripted_model.enqueue(
+        custom_tool_call_response("apply_patch", patch + "*** End Patch", call_id="p1")
+    )
+    scripted_model.enqueue(text_response("Left as it is.", response_id="r2"))
+
+    check(run_suite("preview_view", tmp_path, codex_home=home, workspace=ws, screen=True))

@@ -136,6 +136,22 @@ local function mark_decided(buf, hunk)
   }))
 end
 
+-- Scroll `win` so the first hunk (its header, old lines and the new ones drawn below them)
+-- is on screen when it would run past the window's bottom.
+local function into_view(win, first, hunk)
+  if not hunk then
+    return
+  end
+  vim.api.nvim_win_call(win, function()
+    local view = vim.fn.winsaveview()
+    local row = first + 1
+    local needed = #hunk.lines + 2 -- the header above and a line to spare
+    if row - view.topline + needed > vim.api.nvim_win_get_height(win) then
+      vim.fn.winrestview({ topline = math.max(1, row - 2) })
+    end
+  end)
+end
+
 -- A buffer-local mapping of the user's on `lhs`, to put back after the preview.
 local function save_map(buf, lhs)
   local existing = vim.api.nvim_buf_call(buf, function()
@@ -408,6 +424,7 @@ function M.show(params, opts, resolve)
     })
     for _, win in ipairs(vim.fn.win_findbuf(buf)) do
       pcall(vim.api.nvim_win_set_cursor, win, { first + 1, 0 })
+      into_view(win, first, t.hunks[1])
     end
   end
   if #p.bufs == 0 then
