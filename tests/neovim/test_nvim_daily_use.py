@@ -252,3 +252,13 @@ def test_a_preview_near_the_bottom_is_scrolled_into_view(scripted_model, tmp_pat
     scripted_model.enqueue(text_response("Left as it is.", response_id="r2"))
 
     check(run_suite("preview_view", tmp_path, codex_home=home, workspace=ws, screen=True))
+
+
+def test_a_prompt_of_the_library_is_sent_with_its_argument(scripted_model, tmp_path):
+    home, ws = workspace(tmp_path, scripted_model)
+    scripted_model.enqueue(text_response("It prints hi."))
+
+    check(run_suite("prompts", tmp_path, codex_home=home, workspace=ws))
+
+    sent = user_texts(scripted_model.requests[-1].body)
+    assert "Explain the main function to a newcomer,\nin three short sentences." in sent

@@ -67,13 +67,15 @@ end
 --- Send `text` on the chat's thread with the context it names, or run it when it is a slash
 --- command. Returns false when it was not understood (an unknown slash command).
 function M.send(text)
-  local ran, unknown = require("codex.slash").run(text)
+  local ran, unknown, prompt = require("codex.slash").run(text)
   if unknown then
     return false
   end
-  if not ran then
-    local context = require("codex.context").collect(text, M.origin_buf())
-    if not require("codex.threads").send(text, M.origin_buf(), context) then
+  -- A prompt of the library goes out as its file words it; the history keeps `/name`.
+  local message = prompt or (not ran and text) or nil
+  if message then
+    local context = require("codex.context").collect(message, M.origin_buf())
+    if not require("codex.threads").send(message, M.origin_buf(), context) then
       return false -- no server: the text stays where it was written
     end
   end

@@ -51,6 +51,9 @@ M.defaults = {
     chat = "<leader>cc", -- open the chat
     review = "<leader>cr", -- review uncommitted changes
   },
+  -- The prompt library: each `<name>.md` here is sent by typing `/name [text]` in the chat;
+  -- nil: the codex/prompts folder of Neovim's config (stdpath("config")).
+  prompt_dir = nil,
   -- Keys in a buffer showing an inline diff preview (they exist only during the preview).
   preview = {
     accept = "ga", -- accept the whole change
