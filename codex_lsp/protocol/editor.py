@@ -107,7 +107,8 @@ class DiagnosticsResult(V2Model):
 
 class DeclinedHunk(V2Model):
     """A hunk of a proposed change: the file as the change's `path` names it, and the hunk's
-    0-based place among the `@@` hunks of that change's `diff` (0 for a whole-file change)."""
+    0-based place among the blocks of changed lines of that change's `diff` (its `@@` hunks,
+    each cut wherever an unchanged line separates two changes; 0 for a whole-file change)."""
 
     path: str
     index: int = Field(ge=0)
