@@ -34,7 +34,7 @@ from codex_lsp.acp import commands, modes
 from codex_lsp.acp.mcp import mcp_overrides
 from codex_lsp.acp.port import AcpClientPort, Session
 from codex_lsp.acp.prompt_input import turn_input
-from codex_lsp.acp.updates import item_updates
+from codex_lsp.acp.updates import SessionUpdates, item_updates
 from codex_lsp.api.port import ApiError
 from codex_lsp.wire import preload
 
@@ -162,6 +162,7 @@ class CodexAgent:
             model=opened["model"],
             mode=modes.mode_of(opened),
             effort=opened.get("reasoningEffort"),
+            updates=SessionUpdates(self._port.old_text(thread["id"])),
         )
         self._port.sessions[session.id] = session
         return session
@@ -290,6 +291,7 @@ class CodexAgent:
         self._port.send(
             session.id, {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}
         )
+        await self._port.flushed()
         return SetSessionModeResponse()
 
     async def set_config_option(

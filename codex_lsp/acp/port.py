@@ -75,6 +75,7 @@ class AcpClientPort:
         )
         self._sender: asyncio.Task[None] | None = None
         self._unbound: list[AcpWorkspace] = []
+        self._workspaces: dict[str, AcpWorkspace] = {}
 
     # -- ClientPort -------------------------------------------------------------------------
 
@@ -122,7 +123,20 @@ class AcpClientPort:
         """The workspaces made for the thread just opened belong to `session_id`."""
         for workspace in self._unbound:
             workspace.session_id = session_id
+            self._workspaces[session_id] = workspace
         self._unbound.clear()
+
+    def old_text(self, session_id: str) -> Callable[[str], str | None]:
+        """How a session reads a file's text before a patch: as the client last gave it to
+        the engine (the text the patch was made against), else from disk."""
+
+        def read(path: str) -> str | None:
+            workspace = self._workspaces.get(session_id)
+            if workspace is not None and path in workspace.client_texts:
+                return workspace.client_texts[path]
+            return _disk_text(path)
+
+        return read
 
     # -- the outgoing queue -----------------------------------------------------------------
 

@@ -53,6 +53,9 @@ class AcpWorkspace:
         self._disk_writer = DiskWorkspace()
         # Set once the thread's id is known (the thread reads nothing before its first turn).
         self.session_id: str | None = None
+        # The text each file last had when read through the client: what a patch's diff was
+        # computed against, and so the `oldText` the client is shown.
+        self.client_texts: dict[str, str] = {}
 
     # -- reading -------------------------------------------------------------------------
 
@@ -72,7 +75,9 @@ class AcpWorkspace:
             self._read_file(self.session_id, str(path)), self._loop
         )
         try:
-            return str(future.result(READ_TIMEOUT_S))
+            text = str(future.result(READ_TIMEOUT_S))
+            self.client_texts[str(path)] = text
+            return text
         except concurrent.futures.TimeoutError:
             future.cancel()
             log.warning("the client did not answer fs/read_text_file for %s; reading disk", path)

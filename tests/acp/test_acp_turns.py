@@ -181,6 +181,11 @@ async def test_a_patch_is_a_diff_and_is_written_through_the_client_when_it_can(
     scripted_model.enqueue(function_call_response("exec_command", check, call_id="call_cat"))
     scripted_model.enqueue(text_response("Done.", response_id="resp_3"))
     client = RecordingClient()
+    # What the editor shows, not saved: the patch is made against it when the client can say.
+    unsaved = 'print("hi")\nprint("unsaved")\n'
+    client.buffers[str(ws / "app.py")] = unsaved
+    before = unsaved if fs else 'print("hi")\nprint("two")\n'
+    after = before.replace("hi", "hello")
     async with acp_agent(home, ws, client, fs=fs) as conn:
         session = await conn.new_session(cwd=str(ws), mcp_servers=[])
         sid = session.session_id
@@ -195,21 +200,23 @@ async def test_a_patch_is_a_diff_and_is_written_through_the_client_when_it_can(
         [str(ws / "hello.txt"), str(ws / "app.py")]
     )
     diffs = {c["path"]: c for c in start["content"] if c["type"] == "diff"}
-    assert diffs[str(ws / "hello.txt")]["oldText"] is None
+    assert diffs[str(ws / "hello.txt")].get("oldText") is None
     assert diffs[str(ws / "hello.txt")]["newText"] == "Hello from apply_patch\n"
-    assert diffs[str(ws / "app.py")]["oldText"] == 'print("hi")\nprint("two")\n'
-    assert diffs[str(ws / "app.py")]["newText"] == 'print("hello")\nprint("two")\n'
+    assert diffs[str(ws / "app.py")]["oldText"] == before
+    assert diffs[str(ws / "app.py")]["newText"] == after
     if fs:
         written = {path: (content, disk) for path, content, disk in client.writes}
-        assert written[str(ws / "app.py")] == ('print("hello")\nprint("two")\n', 'print("hi")\nprint("two")\n')
+        # Written through the client first, the disk still holding what it held.
+        assert written[str(ws / "app.py")] == (after, 'print("hi")\nprint("two")\n')
         assert written[str(ws / "hello.txt")] == ("Hello from apply_patch\n", None)
         assert str(ws / "app.py") in client.reads
     else:
         assert client.writes == [] and client.reads == []
     # The disk held the change before the next command ran: that command read it.
     cat = next(
-        i for i in scripted_model.requests[2].body["input"] if i.get("call_id") == "call_cat"
-        and "output" in i
+        i
+        for i in scripted_model.requests[2].body["input"]
+        if i.get("call_id") == "call_cat" and "output" in i
     )
-    assert 'print("hello")' in cat["output"] and "Hello from apply_patch" in cat["output"]
-    assert (ws / "app.py").read_text() == 'print("hello")\nprint("two")\n'
+    assert after.splitlines()[1] in cat["output"] and "Hello from apply_patch" in cat["output"]
+    assert (ws / "app.py").read_text() == after

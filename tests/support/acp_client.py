@@ -45,7 +45,9 @@ class RecordingClient:
     # -- the client methods -----------------------------------------------------------------
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
-        self.updates.append((session_id, update.model_dump(mode="json", by_alias=True)))
+        self.updates.append(
+            (session_id, update.model_dump(mode="json", by_alias=True, exclude_none=True))
+        )
         self.changed.set()
 
     async def request_permission(
