@@ -70,7 +70,7 @@ async def _serve(
     agent = CodexAgent(api, port, overrides, api_key)
     holder["agent"] = agent
     try:
-        # The library's `Agent` protocol spells out every optional method; these are the served ones.
+        # The library's `Agent` protocol spells out every optional method; ours serves some.
         await acp.run_agent(cast(acp.Agent, agent), use_unstable_protocol=True)
     finally:
         if "api" in holder:
