@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 _STOP = {"completed": "end_turn", "interrupted": "cancelled"}
 API_KEY_METHOD = "openai-api-key"
 SIGNED_IN_METHOD = "codex-sign-in"
+TITLE_CHARS = 80
 
 
 def _wire(value: Any) -> Any:
@@ -170,7 +171,7 @@ class CodexAgent:
     async def _described(self, session: Session) -> dict[str, Any]:
         """The modes and config options every session answer carries."""
         models = (await self.call("model/list", {})).get("data", [])
-        options = modes.config_options(models, session.model, session.effort)
+        options = modes.config_options(models, session.model, session.effort, session.mode)
         return {"modes": modes.mode_state(session.mode), "configOptions": options}
 
     def _announce(self, session: Session) -> None:
@@ -197,6 +198,7 @@ class CodexAgent:
     async def _resume(self, cwd: str, thread_id: str, mcp_servers: Any, *, replay: bool) -> Session:
         params = {"threadId": thread_id, "cwd": cwd, "excludeTurns": not replay}
         session = await self._open("thread/resume", params, mcp_servers)
+        session.titled = True
         if replay:
             read = await self.call("thread/read", {"threadId": thread_id, "includeTurns": True})
             for turn in read["thread"].get("turns") or []:
@@ -264,11 +266,23 @@ class CodexAgent:
             turn = await session.turn
         finally:
             session.turn = None
+        if not session.titled:
+            self._title(session, blocks)
+            await self._port.flushed()
         status = turn.get("status")
         if status == "failed":
             error = turn.get("error") or {}
             raise RequestError.internal_error({"message": error.get("message", "the turn failed")})
         return PromptResponse.model_validate({"stopReason": _STOP.get(str(status), "end_turn")})
+
+    def _title(self, session: Session, blocks: list[dict[str, Any]]) -> None:
+        """A new session is titled by its first prompt, as `session/list` will show it."""
+        session.titled = True
+        text = " ".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+        title = " ".join(text.split())
+        if title:
+            title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
+            self._port.send(session.id, {"sessionUpdate": "session_info_update", "title": title})
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self._port.sessions.get(session_id)
@@ -283,21 +297,33 @@ class CodexAgent:
         self, session_id: str, mode_id: str, **_: Any
     ) -> SetSessionModeResponse:
         session = self._session(session_id)
+        await self._set_mode(session, mode_id)
+        return SetSessionModeResponse()
+
+    async def _set_mode(self, session: Session, mode_id: str) -> list[Any]:
+        """Apply a mode; the config options after it (also sent, with the mode, as updates)."""
         if mode_id not in modes.MODE_IDS:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
         settings = modes.settings_for(mode_id, session.model)
         await self.call("thread/settings/update", {"threadId": session.id, **settings})
         session.mode = mode_id
+        options: list[Any] = (await self._described(session))["configOptions"]
         self._port.send(
             session.id, {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}
         )
+        self._port.send(
+            session.id, {"sessionUpdate": "config_option_update", "configOptions": options}
+        )
         await self._port.flushed()
-        return SetSessionModeResponse()
+        return options
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **_: Any
     ) -> SetSessionConfigOptionResponse:
         session = self._session(session_id)
+        if config_id == modes.MODE:
+            options = await self._set_mode(session, str(value))
+            return SetSessionConfigOptionResponse.model_validate({"configOptions": options})
         if config_id == modes.MODEL:
             await self.call("thread/settings/update", {"threadId": session.id, "model": value})
             session.model = str(value)

@@ -93,12 +93,16 @@ def settings_for(mode_id: str, model: str) -> dict[str, Any]:
     }
 
 
+MODE = "mode"
 MODEL = "model"
 EFFORT = "reasoning_effort"
 
 
-def config_options(models: list[dict[str, Any]], model: str, effort: str | None) -> list[Any]:
-    """The session's select options: which model, and how hard it thinks."""
+def config_options(
+    models: list[dict[str, Any]], model: str, effort: str | None, mode: str
+) -> list[Any]:
+    """The session's select options: the mode (as `session/set_mode` sets it, for clients
+    that know only config options), which model, and how hard it thinks."""
     choices = [
         {
             "value": m["id"],
@@ -110,7 +114,19 @@ def config_options(models: list[dict[str, Any]], model: str, effort: str | None)
     ]
     if not any(choice["value"] == model for choice in choices):
         choices.insert(0, {"value": model, "name": model})
+    modes = available_modes()
     options: list[Any] = [
+        {
+            "id": MODE,
+            "name": "Mode",
+            "category": "mode",
+            "type": "select",
+            "currentValue": mode,
+            "options": [
+                {"value": m["id"], "name": m["name"], "description": m["description"]}
+                for m in modes
+            ],
+        },
         {
             "id": MODEL,
             "name": "Model",
@@ -118,7 +134,7 @@ def config_options(models: list[dict[str, Any]], model: str, effort: str | None)
             "type": "select",
             "currentValue": model,
             "options": choices,
-        }
+        },
     ]
     current = next((m for m in models if m["id"] == model), None)
     efforts = [e["reasoningEffort"] for e in (current or {}).get("supportedReasoningEfforts", [])]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from codex_lsp.acp.updates import display_command
+
 ALLOW_ONCE = "allow_once"
 ALLOW_ALWAYS = "allow_always"
 REJECT_ONCE = "reject_once"
@@ -50,7 +52,7 @@ def tool_call(method: str, params: dict[str, Any]) -> dict[str, Any]:
         command = params.get("command")
         call["kind"] = "execute"
         if command:
-            call["title"] = str(command)
+            call["title"] = display_command(str(command))
         call["rawInput"] = {
             "command": command,
             "cwd": params.get("cwd"),

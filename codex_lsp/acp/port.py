@@ -43,6 +43,7 @@ class Session:
     model: str
     mode: str
     effort: str | None = None
+    titled: bool = False
     updates: SessionUpdates = field(default_factory=lambda: SessionUpdates(_disk_text))
     refused: set[str] = field(default_factory=set)
     turn: asyncio.Future[dict[str, Any]] | None = None

@@ -62,7 +62,7 @@ def _command_kind(actions: list[dict[str, Any]]) -> tuple[str, list[dict[str, An
     return "execute", paths
 
 
-def _display_command(command: str) -> str:
+def display_command(command: str) -> str:
     """The script of `/bin/sh -lc '...'`, as the user would have typed it."""
     try:
         words = shlex.split(command)
@@ -120,7 +120,7 @@ def tool_call_start(item: dict[str, Any], read_old: Callable[[str], str | None])
     if kind == "commandExecution":
         tool_kind, locations = _command_kind(item.get("commandActions") or [])
         command = str(item.get("command", ""))
-        call.update(title=_display_command(command), kind=tool_kind, status=status)
+        call.update(title=display_command(command), kind=tool_kind, status=status)
         call["rawInput"] = {"command": command, "cwd": item.get("cwd")}
         if locations:
             call["locations"] = locations

@@ -46,7 +46,7 @@ async def test_a_streamed_answer_comes_as_chunks_and_ends_the_turn(scripted_mode
         session = await conn.new_session(cwd=str(ws), mcp_servers=[])
         assert session.modes.current_mode_id in {"read-only", "agent", "full-access"}
         assert {m.id for m in session.modes.available_modes} >= {"read-only", "plan"}
-        assert [o.id for o in session.config_options] == ["model", "reasoning_effort"]
+        assert [o.id for o in session.config_options] == ["mode", "model", "reasoning_effort"]
         answer = await asyncio.wait_for(
             conn.prompt(session_id=session.session_id, prompt=[text_block("Say hello.")]), WAIT_S
         )
