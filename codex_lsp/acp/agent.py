@@ -201,10 +201,16 @@ class CodexAgent:
         session.titled = True
         if replay:
             read = await self.call("thread/read", {"threadId": thread_id, "includeTurns": True})
-            for turn in read["thread"].get("turns") or []:
+            thread = read["thread"]
+            for turn in thread.get("turns") or []:
                 for item in turn.get("items") or []:
                     for update in item_updates(item):
                         self._port.send(session.id, update)
+            title = thread.get("name") or thread.get("preview")
+            if title:
+                self._port.send(
+                    session.id, {"sessionUpdate": "session_info_update", "title": title}
+                )
         self._announce(session)
         await self._port.flushed()
         return session

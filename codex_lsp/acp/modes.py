@@ -119,6 +119,7 @@ def config_options(
         {
             "id": MODE,
             "name": "Mode",
+            "description": "What the agent may do without asking",
             "category": "mode",
             "type": "select",
             "currentValue": mode,
@@ -130,6 +131,7 @@ def config_options(
         {
             "id": MODEL,
             "name": "Model",
+            "description": "The model the session's turns use",
             "category": "model",
             "type": "select",
             "currentValue": model,
@@ -144,6 +146,7 @@ def config_options(
             {
                 "id": EFFORT,
                 "name": "Reasoning effort",
+                "description": "How much the model reasons before it answers",
                 "category": "thought_level",
                 "type": "select",
                 "currentValue": value or efforts[0],

@@ -186,7 +186,8 @@ def item_updates(item: dict[str, Any]) -> list[Update]:
     """What a finished item shows when a thread's history is replayed."""
     kind = item.get("type")
     if kind == "userMessage":
-        return [_user_chunk(part) for part in item.get("content") or [] if _user_chunk(part)]
+        chunks = [_user_chunk(part) for part in item.get("content") or []]
+        return [{**chunk, "messageId": item.get("id")} for chunk in chunks if chunk]
     if kind == "agentMessage":
         return [_chunk("agent_message_chunk", str(item.get("text", "")), item.get("id"))]
     if kind == "plan":
@@ -199,9 +200,7 @@ def item_updates(item: dict[str, Any]) -> list[Update]:
     if start is None:
         return []
     end = tool_call_end(item)
-    if end is not None:
-        start.update({k: v for k, v in end.items() if k not in ("sessionUpdate", "toolCallId")})
-    return [start]
+    return [start, end] if end is not None else [start]
 
 
 def _user_chunk(part: dict[str, Any]) -> Update:

@@ -118,20 +118,22 @@ async def patch_as_diff(run: Run) -> Outcome:
     return Outcome(_own(client, sid), stops)
 
 
-async def plan_checklist(run: Run) -> Outcome:
-    steps = [
-        {"step": "Read the code", "status": "completed"},
-        {"step": "Write the fix", "status": "in_progress"},
-    ]
-    run.model.enqueue_by_tool(
-        {"update_plan": function_call_response("update_plan", {"plan": steps}, call_id="plan")}
-    )
-    run.model.enqueue(text_response("Planned.", response_id="resp_2"))
+PLAN_ANSWER = "I looked.\n\n<proposed_plan>\n# Fix it\n\n1. Write the fix.\n</proposed_plan>"
+
+
+async def plan_mode(run: Run) -> Outcome:
+    run.model.enqueue(text_response(PLAN_ANSWER))
     client = RecordingClient()
     async with run.agent(client) as conn:
         sid = await _session(run, conn)
-        stops = [await _prompt(conn, sid, "Make a plan.")]
-    return Outcome(_own(client, sid), stops)
+        if run.side == "ours":
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+        else:
+            await conn.set_config_option(
+                config_id="collaboration_mode", session_id=sid, value="plan"
+            )
+        stops = [await _prompt(conn, sid, "Plan the fix.")]
+    return Outcome(_own(client, sid), stops, client.permission_requests)
 
 
 async def cancel_mid_stream(run: Run) -> Outcome:
@@ -141,8 +143,7 @@ async def cancel_mid_stream(run: Run) -> Outcome:
         sid = await _session(run, conn)
         prompt = asyncio.create_task(_prompt(conn, sid, "Go on and on."))
         await client.wait_for(
-            lambda: sum(u["sessionUpdate"] == "agent_message_chunk" for u in _own(client, sid))
-            >= 3
+            lambda: sum(u["sessionUpdate"] == "agent_message_chunk" for u in _own(client, sid)) >= 3
         )
         await conn.cancel(session_id=sid)
         stops = [await asyncio.wait_for(prompt, WAIT_S)]
@@ -172,7 +173,7 @@ SCENARIOS: dict[str, Scenario] = {
     "streamed_answer": streamed_answer,
     "command_with_permission": command_with_permission,
     "patch_as_diff": patch_as_diff,
-    "plan_checklist": plan_checklist,
+    "plan_mode": plan_mode,
     "cancel_mid_stream": cancel_mid_stream,
     "load_replays_history": load_replays_history,
 }

@@ -26,6 +26,7 @@ from tests.conformance.servers import CACHE, config_toml, peer_binary, scratch_r
 from tests.support.acp_client import RecordingClient, acp_agent, agent_env
 from tests.support.scripted_model import ScriptedModelServer
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = (
     CACHE
     / "codex-acp-peer"
