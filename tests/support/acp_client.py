@@ -4,7 +4,8 @@
 `session/update` in order, answers permission requests with the option a test chose (and
 keeps the requests), and, when the test declares the file system capabilities, serves
 `fs/read_text_file` from its own "buffers" and `fs/write_text_file` into them (an editor that
-does not save), recording each write with what the disk held at that moment.
+does not save), recording each write with what the disk held at that moment, or refusing
+every write (`refuse_writes`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class RecordingClient:
         self.buffers: dict[str, str] = {}
         self.reads: list[str] = []
         self.writes: list[tuple[str, str, str | None]] = []  # path, content, disk at the time
+        self.refuse_writes = False
         self.changed = asyncio.Event()
 
     # -- the client methods -----------------------------------------------------------------
@@ -77,6 +79,8 @@ class RecordingClient:
     async def write_text_file(
         self, session_id: str, path: str, content: str, **_: Any
     ) -> WriteTextFileResponse:
+        if self.refuse_writes:
+            raise acp.RequestError(-32000, "the user declined the edit")
         disk = Path(path).read_text() if os.path.exists(path) else None
         self.writes.append((path, content, disk))
         self.buffers[path] = content
