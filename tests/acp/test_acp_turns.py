@@ -220,3 +220,35 @@ async def test_a_patch_is_a_diff_and_is_written_through_the_client_when_it_can(
     )
     assert after.splitlines()[1] in cat["output"] and "Hello from apply_patch" in cat["output"]
     assert (ws / "app.py").read_text() == after
+
+
+ALIAS_PATCH = """*** Begin Patch
+*** Update File: alias/a.txt
+@@
+-one
++two
+*** End Patch"""
+
+
+async def test_a_path_through_a_symbolic_link_is_written_to_disk_only(scripted_model, tmp_path):
+    # The client would follow the link wherever it leads by the time it writes; the confined
+    # writer resolves it once, at the check, and refuses one that moved.
+    home, ws = make_home(tmp_path, scripted_model.base_url, approval_policy="on-request")
+    (ws / "real").mkdir()
+    (ws / "real" / "a.txt").write_text("one\n")
+    (ws / "alias").symlink_to(ws / "real")
+    scripted_model.enqueue(
+        custom_tool_call_response("apply_patch", ALIAS_PATCH, call_id="call_alias")
+    )
+    scripted_model.enqueue(text_response("Done.", response_id="resp_2"))
+    client = RecordingClient()
+    async with acp_agent(home, ws, client, fs=True) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        await conn.set_session_mode(session_id=sid, mode_id="agent")
+        answer = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[text_block("Edit it")]), WAIT_S
+        )
+    assert answer.stop_reason == "end_turn"
+    assert client.writes == []
+    assert (ws / "real" / "a.txt").read_text() == "two\n"
