@@ -51,8 +51,11 @@ def tool_call(method: str, params: dict[str, Any]) -> dict[str, Any]:
     if method == "item/commandExecution/requestApproval":
         command = params.get("command")
         call["kind"] = "execute"
-        if command:
-            call["title"] = display_command(str(command))
+        title = display_command(str(command)) if command else "Run a command"
+        if (params.get("codexLsp") or {}).get("runUnsandboxed"):
+            # Approving it lets the command past the sandbox: the prompt must say so.
+            title = f"Run OUTSIDE the sandbox: {title}"
+        call["title"] = title
         call["rawInput"] = {
             "command": command,
             "cwd": params.get("cwd"),

@@ -230,7 +230,10 @@ async def test_the_permission_options_cover_the_adapters():
             outcome = await asyncio.wait_for(SCENARIOS["command_with_permission"](run), 3 * WAIT_S)
         request = outcome.permission_requests[0]
         assert request["toolCall"]["toolCallId"] == "call_cmd"
-        assert request["toolCall"]["title"] == "echo ran >> log.txt"
+        title = request["toolCall"]["title"]
+        # Ours says that approving runs the command outside the sandbox; the adapter does not.
+        expected = "Run OUTSIDE the sandbox: " if side == "ours" else ""
+        assert title == f"{expected}echo ran >> log.txt"
         kinds[side] = [option["kind"] for option in request["options"]]
     assert set(kinds["adapter"]) <= set(kinds["ours"])
     assert set(kinds["ours"]) - set(kinds["adapter"]) == {"reject_always"}

@@ -109,7 +109,9 @@ async def test_a_command_asks_permission_and_each_option_is_the_engines_decision
     request = client.permission_requests[0]
     assert request["sessionId"] == sid
     assert request["toolCall"]["toolCallId"] == "call_1"
-    assert request["toolCall"]["kind"] == "execute" and "echo ran >> log.txt" in str(request)
+    assert request["toolCall"]["kind"] == "execute"
+    # Approving lets it past the sandbox (it asked to escalate), and the prompt says so.
+    assert request["toolCall"]["title"] == "Run OUTSIDE the sandbox: echo ran >> log.txt"
     assert [o["kind"] for o in request["options"]] == [
         "allow_once",
         "allow_always",
