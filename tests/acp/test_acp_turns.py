@@ -254,3 +254,21 @@ async def test_a_path_through_a_symbolic_link_is_written_to_disk_only(scripted_m
     assert answer.stop_reason == "end_turn"
     assert client.writes == []
     assert (ws / "real" / "a.txt").read_text() == "two\n"
+
+
+async def test_a_vanished_client_ends_the_agent_mid_turn(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(slow_text_response(deltas=400, pause_s=0.05))
+    client = RecordingClient()
+    async with acp_agent(home, ws, client) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("Go on")]))
+        await client.wait_for(lambda: len(client.of_kind("agent_message_chunk", sid)) >= 3)
+        conn.process.stdin.close()
+        code = await asyncio.wait_for(conn.process.wait(), WAIT_S)
+        prompt.cancel()
+    assert code == 0
+    # The thread was saved on the way out: its rollout holds the prompt.
+    rollouts = list((home / "sessions").rglob("*.jsonl"))
+    assert any("Go on" in path.read_text() for path in rollouts)
