@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import stat
 import sys
 from pathlib import Path
 
+import pytest
 from acp import (
+    RequestError,
     embedded_text_resource,
     image_block,
     resource_block,
@@ -21,7 +24,7 @@ from acp import (
 )
 from acp.schema import EnvVariable, McpServerStdio
 
-from tests.support.acp_client import WAIT_S, RecordingClient, acp_agent
+from tests.support.acp_client import WAIT_S, RecordingClient, acp_agent, agent_env
 from tests.support.appserver import make_home
 from tests.support.scripted_builders import (
     custom_tool_call_response,
@@ -125,3 +128,24 @@ async def test_a_write_the_client_refuses_fails_the_patch_and_leaves_the_disk(
         if i.get("call_id") == "call_patch" and "output" in i
     )
     assert "refused to write" in output["output"]
+
+
+async def test_authenticate_signs_in_with_the_key_in_the_environment(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    client = RecordingClient()
+    async with acp_agent(home, ws, client) as conn:
+        methods = [m.id for m in conn.initialize_response.auth_methods]
+        assert methods == ["openai-api-key", "codex-sign-in"]
+        with pytest.raises(RequestError) as refused:
+            await conn.authenticate(method_id="openai-api-key")
+        assert refused.value.code == -32000  # auth required: no key in the environment
+    assert not (home / "auth.json").exists()
+
+    env = agent_env(home, OPENAI_API_KEY="sk-test-acp-key")
+    async with acp_agent(home, ws, client, env=env) as conn:
+        await conn.authenticate(method_id="openai-api-key")
+    auth = home / "auth.json"
+    assert "sk-test-acp-key" in auth.read_text()
+    assert stat.S_IMODE(auth.stat().st_mode) == 0o600
+    async with acp_agent(home, ws, client) as conn:
+        await conn.authenticate(method_id="codex-sign-in")
