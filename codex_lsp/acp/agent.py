@@ -243,6 +243,9 @@ class CodexAgent:
             await self.call("turn/interrupt", {"threadId": session.id, "turnId": session.turn_id})
         await self.call("thread/unsubscribe", {"threadId": session.id})
         self._port.sessions.pop(session.id, None)
+        if session.turn is not None and not session.turn.done():
+            # Its `turn/completed` will find no session: the prompt is answered here.
+            session.turn.set_result({"status": "interrupted"})
         return CloseSessionResponse()
 
     def _session(self, session_id: str) -> Session:

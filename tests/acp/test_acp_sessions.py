@@ -17,6 +17,7 @@ from tests.support.lsp_client import EditorSession
 from tests.support.scripted_builders import (
     custom_tool_call_response,
     function_call_response,
+    slow_text_response,
     text_response,
 )
 
@@ -176,3 +177,19 @@ async def test_a_session_goes_on_over_the_language_server_and_back(scripted_mode
         assert await _prompt(conn, sid, "Sure?") == "end_turn"
     body = str(scripted_model.requests[-1].body["input"])
     assert "About two million." in body and "The capital is Paris." in body
+
+
+async def test_closing_a_session_mid_turn_answers_its_prompt_cancelled(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(slow_text_response(deltas=400, pause_s=0.05))
+    client = RecordingClient()
+    async with acp_agent(home, ws, client) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("Go on")]))
+        await client.wait_for(lambda: len(client.of_kind("agent_message_chunk", sid)) >= 3)
+        await asyncio.wait_for(conn.close_session(session_id=sid), WAIT_S)
+        answer = await asyncio.wait_for(prompt, WAIT_S)
+        assert answer.stop_reason == "cancelled"
+        listed = await conn.list_sessions(cwd=str(ws))
+        assert [s.session_id for s in listed.sessions] == [sid]
