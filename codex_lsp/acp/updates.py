@@ -192,6 +192,8 @@ def item_updates(item: dict[str, Any]) -> list[Update]:
         return [_chunk("agent_message_chunk", str(item.get("text", "")), item.get("id"))]
     if kind == "plan":
         return [_chunk("agent_message_chunk", str(item.get("text", "")), item.get("id"))]
+    if kind == "exitedReviewMode":
+        return [_chunk("agent_message_chunk", str(item.get("review", "")), item.get("id"))]
     if kind == "reasoning":
         text = "\n\n".join(item.get("summary") or [])
         return [_chunk("agent_thought_chunk", text, item.get("id"))] if text else []
@@ -276,5 +278,8 @@ class SessionUpdates:
         if kind == "plan":
             # The plan of Plan mode is the turn's answer.
             return [_chunk("agent_message_chunk", str(item.get("text", "")), item.get("id"))]
+        if kind == "exitedReviewMode":
+            # A review's findings, as the engine writes them out, are the turn's answer.
+            return [_chunk("agent_message_chunk", str(item.get("review", "")), item.get("id"))]
         end = tool_call_end(item)
         return [end] if end is not None else []

@@ -8,6 +8,7 @@ model is the scripted server.
 from __future__ import annotations
 
 import asyncio
+import json
 
 from acp import RequestError, text_block
 
@@ -193,3 +194,30 @@ async def test_closing_a_session_mid_turn_answers_its_prompt_cancelled(scripted_
         assert answer.stop_reason == "cancelled"
         listed = await conn.list_sessions(cwd=str(ws))
         assert [s.session_id for s in listed.sessions] == [sid]
+
+
+async def test_the_review_and_compact_commands_run_as_turns(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(text_response("hello", response_id="resp_1"))
+    scripted_model.enqueue(text_response("SUMMARY OF WORK", response_id="resp_c"))
+    review = {
+        "findings": [],
+        "overall_correctness": "patch is correct",
+        "overall_explanation": "Nothing to fix in the error handling.",
+        "overall_confidence_score": 0.9,
+    }
+    scripted_model.enqueue(text_response(json.dumps(review), response_id="resp_r"))
+    scripted_model.enqueue(text_response("after", response_id="resp_2"))
+    client = RecordingClient()
+    async with acp_agent(home, ws, client) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        assert await _prompt(conn, sid, "say hello") == "end_turn"
+        assert await _prompt(conn, sid, "/compact") == "end_turn"
+        compaction = [u for u in client.of_kind("tool_call", sid) if u["kind"] == "think"]
+        assert compaction[0]["title"] == "Compact conversation"
+        assert await _prompt(conn, sid, "/review Look only at error handling.") == "end_turn"
+        assert "Nothing to fix in the error handling." in client.text("agent_message_chunk", sid)
+        assert await _prompt(conn, sid, "go on") == "end_turn"
+    assert "Look only at error handling." in str(scripted_model.requests[2].body["input"])
+    assert "SUMMARY OF WORK" in str(scripted_model.requests[-1].body["input"])
