@@ -49,10 +49,15 @@ def _fenced(output: str) -> list[dict[str, Any]]:
     return [{"type": "content", "content": _text(f"{fence}\n{output.rstrip()}\n{fence}")}]
 
 
-def _command_kind(actions: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """The tool kind of a command from what the parser saw it do, and the files it reads."""
+def _command_kind(actions: list[dict[str, Any]], cwd: str) -> tuple[str, list[dict[str, Any]]]:
+    """The tool kind of a command from what the parser saw it do, and the files it reads
+    (absolute, as ACP locations are)."""
     kinds = {action.get("type") for action in actions}
-    paths = [{"path": a["path"]} for a in actions if a.get("type") == "read" and a.get("path")]
+    paths = [
+        {"path": os.path.join(cwd, a["path"])}
+        for a in actions
+        if a.get("type") == "read" and a.get("path")
+    ]
     if not actions or "unknown" in kinds:
         return "execute", paths
     if kinds == {"read"} or kinds <= {"read", "listFiles"}:
@@ -118,7 +123,9 @@ def tool_call_start(item: dict[str, Any], read_old: Callable[[str], str | None])
     call: Update = {"sessionUpdate": "tool_call", "toolCallId": item["id"]}
     status = _STATUS.get(str(item.get("status")), "in_progress")
     if kind == "commandExecution":
-        tool_kind, locations = _command_kind(item.get("commandActions") or [])
+        tool_kind, locations = _command_kind(
+            item.get("commandActions") or [], str(item.get("cwd") or "")
+        )
         command = str(item.get("command", ""))
         call.update(title=display_command(command), kind=tool_kind, status=status)
         call["rawInput"] = {"command": command, "cwd": item.get("cwd")}

@@ -272,3 +272,31 @@ async def test_a_vanished_client_ends_the_agent_mid_turn(scripted_model, tmp_pat
     # The thread was saved on the way out: its rollout holds the prompt.
     rollouts = list((home / "sessions").rglob("*.jsonl"))
     assert any("Go on" in path.read_text() for path in rollouts)
+
+
+async def test_reading_and_searching_commands_are_read_and_search_tool_calls(
+    scripted_model, tmp_path
+):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    (ws / "notes.md").write_text("# Notes\nTODO: more\n")
+    read = {"cmd": "cat notes.md", "workdir": str(ws)}
+    scripted_model.enqueue(function_call_response("exec_command", read, call_id="call_read"))
+    search = {"cmd": "grep -n TODO notes.md", "workdir": str(ws)}
+    scripted_model.enqueue(function_call_response("exec_command", search, call_id="call_grep"))
+    scripted_model.enqueue(text_response("Read and searched.", response_id="resp_3"))
+    client = RecordingClient()
+    async with acp_agent(home, ws, client) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        await conn.set_session_mode(session_id=sid, mode_id="agent")
+        answer = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[text_block("Look")]), WAIT_S
+        )
+    assert answer.stop_reason == "end_turn"
+    calls = {u["toolCallId"]: u for u in client.of_kind("tool_call", sid)}
+    assert calls["call_read"]["kind"] == "read"
+    assert calls["call_read"]["locations"] == [{"path": str(ws / "notes.md")}]
+    assert calls["call_grep"]["kind"] == "search"
+    ends = {u["toolCallId"]: u for u in client.of_kind("tool_call_update", sid) if "status" in u}
+    assert "TODO: more" in ends["call_read"]["content"][0]["content"]["text"]
+    assert "2:TODO: more" in ends["call_grep"]["content"][0]["content"]["text"]
