@@ -30,6 +30,8 @@ from codex_lsp.engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
+QUESTION_METHOD = "item/tool/requestUserInput"
+
 SendUpdate = Callable[[SessionNotification], Awaitable[None]]
 AskPermission = Callable[[str, dict[str, Any], list[dict[str, Any]]], Awaitable[dict[str, Any]]]
 
@@ -101,6 +103,10 @@ class AcpClientPort:
             self._enqueue(("turn/completed", {"sessionId": session.id, **params}))
 
     async def request(self, method: str, params: Any, answer: type[Answer]) -> Answer:
+        if method == QUESTION_METHOD:
+            # ACP v1 has no form to ask the user in (elicitation is unstable): the model is
+            # told the user gave no answer and goes on, as the official adapter does.
+            return read_answer(method, {"answers": {}}, answer)
         kind = permissions.APPROVAL_METHODS.get(method)
         data = params.model_dump(mode="json", by_alias=True)
         session = self.sessions.get(data.get("threadId", ""))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import stat
 import sys
 from pathlib import Path
@@ -149,3 +150,42 @@ async def test_authenticate_signs_in_with_the_key_in_the_environment(scripted_mo
     assert stat.S_IMODE(auth.stat().st_mode) == 0o600
     async with acp_agent(home, ws, client) as conn:
         await conn.authenticate(method_id="codex-sign-in")
+
+
+QUESTIONS = {
+    "questions": [
+        {
+            "id": "target_branch",
+            "header": "Branch",
+            "question": "Which branch should I target?",
+            "options": [
+                {"label": "main (Recommended)", "description": "The default branch."},
+                {"label": "develop", "description": "The integration branch."},
+            ],
+        }
+    ]
+}
+
+
+async def test_a_question_to_the_user_gets_no_answer_and_the_turn_goes_on(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(
+        function_call_response("request_user_input", QUESTIONS, call_id="call_ask")
+    )
+    scripted_model.enqueue(text_response("Using main.", response_id="resp_2"))
+    client = RecordingClient()
+    async with acp_agent(home, ws, client) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        answer = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("Which branch?")]),
+            WAIT_S,
+        )
+    assert answer.stop_reason == "end_turn"
+    assert client.text("agent_message_chunk", session.session_id) == "Using main."
+    output = next(
+        i
+        for i in scripted_model.requests[1].body["input"]
+        if i.get("call_id") == "call_ask" and "output" in i
+    )
+    # Nothing was chosen on the user's behalf.
+    assert json.loads(output["output"])["answers"]["target_branch"]["selected"] == []
