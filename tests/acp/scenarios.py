@@ -2,8 +2,8 @@
 session through an agent and returns what the comparison needs.
 
 They script the model only with what both engines offer it: a shell call goes to whichever
-shell tool the request offers, and the adapter's extra model calls (it names each session
-with one) are answered by a script that only they match.
+shell tool the request offers. Each agent is put in the same preset first (workspace writes,
+approval asked for more), under its own name for it.
 """
 
 from __future__ import annotations
