@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_cmd.add_parser(commands)
     login_cmd.add_parser(commands)
     record_cmd.add_parser(commands)
-    for name in ("serve", "app-server"):
+    for name in ("serve", "app-server", "acp"):
         _add_optional(commands, name)
     return parser
 
@@ -37,9 +37,11 @@ def _add_optional(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     """Doors that live in other packages register themselves if present."""
     import importlib
 
-    module_name = {"serve": "codex_lsp.cli.serve_cmd", "app-server": "codex_lsp.cli.appserver_cmd"}[
-        name
-    ]
+    module_name = {
+        "serve": "codex_lsp.cli.serve_cmd",
+        "app-server": "codex_lsp.cli.appserver_cmd",
+        "acp": "codex_lsp.cli.acp_cmd",
+    }[name]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
