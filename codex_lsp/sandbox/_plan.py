@@ -84,22 +84,32 @@ class Plan:
         self.mountable: list[str] = []
         self.links: list[str] = []
         self.missing: list[str] = []
-        for sub in [s for _, subs in roots for s in subs] + protect:
-            entry = _entry(sub)
-            target = os.path.realpath(sub)
-            if os.path.islink(entry):
+        self._placed: set[tuple[int, str]] = set()
+        # A walk of /tmp can name hundreds of entries: those (`protect`) come from a walk
+        # that follows no symlink below a resolved root, so each is only looked at; if a
+        # folder above one was swapped for a link since, its mount, made through the
+        # root's handle with no link followed, fails and Landlock carves it out instead.
+        resolved = [(sub, _entry(sub)) for _, subs in roots for sub in subs]
+        for sub, entry in resolved + [(sub, sub) for sub in protect]:
+            try:
+                info = os.lstat(entry)
+            except OSError:
+                self._add(self.missing, entry)
+                continue
+            if stat.S_ISLNK(info.st_mode):
                 self._add(self.links, entry)
+                target = os.path.realpath(sub)
                 if os.path.exists(target):
                     self._add(self.mountable, target)
-            elif os.path.exists(entry):
-                self._add(self.mountable, entry)
             else:
-                self._add(self.missing, entry)
+                self._add(self.mountable, entry)
         # Directories the command must not read at all, wherever they are.
         self.hidden = [os.path.realpath(p) for p in hide if os.path.isdir(p)]
 
     def _add(self, bucket: list[str], path: str) -> None:
-        if path not in bucket and self.in_writable(path):
+        key = (id(bucket), path)
+        if key not in self._placed and self.in_writable(path):
+            self._placed.add(key)
             bucket.append(path)
 
     def in_writable(self, path: str) -> bool:
