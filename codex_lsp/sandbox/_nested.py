@@ -136,9 +136,7 @@ def _start(root: str) -> threading.Event:
         return _walking[root]
     done = threading.Event()
     _walking[root] = done
-    threading.Thread(
-        target=_run_walk, args=(root, done), name="sandbox-walk", daemon=True
-    ).start()
+    threading.Thread(target=_run_walk, args=(root, done), name="sandbox-walk", daemon=True).start()
     return done
 
 

@@ -102,7 +102,7 @@ def test_repositories_in_tmp_and_tmpdir_stay_read_only(
 def test_a_repository_that_appears_later_is_covered_from_the_next_walk(
     ws: Path, mode: str, temp_repos: tuple[Path, list[Path]]
 ) -> None:
-    tmpdir, repos = temp_repos
+    tmpdir, _ = temp_repos
     run("true", ws, mode, DEFAULT, env={"TMPDIR": str(tmpdir)})
     late = _repo(tmpdir / "x" / "late")
     before = _snapshot(late)
@@ -137,7 +137,9 @@ def test_an_unprivileged_user_cannot_write_a_repository_in_tmp_either(
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(tmpdir)}
         if mode == "landlock-only":
             env["CODEX_LSP_SANDBOX_DISABLE"] = "mountns"
-        argv, env = wrap_command(["bash", "-c", ATTACK, "attack", *map(str, repos)], DEFAULT, ws, env)
+        argv, env = wrap_command(
+            ["bash", "-c", ATTACK, "attack", *map(str, repos)], DEFAULT, ws, env
+        )
         argv[0] = python
         proc = subprocess.run(
             argv,
