@@ -353,6 +353,8 @@ class ApiServer:
                 await services.http.aclose()
 
     async def _account_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+        if getattr(params, "refresh_token", None):
+            await self.accounts.refresh()
         return self.accounts.read()
 
     async def _login_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
