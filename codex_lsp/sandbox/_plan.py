@@ -292,11 +292,23 @@ def _grant_root(ruleset: _landlock.Ruleset, plan: Plan, root: str, carve: list[s
         ruleset.allow_fd(plan.fds[root], _landlock.READ | _landlock.WRITE)
         return
     held = [plan.fd_path(root, p) for p in inside]
-    _grant_around(ruleset, plan.fd_path(root, root), held, _landlock.READ | _landlock.WRITE)
+    budget = [MAX_NESTED_RULES]
+    _grant_around(ruleset, plan.fd_path(root, root), held, _landlock.READ | _landlock.WRITE, budget)
+
+
+# Rules one root may spend below its top on folders that hold protected entries (the
+# repositories a walk of /tmp found, each a rule per entry of every folder on its way).
+# Past it, such folders are left with no rights at all: read-only, never less protected.
+MAX_NESTED_RULES = 512
 
 
 def _grant_around(
-    ruleset: _landlock.Ruleset, directory: str, protected: list[str], rights: int
+    ruleset: _landlock.Ruleset,
+    directory: str,
+    protected: list[str],
+    rights: int,
+    budget: list[int] | None = None,
+    depth: int = 0,
 ) -> None:
     # Landlock rights flow down the whole hierarchy, so the directories on the way
     # to a protected path get no rights of their own, only their other entries do.
@@ -304,13 +316,31 @@ def _grant_around(
         entries = sorted(os.listdir(directory))
     except OSError:
         return
-    for name in entries:
-        path = os.path.join(directory, name)
-        if path in protected:
+    # Each protected path sorted under the entry it lies in, at once: a walk of /tmp can
+    # carve hundreds of paths out of folders of thousands of entries.
+    prefix = directory if directory.endswith("/") else directory + "/"
+    exact: set[str] = set()
+    below: dict[str, list[str]] = {}
+    for path in protected:
+        if not path.startswith(prefix):
             continue
-        below = [p for p in protected if _roots.is_beneath(p, path)]
-        if below:
+        name, _, rest = path[len(prefix) :].partition("/")
+        if rest:
+            below.setdefault(name, []).append(path)
+        else:
+            exact.add(name)
+    if budget is not None and depth > 0:
+        if budget[0] < len(entries):
+            budget[0] = 0
+            return
+        budget[0] -= len(entries)
+    for name in entries:
+        if name in exact:
+            continue
+        path = prefix + name
+        under = below.get(name)
+        if under:
             if os.path.isdir(path) and not os.path.islink(path):
-                _grant_around(ruleset, path, below, rights)
+                _grant_around(ruleset, path, under, rights, budget, depth + 1)
             continue
         ruleset.allow(path, rights)
