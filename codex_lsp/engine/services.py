@@ -100,6 +100,8 @@ class EngineServices:
         refresher = self.token_refresher(auth)
 
         async def refresh(refused: str | None) -> bool:
+            if refused is None and refresher.stale_token() is None:
+                return False
             http = self.http or http_client()
             try:
                 if refused is None:

@@ -121,12 +121,22 @@ class TokenRefresher:
         self.url = refresh_url(issuer)
         self._lock = anyio.Lock()
 
+    def stale_token(self) -> str | None:
+        """The stored access token if it has expired or is about to, else None."""
+        try:
+            info = self.store.read()
+        except AuthError:
+            return None
+        if info is None or info.tokens is None or not is_stale(info):
+            return None
+        return info.tokens.access_token
+
     async def refresh_if_stale(self, http: httpx.AsyncClient) -> bool:
         """Refresh when the stored access token has expired or is about to; True if it did."""
-        info = self.store.read()
-        if info is None or not is_stale(info):
+        stale = self.stale_token()
+        if stale is None:
             return False
-        return await self.refresh(http, replacing=info.tokens.access_token if info.tokens else None)
+        return await self.refresh(http, replacing=stale)
 
     async def refresh(self, http: httpx.AsyncClient, *, replacing: str | None = None) -> bool:
         """Get new tokens for the stored sign-in and store them. With `replacing` (the access
