@@ -84,20 +84,29 @@ class Plan:
         self.mountable: list[str] = []
         self.links: list[str] = []
         self.missing: list[str] = []
+        # Links among the entries a walk found (`protect`): their targets are mounted
+        # read-only; the links themselves are carved out only where Landlock is all there
+        # is, since a carve-out inside /tmp would keep /tmp from taking new entries.
+        self.walked_links: list[str] = []
+        self.walked: set[str] = set(protect)
         self._placed: set[tuple[int, str]] = set()
         # A walk of /tmp can name hundreds of entries: those (`protect`) come from a walk
         # that follows no symlink below a resolved root, so each is only looked at; if a
         # folder above one was swapped for a link since, its mount, made through the
         # root's handle with no link followed, fails and Landlock carves it out instead.
+        # One the walk found that is gone now is left alone: nothing is there to protect,
+        # and a placeholder would be a folder made in someone else's tree.
         resolved = [(sub, _entry(sub)) for _, subs in roots for sub in subs]
         for sub, entry in resolved + [(sub, sub) for sub in protect]:
+            walked = entry in self.walked
             try:
                 info = os.lstat(entry)
             except OSError:
-                self._add(self.missing, entry)
+                if not walked:
+                    self._add(self.missing, entry)
                 continue
             if stat.S_ISLNK(info.st_mode):
-                self._add(self.links, entry)
+                self._add(self.walked_links if walked else self.links, entry)
                 target = os.path.realpath(sub)
                 if os.path.exists(target):
                     self._add(self.mountable, target)
@@ -216,6 +225,9 @@ def protect_with_mounts(plan: Plan) -> list[str]:
     for path in plan.mountable:
         try:
             plan.bind_read_only(path)
+        except FileNotFoundError:
+            if path not in plan.walked:
+                carve.append(path)  # removed since the walk: nothing left to protect
         except OSError:
             carve.append(path)
     carve += plan.missing

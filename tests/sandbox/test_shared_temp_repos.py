@@ -188,3 +188,30 @@ def test_a_crowded_folder_keeps_its_repositories_read_only(ws: Path, mode: str) 
         assert wrote == (mode == "mountns"), result.output
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def test_a_repository_removed_since_the_walk_is_left_alone(ws: Path, mode: str) -> None:
+    tmpdir = Path(tempfile.mkdtemp(prefix="sandbox-tmpdir-", dir="/var/tmp"))
+    try:
+        gone = _repo(tmpdir / "gone" / "repo")
+        _nested.forget()
+        assert str(gone / ".git") in _nested.nested_git_dirs(str(tmpdir))
+        shutil.rmtree(tmpdir / "gone")
+        # The walk is not redone yet: the command starts with the stale answer.
+        result = run("echo ok > src/new.txt", ws, mode, DEFAULT, env={"TMPDIR": str(tmpdir)})
+        assert not (tmpdir / "gone").exists(), "a placeholder was made for a vanished entry"
+        if mode == "mountns":
+            # Nothing was carved out of the roots for it: /tmp and $TMPDIR take new entries.
+            shared = run(
+                'echo ok > "$TMPDIR/new.txt" && echo ok > /tmp/sandbox-new-$$ && '
+                "rm /tmp/sandbox-new-$$",
+                ws,
+                mode,
+                DEFAULT,
+                env={"TMPDIR": str(tmpdir)},
+            )
+            assert shared.code == 0, shared.output
+            assert (tmpdir / "new.txt").read_text() == "ok\n"
+        assert result.code == 0, result.output
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
