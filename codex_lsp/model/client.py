@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from typing import Any
 
@@ -80,8 +80,13 @@ class ModelClient:
         session_id: str | None = None,
         originator: str = ORIGINATOR,
         recorder: StreamRecorder | None = None,
+        refresh_auth: Callable[[str | None], Awaitable[bool]] | None = None,
     ) -> None:
         self.provider = provider
+        # Renews a sign-in's token: called with None before a request (it refreshes a token
+        # about to expire), and with the refused key after a 401 (True: send again). It may
+        # raise `ModelError` to say the sign-in cannot be renewed.
+        self._refresh_auth = refresh_auth
         self.session_id = session_id
         # Every HTTP attempt, request and answer, is copied here when set (`codex-lsp record`).
         self._recorder = recorder
@@ -224,6 +229,9 @@ class ModelClient:
         """POST until a 2xx answer arrives or the transport retry budget runs out."""
         max_retries = self.provider.effective_request_retries()
         attempt = 0
+        reauthorized = False
+        if self._refresh_auth is not None:
+            await self._refresh_auth(None)
         while True:
             key = self._resolve_key()
             secrets = self._secrets(key)
@@ -270,6 +278,12 @@ class ModelClient:
             if self._recorder is not None:
                 self._recorder.answered(response, body, self._base_path(), secrets)
             status = response.status_code
+            if status == 401 and not reauthorized and self._refresh_auth is not None:
+                # Once per request, as codex does: a renewed token gets the request sent
+                # again, not counted as a retry.
+                reauthorized = True
+                if await self._refresh_auth(key):
+                    continue
             if status == 429:
                 delay = _rate_limit_delay(response.headers, body, secrets)
             elif status >= 500 or status == 408:

@@ -77,6 +77,25 @@ class Accounts:
             account=account, requires_openai_auth=self._requires_openai_auth()
         )
 
+    async def refresh(self) -> None:
+        """Renew a ChatGPT sign-in's tokens now (`account/read {refreshToken: true}`); like
+        codex, a failure is logged and the account is read as it is stored."""
+        from codex_lsp.model.transport import http_client
+        from codex_lsp.store.token_refresh import RefreshFailed, TokenRefresher
+
+        try:
+            issuer = getattr(self._config(), "login_issuer", None)
+        except Exception:  # an unloadable config: the default issuer
+            issuer = None
+        refresher = TokenRefresher(self._store, issuer=issuer)
+        http = http_client()
+        try:
+            await refresher.refresh(http)
+        except RefreshFailed as err:
+            log.warning("failed to refresh the sign-in while reading the account: %s", err)
+        finally:
+            await http.aclose()
+
     def _requires_openai_auth(self) -> bool:
         try:
             return bool(self._config().provider().requires_openai_auth)
@@ -177,7 +196,9 @@ def handlers(ctx: ApiContext) -> Routes:
     ctx.closers.append(close)
     ctx.limit_listeners.append(lambda snapshot: accounts().note_limits(snapshot))
 
-    async def read(_params: GetAccountParams, _raw: dict[str, Any]) -> GetAccountResponse:
+    async def read(params: GetAccountParams, _raw: dict[str, Any]) -> GetAccountResponse:
+        if params.refresh_token:
+            await accounts().refresh()
         return accounts().read()
 
     async def login(params: LoginAccountParams, _raw: dict[str, Any]) -> LoginAccountResponse:
