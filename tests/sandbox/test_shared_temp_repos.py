@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import WorkspaceWrite
+from codex_lsp.protocol.core.policy import WorkspaceWrite
 from codex_lsp.sandbox import _nested, wrap_command
 from tests.sandbox.helpers import DENIALS, run
 from tests.sandbox.test_escape_basics import _python_for_nobody
