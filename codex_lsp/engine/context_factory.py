@@ -37,7 +37,7 @@ def initial_turn_context(
     approval = (
         op.approval_policy
         or _approval(resumed.get("approval_policy"))
-        or AskForApproval(config.approval_policy)
+        or config.core_approval_policy
     )
     sandbox = (
         op.sandbox_policy or _sandbox(resumed.get("sandbox_policy")) or config.sandbox_policy(cwd)

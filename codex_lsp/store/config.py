@@ -33,6 +33,7 @@ from codex_lsp.store.config_errors import (
     looks_secret,
     value_span,
 )
+from codex_lsp.store.config_hooks import HookGroup, ProjectConfig
 from codex_lsp.store.config_layers import (
     KeyPath,
     covered,
@@ -64,6 +65,21 @@ class SandboxWorkspaceWrite(_Table):
     exclude_slash_tmp: bool = False
 
 
+class GranularApprovalConfig(_Table):
+    """`approval_policy = { granular = {...} }`: per kind of question, whether it may be asked
+    (`false` declines it without asking)."""
+
+    sandbox_approval: bool
+    rules: bool
+    mcp_elicitations: bool
+    skill_approval: bool = False
+    request_permissions: bool = False
+
+
+class GranularApprovalPolicy(_Table):
+    granular: GranularApprovalConfig
+
+
 class ToolToggle(_Table):
     """`[tools.<name>]`: a built-in tool that is off unless enabled."""
 
@@ -81,15 +97,14 @@ class Config(_Table):
 
     model: str | None = None
     model_provider: str = OPENAI_PROVIDER_ID
-    model_reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = (
-        None
-    )
+    # Open, as in Codex: a model may advertise efforts beyond the usual six.
+    model_reasoning_effort: str | None = Field(default=None, min_length=1)
     model_reasoning_summary: Literal["auto", "concise", "detailed", "none"] | None = None
     model_verbosity: Literal["low", "medium", "high"] | None = None
     model_context_window: int | None = Field(default=None, gt=0)
     model_auto_compact_token_limit: int | None = Field(default=None, gt=0)
     review_model: str | None = None
-    approval_policy: AskForApproval = AskForApproval.ON_REQUEST
+    approval_policy: AskForApproval | GranularApprovalPolicy = AskForApproval.ON_REQUEST
     sandbox_mode: SandboxMode = "read-only"
     sandbox_workspace_write: SandboxWorkspaceWrite = Field(default_factory=SandboxWorkspaceWrite)
     model_providers: dict[str, ModelProviderInfo] = Field(default_factory=dict)
@@ -107,7 +122,13 @@ class Config(_Table):
     shell_environment_policy: ShellEnvironmentPolicy = Field(default_factory=ShellEnvironmentPolicy)
     sandbox_linux: SandboxLinux = Field(default_factory=SandboxLinux)
     project_doc_max_bytes: int = Field(default=32 * 1024, ge=0)
-    cli_auth_credentials_store: Literal["file", "keyring", "auto"] | None = None
+    cli_auth_credentials_store: Literal["file", "keyring", "auto", "ephemeral"] | None = None
+    web_search: Literal["disabled", "cached", "indexed", "live"] | None = None
+    notify: list[str] | None = None
+    project_doc_fallback_filenames: list[str] = Field(default_factory=list)
+    model_instructions_file: str | None = None
+    projects: dict[str, ProjectConfig] = Field(default_factory=dict)
+    hooks: dict[str, list[HookGroup]] = Field(default_factory=dict)
     chatgpt_base_url: str = "https://chatgpt.com/backend-api/"
     forced_login_method: Literal["chatgpt", "api"] | None = None
     login_issuer: str | None = None
@@ -129,6 +150,13 @@ class Config(_Table):
     def effective_base_instructions(self) -> str | None:
         """`base_instructions`, or the older `instructions` key."""
         return self.base_instructions or self.instructions
+
+    @property
+    def core_approval_policy(self) -> AskForApproval:
+        """The policy the engine runs: a granular policy asks as `on-request` does."""
+        if isinstance(self.approval_policy, GranularApprovalPolicy):
+            return AskForApproval.ON_REQUEST
+        return self.approval_policy
 
     def feature_enabled(self, name: str, default: bool = False) -> bool:
         return self.features.get(name, default)
@@ -221,10 +249,33 @@ class _Loader:
         try:
             return Config.model_validate(data)
         except ValidationError as err:
-            first = err.errors()[0]
-            loc = (*file_prefix, *(str(part) for part in first["loc"] if part != "__root__"))
+            errors = err.errors()
+            # A value that is one of several shapes (a policy name or a granular table) fails
+            # once per shape: report the shape the value has, by the keys it really holds.
+            paths = [_data_path(data, error["loc"]) for error in errors]
+            best = max(range(len(errors)), key=lambda index: len(paths[index]))
+            first = errors[best]
+            loc = (*file_prefix, *paths[best])
             problem = describe_problem(first, secret=holds_secret(loc))
             raise self.fail(loc, problem) from None
+
+
+def _data_path(data: Any, loc: Sequence[int | str]) -> KeyPath:
+    """The part of an error's location that names keys in `data` (pydantic adds the names of
+    union members and validators, which are not keys of the file)."""
+    path: list[str] = []
+    node = data
+    for index, part in enumerate(loc):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, dict) and index == len(loc) - 1:
+            pass  # a required key that is missing
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            continue
+        path.append(str(part))
+    return tuple(path)
 
 
 def _providers(effective: dict[str, Any]) -> dict[str, Any]:
