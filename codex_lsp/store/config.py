@@ -1,7 +1,8 @@
 """`$CODEX_HOME/config.toml`: Codex's keys, profiles and `-c key=value` overrides.
 
-Layers, lowest first: built-in defaults, the user's file, the selected `[profiles.<name>]`, then
-`-c` overrides (which win over a profile, as a command line should). Unknown keys are ignored so
+Layers, lowest first: built-in defaults, the user's file, the selected profile's own file
+`$CODEX_HOME/<name>.config.toml`, then `-c` overrides (which win over a profile, as a command
+line should). Unknown keys are ignored so
 a Codex user's file loads as is. Anything wrong raises `ConfigError` naming the file, line and
 key; never a pydantic traceback. Reading and merging the tables: `config_layers.py`.
 """
@@ -9,6 +10,7 @@ key; never a pydantic traceback. Reading and merging the tables: `config_layers.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -292,6 +294,15 @@ def _providers(effective: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+PROFILE_SUFFIX = ".config.toml"
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def profile_path(home: Path, name: str) -> Path:
+    """`$CODEX_HOME/<name>.config.toml`, where Codex 0.169 and later keep a profile."""
+    return home / f"{name}{PROFILE_SUFFIX}"
+
+
 def load_config(
     codex_home: Path | str | None = None,
     *,
@@ -301,6 +312,11 @@ def load_config(
     text: str | None = None,
 ) -> Config:
     """Load `<codex_home>/config.toml` (absent means all defaults) with a profile and overrides.
+
+    Layers, lowest first: the file, the profile's own file `<codex_home>/<profile>.config.toml`
+    (absent means nothing to add, as in Codex), then `-c`. The old `[profiles.<name>]` tables
+    are not applied: selecting one (with `profile = "<name>"` in the file, or as `profile` while
+    the file holds that table) fails with the move to make, as Codex's loader does.
 
     `text`, when given, is validated as if it were the file's contents (a change about to be
     written is checked exactly as the file will be read). `cwd` is accepted for project-scoped
@@ -313,35 +329,43 @@ def load_config(
     parsed = [parse_override(item) for item in overrides]
     loader = _Loader(path, text, parsed)
 
+    legacy = file_raw.get("profile")
+    if legacy is not None:
+        shown = "(not shown)" if looks_secret(str(legacy)) else f'"{legacy}"'
+        raise loader.fail(
+            ("profile",),
+            f"legacy `profile = {shown}` config is no longer supported; use `--profile NAME` "
+            f"with {home}/NAME{PROFILE_SUFFIX} instead",
+        )
+    tables = file_raw.get("profiles", {})
+    if not isinstance(tables, dict):
+        raise loader.fail(("profiles",), "expected a table")
+
     raw = copy.deepcopy(file_raw)
+    user_keys = set(leaf_paths({key: value for key, value in raw.items() if key != "profiles"}))
+    loader.validate({key: value for key, value in raw.items() if key != "profiles"})
+    if profile is not None:
+        if not _PROFILE_NAME.fullmatch(profile) or looks_secret(profile):
+            raise ConfigError(
+                f"--profile: {profile!r} is not a profile name (letters, digits, -_.)"
+            )
+        if profile in tables:
+            raise loader.fail(
+                ("profiles", profile),
+                f"--profile {profile} cannot be used while {path} holds a legacy "
+                f"[profiles.{profile}] table; move its settings to "
+                f"{profile_path(home, profile)} and remove the table",
+            )
+        layer_path = profile_path(home, profile)
+        layer_text, layer_raw = read_toml(layer_path)
+        if layer_raw:
+            _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
+            raw = deep_merge(raw, layer_raw)
+            user_keys |= set(leaf_paths(layer_raw))
     for keys, value in parsed:
         set_path(raw, keys, value)
-
     effective = {key: value for key, value in raw.items() if key != "profiles"}
-    # The file's own top level must be valid even where the profile replaces a value.
-    loader.validate(effective)
-    profiles = raw.get("profiles", {})
-    if not isinstance(profiles, dict):
-        raise loader.fail(("profiles",), "expected a table")
-    for name, table in profiles.items():
-        if not isinstance(table, dict):
-            raise loader.fail(("profiles", name), "expected a table")
-        loader.validate(table, ("profiles", name))
-    user_keys = set(
-        leaf_paths({key: value for key, value in file_raw.items() if key != "profiles"})
-    )
-    selected = profile if profile is not None else raw.get("profile")
-    if selected is not None:
-        if not isinstance(selected, str) or selected not in profiles:
-            defined = ", ".join(sorted(profiles)) or "none"
-            shown = "(not shown)" if looks_secret(str(selected)) else repr(selected)
-            raise loader.fail(("profile",), f"profile {shown} is not defined (defined: {defined})")
-        effective = deep_merge(effective, profiles[selected])
-        user_keys |= set(leaf_paths(file_raw.get("profiles", {}).get(selected, {})))
-        for keys, value in parsed:
-            if keys[0] != "profiles":  # -c beats the profile
-                set_path(effective, keys, value)
-        effective["profile"] = selected
+    effective["profile"] = profile
     effective["model_providers"] = _providers(effective)
     config = loader.validate(effective)
     if config.model_provider not in config.model_providers:
