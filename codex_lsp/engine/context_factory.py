@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import TypeAdapter
 
@@ -50,8 +50,9 @@ def initial_turn_context(
         cwd=cwd,
         approval_policy=approval,
         sandbox_policy=sandbox,
-        effort=op.effort or resumed.get("effort") or config.model_reasoning_effort,
+        effort=op.effort or resumed.get("effort") or cast(Any, config.model_reasoning_effort),
         summary=op.summary or resumed.get("summary") or config.model_reasoning_summary,
+        verbosity=config.model_verbosity,
         personality=op.personality or resumed.get("personality") or config.personality,
         base_instructions=op.base_instructions or config.effective_base_instructions,
         developer_instructions=op.developer_instructions or config.developer_instructions,

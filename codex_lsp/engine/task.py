@@ -139,6 +139,7 @@ def build_prompt(
         parallel_tool_calls=False,
         reasoning=reasoning,
         output_schema=ctx.output_schema,
+        verbosity=ctx.verbosity if ctx.provider.wire_api == "responses" else None,
         prompt_cache_key=session.thread_id,
     )
 

@@ -37,6 +37,8 @@ class TurnContext:
     sandbox_policy: SandboxPolicy
     effort: ReasoningEffort | None = None
     summary: ReasoningSummary | None = None
+    # `model_verbosity`: sent as the Responses API's `text.verbosity`.
+    verbosity: str | None = None
     personality: Personality | None = None
     base_instructions: str | None = None
     developer_instructions: str | None = None

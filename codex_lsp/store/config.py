@@ -139,10 +139,16 @@ class Config(_Table):
     _codex_home: Path | None = PrivateAttr(default=None)
     _user_keys: frozenset[KeyPath] = PrivateAttr(default=frozenset())
     _override_keys: frozenset[KeyPath] = PrivateAttr(default=frozenset())
+    _file_layers: tuple[tuple[Path, dict[str, Any]], ...] = PrivateAttr(default=())
 
     @property
     def config_path(self) -> Path | None:
         return self._path
+
+    @property
+    def file_layers(self) -> tuple[tuple[Path, dict[str, Any]], ...]:
+        """Each file read (config.toml, then the profile's), with its tables as written."""
+        return self._file_layers
 
     @property
     def codex_home(self) -> Path | None:
@@ -341,6 +347,7 @@ def load_config(
     if not isinstance(tables, dict):
         raise loader.fail(("profiles",), "expected a table")
 
+    layers: list[tuple[Path, dict[str, Any]]] = [(path, file_raw)]
     raw = copy.deepcopy(file_raw)
     user_keys = set(leaf_paths({key: value for key, value in raw.items() if key != "profiles"}))
     loader.validate({key: value for key, value in raw.items() if key != "profiles"})
@@ -359,6 +366,7 @@ def load_config(
         layer_path = profile_path(home, profile)
         layer_text, layer_raw = read_toml(layer_path)
         if layer_raw:
+            layers.append((layer_path, layer_raw))
             _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
             raw = deep_merge(raw, layer_raw)
             user_keys |= set(leaf_paths(layer_raw))
@@ -384,4 +392,5 @@ def load_config(
     config._codex_home = home
     config._user_keys = frozenset(user_keys)
     config._override_keys = frozenset(keys for keys, _ in parsed)
+    config._file_layers = tuple(layers)
     return config
