@@ -80,6 +80,6 @@ def test_the_servers_send_one_config_warning(side: Side, tmp_path: Path) -> None
             and "configWarning" in str(entry.message.get("method"))
             and entry.message["params"]["summary"].startswith("codex-lsp ignores")
         ]
-    params = warning["params"] if "params" in warning else warning
+    params = warning["params"]
     assert params["details"] == f"{run.home / 'config.toml'}: {TYPO}: {HINT}"
     assert len(sent) == 1
