@@ -58,10 +58,12 @@ def initial_turn_context(
         developer_instructions=op.developer_instructions or config.developer_instructions,
         user_instructions=op.user_instructions,
         project_doc_max_bytes=config.project_doc_max_bytes,
+        project_doc_fallback_filenames=tuple(config.project_doc_fallback_filenames),
         context_window=window,
         auto_compact_limit=config.model_auto_compact_token_limit,
         features=dict(config.features or {}),
-        web_search=bool(config.tools.web_search),
+        web_search=config.web_search_enabled,
+        web_search_live=config.web_search in (None, "live"),
         update_plan_tool=config.tools.update_plan.enabled,
         collaboration_mode="plan" if resumed.get("collaboration_mode") == "plan" else "default",
     )

@@ -160,6 +160,13 @@ class Config(_Table):
         return self.base_instructions or self.instructions
 
     @property
+    def web_search_enabled(self) -> bool:
+        """Top-level `web_search` (Codex's current key) when set, else `[tools] web_search`."""
+        if self.web_search is not None:
+            return self.web_search != "disabled"
+        return bool(self.tools.web_search)
+
+    @property
     def core_approval_policy(self) -> AskForApproval:
         """The policy the engine runs: a granular policy asks as `on-request` does."""
         if isinstance(self.approval_policy, GranularApprovalPolicy):
@@ -388,6 +395,15 @@ def load_config(
                 f"add a [model_providers.{config.model_provider}] table"
             )
         raise loader.fail(("model_provider",), problem)
+    if config.model_instructions_file and not config.base_instructions:
+        # Codex's key for instructions kept in a file; a relative path is the home's.
+        source = home / Path(config.model_instructions_file).expanduser()
+        try:
+            config.base_instructions = source.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            problem = f"cannot read {source}: {reason}"
+            raise loader.fail(("model_instructions_file",), problem) from None
     config._path = path
     config._codex_home = home
     config._user_keys = frozenset(user_keys)

@@ -31,11 +31,7 @@ NOT_APPLIED: dict[tuple[str, ...], str] = {
     ("approval_policy", "granular"): "questions are asked as under `on-request`",
     ("cli_auth_credentials_store",): "credentials are kept in auth.json",
     ("hooks",): "no hook runs",
-    ("notify",): "no program is run after a turn",
     ("projects",): "no project's .codex/config.toml is loaded",
-    ("project_doc_fallback_filenames",): "only AGENTS.md is read",
-    ("model_instructions_file",): "the built-in instructions are used",
-    ("web_search",): "`[tools] web_search` decides",
 }
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sys
 
+import anyio
+
 from tests.engine.test_mcp_tools import _outputs, _setup, _tool, http_mcp_server, mcp_table
 from tests.support.engine import running_engine
 from tests.support.scripted_builders import function_call_response, text_response
@@ -112,4 +114,59 @@ async def test_mcp_http_headers_and_env_http_headers_reach_the_server(
         "c0": "Bearer static",
         "c1": "Bearer from-env",
         "c2": "anonymous",  # a header whose variable is unset is left out
+    }
+
+
+async def test_instructions_file_fallback_docs_and_cached_web_search(scripted_model, tmp_path):
+    home, ws = _setup(tmp_path, scripted_model.base_url, "")
+    config = home / "config.toml"
+    config.write_text(
+        'model_instructions_file = "mine.md"\n'
+        'project_doc_fallback_filenames = ["CLAUDE.md"]\n'
+        'web_search = "cached"\n' + config.read_text()
+    )
+    (home / "mine.md").write_text("You are the house style checker.")
+    (ws / "CLAUDE.md").write_text("Run make check before answering.")
+    scripted_model.enqueue(text_response("ok", response_id="resp_1"))
+
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        await engine.run_turn("hi")
+
+    (request,) = scripted_model.requests
+    body = request.body
+    assert body["instructions"] == "You are the house style checker."
+    texts = [
+        part["text"] for item in body["input"] for part in item.get("content", []) if "text" in part
+    ]
+    assert any("Run make check before answering." in text for text in texts)
+    assert {"type": "web_search", "external_web_access": False} in body["tools"]
+
+
+async def test_notify_runs_the_program_with_codex_json_after_a_turn(scripted_model, tmp_path):
+    home, ws = _setup(tmp_path, scripted_model.base_url, "")
+    out = tmp_path / "notified.json"
+    script = f"import sys; open({str(out)!r}, 'w').write(sys.argv[-1])"
+    config = home / "config.toml"
+    config.write_text(
+        f"notify = {json.dumps([sys.executable, '-c', script])}\n" + config.read_text()
+    )
+    scripted_model.enqueue(text_response("All done.", response_id="resp_1"))
+
+    async with running_engine(home) as engine:
+        configured = await engine.configure(cwd=str(ws))
+        await engine.run_turn("tidy up")
+
+    for _ in range(100):
+        if out.exists() and out.read_text():
+            break
+        await anyio.sleep(0.05)
+    payload = json.loads(out.read_text())
+    assert payload == {
+        "type": "agent-turn-complete",
+        "thread-id": configured.msg.session_id,
+        "turn-id": payload["turn-id"],
+        "cwd": str(ws.resolve()),
+        "input-messages": ["tidy up"],
+        "last-assistant-message": "All done.",
     }
