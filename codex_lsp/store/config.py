@@ -398,6 +398,7 @@ def load_config(
     if config.model_instructions_file and not config.base_instructions:
         # Codex's key for instructions kept in a file; a relative path is the home's.
         source = home / Path(config.model_instructions_file).expanduser()
+        config.model_instructions_file = str(source)
         try:
             config.base_instructions = source.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:

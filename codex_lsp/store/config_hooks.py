@@ -20,10 +20,18 @@ class _Table(BaseModel):
 
 
 class HookCommand(_Table):
+    """One command of a hook group; the keys are camelCase, as in Codex's hooks.json."""
+
+    model_config = ConfigDict(
+        extra="ignore", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
+
     type: Literal["command"] = "command"
     command: str
+    command_windows: str | None = Field(default=None, alias="commandWindows")
     timeout: float | None = Field(default=None, gt=0)
-    status_message: str | None = None
+    run_async: bool = Field(default=False, alias="async")
+    status_message: str | None = Field(default=None, alias="statusMessage")
 
 
 class HookGroup(_Table):
