@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return load_services(codex_home=home, profile=args.profile, overrides=overrides + extra)
 
     try:
-        from codex_lsp.api.config_problems import startup_warnings
+        from codex_lsp.api.config.problems import startup_warnings
 
         for warning in startup_warnings(home, profile=args.profile, overrides=overrides):
             logging.getLogger(__name__).warning("%s %s", warning.summary, warning.details or "")

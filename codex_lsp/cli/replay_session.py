@@ -140,7 +140,7 @@ def user_policy(cwd: Path, sandbox: str | None, approval: str | None) -> UserPol
         raise ReplayError(str(err)) from None
     if sandbox:
         config = config.model_copy(update={"sandbox_mode": sandbox})
-    chosen = AskForApproval(approval) if approval else config.approval_policy
+    chosen = AskForApproval(approval) if approval else config.core_approval_policy
     return UserPolicy(config.sandbox_policy(cwd), chosen)
 
 

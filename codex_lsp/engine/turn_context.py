@@ -42,16 +42,20 @@ class TurnContext:
     sandbox_policy: SandboxPolicy
     effort: ReasoningEffort | None = None
     summary: ReasoningSummary | None = None
+    # `model_verbosity`: sent as the Responses API's `text.verbosity`.
+    verbosity: str | None = None
     personality: Personality | None = None
     base_instructions: str | None = None
     developer_instructions: str | None = None
     user_instructions: str | None = None
     project_doc_max_bytes: int = PROJECT_DOC_MAX_BYTES
+    project_doc_fallback_filenames: tuple[str, ...] = ()
     context_window: int = DEFAULT_CONTEXT_WINDOW
     auto_compact_limit: int | None = None
     output_schema: dict[str, Any] | None = None
     features: dict[str, bool] = field(default_factory=dict)
     web_search: bool = False
+    web_search_live: bool = True
     update_plan_tool: bool = False
     collaboration_mode: CollaborationModeKind = "default"
     # The user's own policies while Plan mode holds the turn to a read-only sandbox: what the

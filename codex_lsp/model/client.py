@@ -52,6 +52,7 @@ from codex_lsp.model.responses import CLOSED_EARLY_MESSAGE, iter_response_events
 from codex_lsp.model.retry import backoff_delay, parse_retry_after, parse_try_again
 from codex_lsp.model.transport import http_client
 from codex_lsp.protocol.core.providers import ModelProviderInfo
+from codex_lsp.store.provider_token import ProviderTokenError, command_token
 from codex_lsp.store.secrets import provider_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -196,6 +197,11 @@ class ModelClient:
 
     def _resolve_key(self) -> str | None:
         # Called per attempt so a refreshed token is picked up by the next retry.
+        if self.provider.auth is not None:
+            try:
+                return command_token(self.provider.auth)
+            except ProviderTokenError as err:
+                raise ModelError(str(err), codex_error_info="unauthorized") from None
         key = self._api_key() if self._api_key is not None else None
         return key or self.provider.env_api_key()
 

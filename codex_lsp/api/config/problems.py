@@ -24,6 +24,7 @@ from codex_lsp.protocol.config.write import (
 )
 from codex_lsp.store.config import Config, load_config
 from codex_lsp.store.config_errors import ConfigError
+from codex_lsp.store.config_keys import file_key_warnings
 from codex_lsp.store.features import unknown_features
 
 INVALID_SUMMARY = "Invalid configuration; using defaults."
@@ -52,11 +53,27 @@ def invalid_config_warning(err: ConfigError) -> ConfigWarningNotification:
     )
 
 
-def feature_warnings(config: Config) -> list[ConfigWarningNotification]:
-    """What is wrong, but harmless, in a config.toml that loads: features this server does
-    not know."""
+def ignored_keys_warning(config: Config) -> ConfigWarningNotification | None:
+    """One warning naming every key of the user's files this server ignores (unknown,
+    misspelt, or read but not acted on), or None when there is none."""
+    lines = file_key_warnings(config)
+    if not lines:
+        return None
+    keys = [ignored.key for ignored in lines]
     path = config.config_path
-    return [
+    return ConfigWarningNotification(
+        summary=f"codex-lsp ignores {len(lines)} config key(s): {', '.join(keys)}",
+        details="\n".join(str(ignored) for ignored in lines),
+        path=str(path) if path is not None else None,
+    )
+
+
+def feature_warnings(config: Config) -> list[ConfigWarningNotification]:
+    """What is wrong, but harmless, in a config.toml that loads: keys this server ignores,
+    and features it does not know."""
+    path = config.config_path
+    ignored = ignored_keys_warning(config)
+    return ([ignored] if ignored is not None else []) + [
         ConfigWarningNotification(
             summary=f"unknown feature `{name}` in [features] is ignored",
             details="`experimentalFeature/list` lists the features this server knows",

@@ -50,7 +50,8 @@ def read_config(params: ConfigReadParams, config: Any) -> ConfigReadResponse:
         for key, value in config.model_dump(mode="json").items()
         if key not in _UNREPORTED
     }
-    values["approval_policy"] = approval_policy_to_v2(values["approval_policy"])
+    if not isinstance(values["approval_policy"], dict):  # a granular table reads as it is
+        values["approval_policy"] = approval_policy_to_v2(values["approval_policy"])
     path = config.config_path
     try:
         raw = path.read_bytes() if path is not None else b""

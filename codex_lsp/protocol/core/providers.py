@@ -18,6 +18,19 @@ MAX_REQUEST_RETRIES = 100
 MAX_STREAM_RETRIES = 100
 
 
+class ProviderAuth(BaseModel):
+    """`[model_providers.<id>.auth]`: a command that prints the bearer token on stdout."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str
+    args: tuple[str, ...] = ()
+    timeout_ms: int = Field(default=5_000, gt=0)
+    # How long a token is reused before the command runs again; 0 keeps it for the process.
+    refresh_interval_ms: int = Field(default=300_000, ge=0)
+    cwd: str | None = None
+
+
 class ModelProviderInfo(BaseModel):
     """One `[model_providers.<id>]` table."""
 
@@ -35,6 +48,7 @@ class ModelProviderInfo(BaseModel):
     stream_max_retries: int = Field(default=5, ge=0)
     stream_idle_timeout_ms: int = Field(default=300_000, gt=0)
     requires_openai_auth: bool = False
+    auth: ProviderAuth | None = None
 
     def effective_request_retries(self) -> int:
         return min(self.request_max_retries, MAX_REQUEST_RETRIES)
