@@ -66,6 +66,12 @@ class FakeClient:
         self.cwds.append(cwd)
         return DiskWorkspace()
 
+    def backlog(self) -> int:
+        return 0
+
+    async def drained(self) -> None:
+        pass
+
     async def until(self, method: str, **params: Any) -> dict[str, Any]:
         with anyio.fail_after(WAIT_S):
             while True:
