@@ -60,6 +60,14 @@ class ClientPort(Protocol):
     def workspace_for(self, cwd: Path) -> Workspace:
         """The Workspace a thread rooted at `cwd` reads and writes through."""
 
+    def backlog(self) -> int:
+        """Messages written but not yet taken by the client: how far behind it reads (0 for a
+        door that writes at once). While it is high, live command output is summarised."""
+
+    async def drained(self) -> None:
+        """Return once the client has caught up enough to send more: the model's stream
+        waits on it, so a slow client paces the engine instead of growing a queue."""
+
 
 @runtime_checkable
 class EditorContextSource(Protocol):

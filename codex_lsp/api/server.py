@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,6 +25,7 @@ from anyio.abc import TaskGroup
 from pydantic import BaseModel, ValidationError
 
 from codex_lsp.api.convert import invalid
+from codex_lsp.api.editor_service import EditorService
 from codex_lsp.api.families import API_FAMILIES
 from codex_lsp.api.family import ApiContext, Handler, Routes
 from codex_lsp.api.port import (
@@ -39,15 +39,13 @@ from codex_lsp.api.scope import not_found_message
 from codex_lsp.api.threads.loaded import LoadedThread
 from codex_lsp.api.threads.manager import ThreadManager
 from codex_lsp.api.turns.lifecycle import interrupt_turn, start_turn
-from codex_lsp.api.turns.review import resumed_review, start_review, thread_review
+from codex_lsp.api.turns.review import start_review
 from codex_lsp.api.turns.tasks import start_task
 from codex_lsp.api.validation import validation_message
-from codex_lsp.engine.approvals import RememberedApproval
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
 from codex_lsp.protocol.account.models import RateLimitSnapshot
 from codex_lsp.protocol.common import dump
-from codex_lsp.protocol.core.inputs import ReviewOutputEvent
 from codex_lsp.protocol.threads.models import (
     THREAD_FORK,
     THREAD_RESUME,
@@ -73,7 +71,6 @@ from codex_lsp.protocol.turns.models import (
     TurnStartResponse,
 )
 from codex_lsp.protocol.turns.tasks import TURN_START_TASK, TurnStartTaskParams
-from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +86,8 @@ class ApiServer:
         self._stop = anyio.Event()
         self._closed = False
         self.threads = ThreadManager(services_factory, client, self._host, self._note_limits)
+        self.editor = EditorService(self.threads, lambda: self._services().codex_home)
+        """What an editor door asks of the loaded threads beyond the v2 methods."""
         core = (
             Routes()
             .on(THREAD_START, self._thread_start)
@@ -154,50 +153,6 @@ class ApiServer:
         if self._closed:
             raise ApiError(INVALID_REQUEST, "the server is shutting down")
         return await start_task(self.threads.get(params.thread_id), params)
-
-    def thread_cwd(self, thread_id: str) -> Path | None:
-        """The working directory a loaded thread's turns run in, or None if it is not loaded."""
-        thread = self.threads.loaded.get(thread_id)
-        return thread.cwd if thread is not None else None
-
-    def session_approvals(self) -> list[tuple[str, RememberedApproval]]:
-        """Every loaded thread's `approved_for_session` decisions, with the thread's id."""
-        found: list[tuple[str, RememberedApproval]] = []
-        for thread_id, thread in list(self.threads.loaded.items()):
-            session = thread.codex.session
-            if session is not None:
-                found.extend((thread_id, entry) for entry in session.approval_cache.remembered())
-        return found
-
-    def forget_session_approval(self, thread_id: str, entry: RememberedApproval) -> bool:
-        """Take back one `approved_for_session` decision; False when the thread had none such."""
-        thread = self.threads.loaded.get(thread_id)
-        session = thread.codex.session if thread is not None else None
-        return session is not None and session.approval_cache.forget(entry.kind, entry.key)
-
-    def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
-        """The structured findings of the latest review that finished on a loaded thread
-        (files, line ranges, priorities), for a door that shows them where the code is.
-
-        None when the thread is not loaded or has not finished a review. A review whose
-        answer could not be parsed replaces the previous one with no findings; an interrupted
-        one leaves the previous one in place. With `delivery: "detached"` the review belongs
-        to the `reviewThreadId` thread.
-        """
-        return thread_review(self.threads.loaded.get(thread_id))
-
-    def resumed_review(self, thread_id: str) -> tuple[str, ReviewOutputEvent] | None:
-        """The latest review that finished before the loaded thread was resumed, with the id of
-        its turn: what a door shows again after a restart."""
-        return resumed_review(self.threads.loaded.get(thread_id))
-
-    def settled_findings(self, thread_id: str) -> dict[str, Resolution]:
-        """The thread's review findings the user fixed or dismissed, by finding id."""
-        return settled_findings(self._services().codex_home, thread_id)
-
-    def settle_finding(self, thread_id: str, finding_id: str, resolution: Resolution) -> None:
-        """Remember that a finding was fixed or dismissed, so it stays gone after a restart."""
-        mark_finding(self._services().codex_home, thread_id, finding_id, resolution)
 
     async def aclose(self) -> None:
         """Shut down every loaded thread and the background task hosting them."""

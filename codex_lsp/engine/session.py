@@ -184,7 +184,7 @@ class Session:
 
     def _stream_recorder(self, ctx: TurnContext) -> StreamRecorder | None:
         rollout = self.rollout_path
-        if not getattr(self.services, "record_streams", False) or rollout is None:
+        if not self.services.record_streams or rollout is None:
             return None
         if self._recorder is None:
             provider = ctx.provider

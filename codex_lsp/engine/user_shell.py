@@ -85,8 +85,8 @@ async def run_user_shell_command(
             argv,
             policy=session.ctx.sandbox_policy,
             policy_cwd=cwd,
-            config=getattr(session.services, "config", None),
-            codex_home=getattr(session.services, "codex_home", None),
+            config=session.services.config,
+            codex_home=session.services.codex_home,
             sandboxed=True,
             roots=session.ctx.roots,
         )

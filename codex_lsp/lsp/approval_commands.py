@@ -148,10 +148,10 @@ class ApprovalCommands:
     # -- remembered decisions -----------------------------------------------------------------
 
     def _remembered(self, thread_id: str | None) -> list[tuple[str, RememberedApproval]]:
-        api = self._host.api
-        if api is None:
+        editor = self._host.editor
+        if editor is None:
             return []
-        found = api.session_approvals()
+        found = editor.session_approvals()
         return [(t, e) for t, e in found if thread_id is None or t == thread_id]
 
     def session_approvals(self, *arguments: object) -> dict[str, Any]:
@@ -188,13 +188,13 @@ class ApprovalCommands:
                 f"{SESSION_APPROVALS} lists"
             )
         found = [(t, e) for t, e in remembered if wanted in (None, remembered_id(t, e))]
-        api = self._host.api
-        if not found or api is None:
+        editor = self._host.editor
+        if not found or editor is None:
             raise JsonRpcInvalidParams(
                 f"{REVOKE_APPROVAL}: no decision approved for this session has the id {wanted!r}"
             )
         thread_id, entry = found[0]
-        api.forget_session_approval(thread_id, entry)
+        editor.forget_session_approval(thread_id, entry)
         self._server.window_show_message(
             types.ShowMessageParams(
                 type=types.MessageType.Info,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from lsprotocol import types
@@ -57,7 +57,8 @@ Resolution = Literal["fixed", "dismissed"]
 
 
 class ReviewSource(Protocol):
-    """Where the findings come from and where their settling is remembered (the engine host)."""
+    """Where the findings come from and where their settling is remembered (the API's
+    `EditorService`)."""
 
     def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
         """The thread's latest finished review."""
@@ -71,7 +72,9 @@ class ReviewSource(Protocol):
 
 
 class ReviewDiagnostics:
-    def __init__(self, server: CodexLanguageServer, source: ReviewSource) -> None:
+    def __init__(
+        self, server: CodexLanguageServer, source: Callable[[], ReviewSource | None]
+    ) -> None:
         self._server = server
         self._source = source
         self._findings: dict[str, list[Finding]] = {}
@@ -107,8 +110,10 @@ class ReviewDiagnostics:
             return None
         remaining = [f for f in self._findings[finding.uri] if f.id != finding_id]
         self._set(finding.uri, remaining)
+        source = self._source()
         try:
-            self._source.settle_finding(finding.thread_id, finding_id, resolution)
+            if source is not None:
+                source.settle_finding(finding.thread_id, finding_id, resolution)
         except Exception:
             logger.warning("could not remember %s as %s", finding_id, resolution, exc_info=True)
         return finding
@@ -122,12 +127,13 @@ class ReviewDiagnostics:
         shows no findings (a restarted server): switching threads must not swap the Problems."""
         if self._findings:
             return
-        found = self._source.resumed_review(thread_id)
-        if found is None:
+        source = self._source()
+        found = source.resumed_review(thread_id) if source is not None else None
+        if source is None or found is None:
             return
         turn_id, output = found
         verdict = verdict_from_output(output, thread_id, turn_id, self.document_uri)
-        settled = self._source.settled_findings(thread_id)
+        settled = source.settled_findings(thread_id)
         verdict.findings = [f for f in verdict.findings if f.id not in settled]
         if not verdict.failed and verdict.findings:
             self.replace(verdict)
@@ -271,7 +277,8 @@ class ReviewDiagnostics:
         if turn.status != "completed":
             self._show_failure((turn.error.message if turn.error else "") or "unknown error")
             return
-        output = self._source.last_review(thread_id)
+        source = self._source()
+        output = source.last_review(thread_id) if source is not None else None
         if output is None:
             self._show_failure("its findings could not be read")
             return

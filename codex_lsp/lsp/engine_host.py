@@ -12,8 +12,9 @@ the engine does not start.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, SERVER_NO
 from codex_lsp.wire import preload
 
 if TYPE_CHECKING:
+    from codex_lsp.api.editor_service import EditorService
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
     from codex_lsp.lsp.client_port import LspClientPort
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
     from codex_lsp.protocol.config.write import ConfigWarningNotification
-    from codex_lsp.protocol.core.inputs import ReviewOutputEvent
     from codex_lsp.protocol.threads.models import ThreadResumeResponse
     from codex_lsp.protocol.turns.models import (
         ReviewStartParams,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
         TurnStartResponse,
     )
     from codex_lsp.protocol.turns.tasks import TurnStartTaskParams
-    from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
 
@@ -166,16 +166,22 @@ class EngineHost:
             self._port.notify("configWarning", warning)
         return api
 
+    @property
+    def editor(self) -> EditorService | None:
+        """What this door asks of the loaded threads beyond v2 (review findings, session
+        approvals, working directories); None before the engine starts."""
+        return self.api.editor if self.api is not None else None
+
     def thread_cwd(self, thread_id: str) -> Path | None:
         """The working directory of a loaded thread; None before the API starts or when the
         thread is not loaded."""
-        return self.api.thread_cwd(thread_id) if self.api is not None else None
+        editor = self.editor
+        return editor.thread_cwd(thread_id) if editor is not None else None
 
     # -- requests ----------------------------------------------------------------------------
 
     async def call(self, method: str, params: Any) -> Any:
         """Serve the v2 method `method`; errors become JSON-RPC errors with the API's code."""
-        from codex_lsp.api.port import ApiError
         from codex_lsp.protocol.common import dump
         from codex_lsp.protocol.threads.models import ThreadResumeResponse
 
@@ -187,47 +193,33 @@ class EngineHost:
         local = self.local_methods.get(method)
         if local is not None:
             return await local(params)
-        try:
-            # What a cold start loads in the background waits while requests are handled.
-            with preload.handling():
-                result = await api.serve(method, params)
-        except ApiError as err:
-            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
+        # What a cold start loads in the background waits while requests are handled.
+        with _as_jsonrpc_errors(), preload.handling():
+            result = await api.serve(method, params)
         if isinstance(result, ThreadResumeResponse):
             self._resumed(result)
         return {} if result is None else dump(result)
 
     async def start_thread(self, cwd: str) -> str:
         """Start a thread in `cwd`, as `codex/thread/start` would; its id."""
-        from codex_lsp.api.port import ApiError
         from codex_lsp.protocol.threads.models import ThreadStartParams
 
         api = self._ready()
-        try:
+        with _as_jsonrpc_errors():
             started = await api.start_thread(ThreadStartParams(cwd=cwd))
-        except ApiError as err:
-            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
         return started.thread.id
 
     async def start_review(self, params: ReviewStartParams) -> ReviewStartResponse:
         """Start a review, as `codex/review/start` would."""
-        from codex_lsp.api.port import ApiError
-
         api = self._ready()
-        try:
+        with _as_jsonrpc_errors():
             return await api.start_review(params)
-        except ApiError as err:
-            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
 
     async def start_task(self, params: TurnStartTaskParams) -> TurnStartResponse:
         """Start a turn on an editor task, as `codex/turn/startTask` would."""
-        from codex_lsp.api.port import ApiError
-
         api = self._ready()
-        try:
+        with _as_jsonrpc_errors():
             return await api.start_task(params)
-        except ApiError as err:
-            raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
 
     def _resumed(self, response: ThreadResumeResponse) -> None:
         thread_id = response.thread.id
@@ -258,24 +250,6 @@ class EngineHost:
         home = self._options.codex_home or codex_home()
         return dump(initialize_response(parsed, home))
 
-    def last_review(self, thread_id: str) -> ReviewOutputEvent | None:
-        """The structured result of the thread's latest finished review (None if it has none),
-        which the v2 items do not carry: the review diagnostics are made from it."""
-        api = self.api
-        return api.last_review(thread_id) if api is not None else None
-
-    def resumed_review(self, thread_id: str) -> tuple[str, ReviewOutputEvent] | None:
-        api = self.api
-        return api.resumed_review(thread_id) if api is not None else None
-
-    def settled_findings(self, thread_id: str) -> dict[str, Resolution]:
-        api = self.api
-        return api.settled_findings(thread_id) if api is not None else {}
-
-    def settle_finding(self, thread_id: str, finding_id: str, resolution: Resolution) -> None:
-        if self.api is not None:
-            self.api.settle_finding(thread_id, finding_id, resolution)
-
     async def interrupt(self, thread_id: str, turn_id: str) -> Any:
         return await self.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
 
@@ -301,6 +275,17 @@ class EngineHost:
         if self._port is not None:
             self._port.closed = True
         self._progress.close()
+
+
+@contextlib.contextmanager
+def _as_jsonrpc_errors() -> Iterator[None]:
+    """An `ApiError` raised inside goes to the editor as the JSON-RPC error it carries."""
+    from codex_lsp.api.port import ApiError
+
+    try:
+        yield
+    except ApiError as err:
+        raise JsonRpcException(code=err.code, message=err.message, data=err.data) from None
 
 
 def _warning_level(warning: ConfigWarningNotification) -> int:

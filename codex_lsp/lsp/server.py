@@ -92,7 +92,7 @@ def build_server(options: EngineOptions | None = None) -> CodexLanguageServer:
     )
     host = EngineHost(server, options or EngineOptions(), progress)
     server.host = host
-    diagnostics = ReviewDiagnostics(server, host)
+    diagnostics = ReviewDiagnostics(server, lambda: host.editor)
     approvals = ApprovalCommands(server, host, host.pending)
     undo = TurnUndo(server, host)
     notices = EditorNotices(server)

@@ -37,6 +37,12 @@ class Client:
     def workspace_for(self, cwd: Any) -> Any:
         return None
 
+    def backlog(self) -> int:
+        return 0
+
+    async def drained(self) -> None:
+        pass
+
 
 async def _route(answers: list[Any], ask: Any) -> tuple[Client, list[Any], list[tuple[str, int]]]:
     client = Client(answers)

@@ -62,12 +62,12 @@ async def test_last_review_holds_the_structured_findings(served, scripted_model)
     server, client, repo, _ = served
     thread = await server.handle("thread/start", {"cwd": str(repo), "sandbox": "read-only"})
     thread_id = thread["thread"]["id"]
-    assert server.last_review(thread_id) is None
-    assert server.last_review("not-loaded") is None
+    assert server.editor.last_review(thread_id) is None
+    assert server.editor.last_review("not-loaded") is None
 
     scripted_model.enqueue(text_response(answer("src/app.py")))
     await review(server, client, thread_id)
-    output = server.last_review(thread_id)
+    output = server.editor.last_review(thread_id)
     assert output is not None
     assert output.overall_correctness == "patch is incorrect"
     (finding,) = output.findings
@@ -79,10 +79,10 @@ async def test_last_review_holds_the_structured_findings(served, scripted_model)
     scripted_model.enqueue(text_response("not json at all"))
     fork_id = await review(server, client, thread_id, delivery="detached")
     assert fork_id != thread_id
-    failed = server.last_review(fork_id)
+    failed = server.editor.last_review(fork_id)
     assert failed is not None and failed.findings == []
     assert failed.overall_explanation.startswith("The review failed:")
-    assert server.last_review(thread_id) == output
+    assert server.editor.last_review(thread_id) == output
 
 
 async def test_skills_list_with_and_without_a_loaded_thread(served, scripted_model):

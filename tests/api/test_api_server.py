@@ -66,6 +66,12 @@ class FakeClient:
         self.cwds.append(cwd)
         return DiskWorkspace()
 
+    def backlog(self) -> int:
+        return 0
+
+    async def drained(self) -> None:
+        pass
+
     async def until(self, method: str, **params: Any) -> dict[str, Any]:
         with anyio.fail_after(WAIT_S):
             while True:
@@ -134,9 +140,9 @@ async def test_errors_name_the_method_or_the_field(api):
 
 
 async def test_thread_cwd_is_known_for_loaded_threads_only(api):
-    assert api.thread_cwd("unknown") is None
+    assert api.editor.thread_cwd("unknown") is None
     thread_id = await _thread(api)
-    assert api.thread_cwd(thread_id) == api.workspace
+    assert api.editor.thread_cwd(thread_id) == api.workspace
     assert api.client.cwds == [api.workspace]
 
 
@@ -213,7 +219,7 @@ async def test_aclose_ends_a_running_turn_and_returns(scripted_model, tmp_path):
         await server.aclose()
     done = [p for m, p in client.notes if m == "turn/completed"]
     assert done and done[0]["turn"]["status"] == "interrupted"
-    assert server.thread_cwd(thread_id) is None
+    assert server.editor.thread_cwd(thread_id) is None
     with pytest.raises(ApiError):
         await server.handle("thread/list", {})
 

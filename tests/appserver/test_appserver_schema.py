@@ -345,6 +345,12 @@ def _served_methods() -> set[str]:
         def workspace_for(self, cwd):
             return None
 
+        def backlog(self):
+            return 0
+
+        async def drained(self):
+            pass
+
     server = ApiServer(lambda: None, _Port())  # type: ignore[arg-type, return-value]
     return set(server._handlers) | {"initialize"}
 

@@ -219,8 +219,8 @@ class LoadedThread:
         # when it ends), so a slow client never changes what a command does.
         self.codex.deliver_to(
             self._on_event,
-            backlog=getattr(self.client, "backlog", None),
-            drained=getattr(self.client, "drained", None),
+            backlog=self.client.backlog,
+            drained=self.client.drained,
         )
 
     def _on_event(self, event: Event) -> None:

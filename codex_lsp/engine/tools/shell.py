@@ -122,8 +122,8 @@ async def _run(
             argv,
             policy=ctx.sandbox_policy,
             policy_cwd=ctx.cwd,
-            config=getattr(session.services, "config", None),
-            codex_home=getattr(session.services, "codex_home", None),
+            config=session.services.config,
+            codex_home=session.services.codex_home,
             sandboxed=sandboxed,
             roots=ctx.roots,
         )
