@@ -3,7 +3,8 @@
 Runs `nvim --headless --startuptime FILE +qa` with an init that loads the plugin and calls
 `setup()` with its defaults (a file is not opened, so no server starts), and with an init that
 does not, interleaved, and reads the time to "NVIM STARTED" from each log. Printed: the median
-of each in ms, the difference and the ratio. Budget: the difference within 5 ms.
+of each in ms, the difference and the ratio, and the difference of the fastest runs (steadier
+on a busy machine). Budget: the difference within 5 ms.
 
     .venv/bin/python bench/nvim_startup.py [--runs 20]
 """
@@ -79,6 +80,9 @@ def main() -> int:
     print(f"neovim alone:          {without_ms:7.2f} ms (median to NVIM STARTED)")
     print(f"with codex.nvim idle:  {with_ms:7.2f} ms")
     print(f"difference:            {with_ms - without_ms:7.2f} ms (budget {BUDGET_MS:.0f} ms)")
+    # On a busy machine the medians wander; the fastest runs show the cost itself.
+    fastest = min(times["with"]) - min(times["without"])
+    print(f"difference of minimums:{fastest:7.2f} ms")
     print(f"ratio:                 {with_ms / without_ms:7.3f}")
     return 0
 
