@@ -59,6 +59,10 @@ def _disk_text(path: str) -> str | None:
         return None
 
 
+# Queued updates past which the engine's streaming waits for the client to catch up.
+_HIGH_WATER = 256
+
+
 class AcpClientPort:
     def __init__(
         self,
@@ -154,6 +158,15 @@ class AcpClientPort:
         self._queue.put_nowait(item)
         if self._sender is None or self._sender.done():
             self._sender = self._loop.create_task(self._send_all())
+
+    def backlog(self) -> int:
+        """Updates queued but not yet sent to the client: how far behind it reads."""
+        return self._queue.qsize()
+
+    async def drained(self) -> None:
+        """Wait while the client is far behind, so the model's stream paces itself by it."""
+        if self._queue.qsize() > _HIGH_WATER:
+            await self.flushed()
 
     async def flushed(self) -> None:
         """Wait until everything queued so far has been sent."""

@@ -19,6 +19,7 @@ from codex_lsp.acp.port import AcpClientPort
 from codex_lsp.wire import preload
 
 if TYPE_CHECKING:
+    from codex_lsp.api.port import ClientPort
     from codex_lsp.api.server import ApiServer
     from codex_lsp.engine.services import EngineServices
 
@@ -63,7 +64,8 @@ async def _serve(
     def api() -> ApiServer:
         if "api" not in holder:
             module = importlib.import_module(preload.API_MODULE)
-            holder["api"] = module.ApiServer(lambda: services_factory(list(overrides)), port)
+            client: ClientPort = port  # checked: the door provides all a ClientPort declares
+            holder["api"] = module.ApiServer(lambda: services_factory(list(overrides)), client)
         server: ApiServer = holder["api"]
         return server
 
