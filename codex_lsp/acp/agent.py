@@ -267,14 +267,21 @@ class CodexAgent:
         except ApiError as err:
             raise RequestError(err.code, err.message) from None
         session.turn = asyncio.get_running_loop().create_future()
+        session.cancelled = False
         try:
             if command is not None:
-                await commands.run(command, session, self.call)
+                started = await commands.run(command, session, self.call)
             else:
-                await self.call("turn/start", {"threadId": session.id, "input": items})
+                started = await self.call("turn/start", {"threadId": session.id, "input": items})
+            if session.turn_id is None and "turn" in started:
+                session.turn_id = started["turn"]["id"]
+            if session.cancelled:
+                # `session/cancel` came while the turn was starting.
+                await self.cancel(session.id)
             turn = await session.turn
         finally:
             session.turn = None
+            session.turn_id = None
         if not session.titled:
             self._title(session, blocks)
             await self._port.flushed()
@@ -295,8 +302,11 @@ class CodexAgent:
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self._port.sessions.get(session_id)
-        if session is None or session.turn_id is None:
+        if session is None or session.turn is None:
             return
+        session.cancelled = True
+        if session.turn_id is None:
+            return  # the prompt interrupts its turn once it has started
         try:
             await self.call("turn/interrupt", {"threadId": session.id, "turnId": session.turn_id})
         except RequestError as err:

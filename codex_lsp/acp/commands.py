@@ -41,12 +41,13 @@ def parse(blocks: list[dict[str, Any]]) -> tuple[str, str] | None:
     return (name, rest.strip()) if name in COMMANDS else None
 
 
-async def run(command: tuple[str, str], session: Session, call: Call) -> None:
+async def run(command: tuple[str, str], session: Session, call: Call) -> dict[str, Any]:
+    """Start the command's turn; the API's answer (with the turn, when it names one)."""
     name, rest = command
     if name == "compact":
-        await call("thread/compact/start", {"threadId": session.id})
-        return
+        return await call("thread/compact/start", {"threadId": session.id})
     target: dict[str, Any] = {"type": "uncommittedChanges"}
     if rest:
         target = {"type": "custom", "instructions": rest}
-    await call("review/start", {"threadId": session.id, "target": target, "delivery": "inline"})
+    params = {"threadId": session.id, "target": target, "delivery": "inline"}
+    return await call("review/start", params)

@@ -50,6 +50,7 @@ class Session:
     refused: set[str] = field(default_factory=set)
     turn: asyncio.Future[dict[str, Any]] | None = None
     turn_id: str | None = None
+    cancelled: bool = False
 
 
 def _disk_text(path: str) -> str | None:

@@ -11,6 +11,7 @@ import asyncio
 import base64
 import json
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from acp import (
     resource_link_block,
     text_block,
 )
-from acp.schema import EnvVariable, McpServerStdio
+from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
 
 from tests.support.acp_client import WAIT_S, RecordingClient, acp_agent, agent_env
 from tests.support.appserver import make_home
@@ -98,6 +99,34 @@ async def test_mcp_servers_the_client_passes_serve_the_session(scripted_model, t
     done = [u for u in client.of_kind("tool_call_update", sid) if u["toolCallId"] == "call_add"]
     assert done[-1]["status"] == "completed"
     assert "11" in str(done[-1]["content"])
+
+
+async def test_an_http_mcp_server_the_client_passes_serves_the_session(scripted_model, tmp_path):
+    home, ws = make_home(tmp_path, scripted_model.base_url, approval_policy="never")
+    scripted_model.enqueue(
+        function_call_response("mcp__web__echo", {"text": "over http"}, call_id="call_echo")
+    )
+    scripted_model.enqueue(text_response("Echoed.", response_id="resp_2"))
+    server = subprocess.Popen(
+        [sys.executable, str(MCP_SERVER), "--http"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        ready = server.stdout.readline()
+        assert ready.startswith("READY "), ready
+        client = RecordingClient()
+        web = HttpMcpServer(type="http", name="web", url=ready.split()[1], headers=[])
+        async with acp_agent(home, ws, client) as conn:
+            session = await conn.new_session(cwd=str(ws), mcp_servers=[web])
+            answer = await asyncio.wait_for(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("Echo")]), WAIT_S
+            )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert answer.stop_reason == "end_turn"
+    done = [u for u in client.of_kind("tool_call_update") if u["toolCallId"] == "call_echo"]
+    assert done[-1]["status"] == "completed" and "over http" in str(done[-1]["content"])
 
 
 PATCH = "*** Begin Patch\n*** Update File: app.py\n@@\n-a = 1\n+a = 2\n*** End Patch"

@@ -300,3 +300,18 @@ async def test_reading_and_searching_commands_are_read_and_search_tool_calls(
     ends = {u["toolCallId"]: u for u in client.of_kind("tool_call_update", sid) if "status" in u}
     assert "TODO: more" in ends["call_read"]["content"][0]["content"]["text"]
     assert "2:TODO: more" in ends["call_grep"]["content"][0]["content"]["text"]
+
+
+async def test_a_cancel_sent_right_after_the_prompt_cancels_it(scripted_model, tmp_path):
+    # The cancel may arrive before the turn has even started: it still stops that turn.
+    home, ws = make_home(tmp_path, scripted_model.base_url)
+    scripted_model.enqueue(slow_text_response(deltas=400, pause_s=0.05))
+    client = RecordingClient()
+    async with acp_agent(home, ws, client) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("Go on")]))
+        await asyncio.sleep(0)
+        await conn.cancel(session_id=sid)
+        answer = await asyncio.wait_for(prompt, 10)
+    assert answer.stop_reason == "cancelled"
