@@ -1,0 +1,184 @@
+"""`codex-lsp exec` side by side with the real `codex exec` 0.171.0 on the same scripted model.
+
+Each scenario runs once with each program (a scripted model and a home of their own, the same
+scripts, the same command line) and compares what a script reading them depends on: the
+`--json` event types in order and the key paths of each event, the exit status, the text the
+model received, the final answer on stdout and in `-o FILE`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.exec.peer import REPO, Side, peer_binary, peer_home
+from tests.support.scripted_builders import (
+    custom_tool_call_response,
+    function_call_response,
+    http_error,
+    text_response,
+)
+from tests.support.scripted_model import ScriptedModelServer
+
+SIDES: tuple[Side, Side] = ("real", "ours")
+PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch"
+Script = Callable[[ScriptedModelServer], None]
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    home: Path
+    model: ScriptedModelServer
+    # The workspace's files after the run (the home is removed afterwards).
+    files: dict[str, str]
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+    def user_texts(self, request: int = -1) -> list[str]:
+        body = self.model.requests[request].body
+        return [
+            part["text"]
+            for item in body["input"]
+            if item.get("role") == "user"
+            for part in item["content"]
+            if part.get("type") == "input_text" and not part["text"].startswith("<")
+        ]
+
+
+def exec_argv(side: Side) -> list[str]:
+    if side == "real":
+        return [str(peer_binary()), "exec"]
+    return [sys.executable, "-m", "codex_lsp", "exec"]
+
+
+def run_exec(
+    side: Side,
+    model: ScriptedModelServer,
+    home: Path,
+    *args: str,
+    stdin: str | None = "",
+) -> Run:
+    env = dict(os.environ, CODEX_HOME=str(home), HOME=str(home), RUST_LOG="error")
+    env["PYTHONPATH"] = str(REPO)
+    env.pop("OPENAI_API_KEY", None)
+    done = subprocess.run(
+        [*exec_argv(side), *args],
+        cwd=home / "ws",
+        env=env,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        start_new_session=True,
+    )
+    ws = home / "ws"
+    files = {p.name: p.read_text() for p in ws.iterdir() if p.is_file()}
+    return Run(done.returncode, done.stdout, done.stderr, home, model, files)
+
+
+def on_both(script: Script, *args: str, stdin: str | None = "") -> dict[Side, Run]:
+    """Run `exec ARGS` with each program against its own scripted model fed by `script`."""
+    runs: dict[Side, Run] = {}
+    for side in SIDES:
+        with ScriptedModelServer() as model, peer_home(model.base_url) as home:
+            subprocess.run(["git", "init", "-q", str(home / "ws")], check=True)
+            script(model)
+            runs[side] = run_exec(side, model, home, *args, stdin=stdin)
+    return runs
+
+
+def key_paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key path in a JSON value (`item.changes[].kind`), list items merged."""
+    paths: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            path = f"{prefix}.{key}" if prefix else key
+            paths.add(path)
+            paths |= key_paths(inner, path)
+    elif isinstance(value, list):
+        for inner in value:
+            paths |= key_paths(inner, f"{prefix}[]")
+    return paths
+
+
+def shape(run: Run) -> list[tuple[str, str | None, frozenset[str]]]:
+    """Each event's type, its item's type, and its key paths."""
+    return [
+        (event["type"], event.get("item", {}).get("type"), frozenset(key_paths(event)))
+        for event in run.events()
+    ]
+
+
+def _answer(model: ScriptedModelServer) -> None:
+    model.enqueue(text_response("All done."))
+
+
+def _command(model: ScriptedModelServer) -> None:
+    model.enqueue(function_call_response("exec_command", {"cmd": "echo hi"}))
+    model.enqueue(text_response("ran it", response_id="resp_2"))
+
+
+def _patch(model: ScriptedModelServer) -> None:
+    model.enqueue(custom_tool_call_response("apply_patch", PATCH))
+    model.enqueue(text_response("patched", response_id="resp_2"))
+
+
+def _failure(model: ScriptedModelServer) -> None:
+    for _ in range(4):
+        model.enqueue(http_error(400, {"error": {"message": "bad request here"}}))
+
+
+@pytest.mark.parametrize(
+    "script", [_answer, _command, _patch, _failure], ids=["answer", "command", "patch", "failure"]
+)
+def test_json_events_have_codex_types_and_shapes(script: Script) -> None:
+    runs = on_both(script, "--json", "do it")
+    real, ours = runs["real"], runs["ours"]
+
+    assert ours.code == real.code, ours.stderr
+    assert shape(ours) == shape(real)
+    # The values a script acts on agree too.
+    for mine, theirs in zip(ours.events(), real.events(), strict=True):
+        item, reference = mine.get("item", {}), theirs.get("item", {})
+        for key in ("id", "text", "aggregated_output", "exit_code", "status"):
+            assert item.get(key) == reference.get(key), (mine, theirs)
+        if "changes" in reference:
+            names = [Path(c["path"]).name for c in item["changes"]]
+            assert names == [Path(c["path"]).name for c in reference["changes"]]
+    if script is _command:
+        [command] = [e["item"] for e in ours.events() if e["type"] == "item.completed"][:1]
+        assert command["command"].endswith("'echo hi'")
+    if script is _patch:
+        assert ours.files["hello.txt"] == real.files["hello.txt"] == "hello\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (["summarize"], "DATA LINE\nsecond\n"),
+        (["summarize"], "no newline at the end"),
+        (["summarize"], "  \n\n"),
+        (["-"], "the prompt itself\n"),
+        ([], "the prompt itself\n"),
+    ],
+    ids=["appended", "unterminated", "blank", "dash", "no-prompt"],
+)
+def test_piped_input_reaches_the_model_as_codex_frames_it(args: list[str], stdin: str) -> None:
+    runs = on_both(_answer, "--json", *args, stdin=stdin)
+    real, ours = runs["real"], runs["ours"]
+
+    assert ours.code == real.code == 0, ours.stderr
+    assert ours.user_texts()[-1] == real.user_texts()[-1]
