@@ -68,12 +68,23 @@ def run(args: argparse.Namespace) -> int:
     except WorkdirError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.mode == "review" and not _names_a_review_target(args):
+        print(
+            "error: say what to review: --uncommitted, --base BRANCH, --commit SHA, or custom "
+            "review instructions",
+            file=sys.stderr,
+        )
+        return 1
     prompt = _prompt_for(args)
     if prompt is None:
         return 2
     args.cd = cwd
     args.overrides = [*args.overrides, *feature_overrides(args)]
     return _run_engine(args, prompt)
+
+
+def _names_a_review_target(args: argparse.Namespace) -> bool:
+    return bool(args.uncommitted or args.base or args.commit or args.prompt)
 
 
 def _prompt_for(args: argparse.Namespace) -> str | None:

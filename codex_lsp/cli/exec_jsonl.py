@@ -17,6 +17,7 @@ import sys
 from typing import Any, TextIO
 
 from codex_lsp.cli.exec_render import approval_text, write_shown
+from codex_lsp.engine.review.render import render_review
 from codex_lsp.protocol.events import (
     AgentMessageEvent,
     AgentReasoningEvent,
@@ -26,6 +27,7 @@ from codex_lsp.protocol.events import (
     ExecApprovalRequestEvent,
     ExecCommandBeginEvent,
     ExecCommandEndEvent,
+    ExitedReviewModeEvent,
     McpToolCallBeginEvent,
     McpToolCallEndEvent,
     PatchApplyBeginEvent,
@@ -114,6 +116,10 @@ class ThreadEventWriter:
             case AgentMessageEvent(message=text):
                 self.final_message = text
                 return [self._completed({"type": "agent_message", "text": text})]
+            case ExitedReviewModeEvent(review_output=output) if output is not None:
+                # A review ends with its findings as the agent's message, as codex shows it.
+                self.final_message = render_review(output)
+                return [self._completed({"type": "agent_message", "text": self.final_message})]
             case AgentReasoningEvent(text=text):
                 if not text.strip():
                     return []

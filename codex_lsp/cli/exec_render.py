@@ -20,6 +20,7 @@ from typing import Any, Protocol, TextIO
 
 from codex_lsp.cli.exec_text import failure_details, output_tail, patch_preview, session_header
 from codex_lsp.display import visible
+from codex_lsp.engine.review.render import render_review
 from codex_lsp.protocol.events import (
     AgentMessageEvent,
     ApplyPatchApprovalRequestEvent,
@@ -28,6 +29,7 @@ from codex_lsp.protocol.events import (
     ExecApprovalRequestEvent,
     ExecCommandBeginEvent,
     ExecCommandEndEvent,
+    ExitedReviewModeEvent,
     PatchApplyBeginEvent,
     PatchApplyEndEvent,
     PlanUpdateEvent,
@@ -65,7 +67,9 @@ class RawEventRenderer:
         match event.msg:
             case ExecApprovalRequestEvent() | ApplyPatchApprovalRequestEvent():
                 write_shown(sys.stderr, approval_text(event.msg))
-            case TaskCompleteEvent(last_agent_message=last):
+            case ExitedReviewModeEvent(review_output=output) if output is not None:
+                self.final_message = render_review(output)
+            case TaskCompleteEvent(last_agent_message=last) if last is not None:
                 self.final_message = last
 
     def prompt(self, text: str) -> None:
@@ -99,6 +103,9 @@ class TerminalRenderer:
             case AgentMessageEvent(message=message):
                 self.final_message = message
                 self._note(f"codex\n{message}")
+            case ExitedReviewModeEvent(review_output=output) if output is not None:
+                self.final_message = render_review(output)
+                self._note(f"codex\n{self.final_message}")
             case ExecCommandBeginEvent(command=command, cwd=cwd):
                 self._note(f"$ {command_text(command)}   (in {visible(cwd)})")
             case ExecCommandEndEvent() as msg:

@@ -182,3 +182,136 @@ def test_piped_input_reaches_the_model_as_codex_frames_it(args: list[str], stdin
 
     assert ours.code == real.code == 0, ours.stderr
     assert ours.user_texts()[-1] == real.user_texts()[-1]
+
+
+def on_both_in_turn(
+    steps: list[tuple[Script, list[str], str | None]],
+) -> dict[Side, list[Run]]:
+    """Several `exec` runs one after another in the same home, with each program."""
+    runs: dict[Side, list[Run]] = {}
+    for side in SIDES:
+        with ScriptedModelServer() as model, peer_home(model.base_url) as home:
+            subprocess.run(["git", "init", "-q", str(home / "ws")], check=True)
+            runs[side] = []
+            for script, args, stdin in steps:
+                script(model)
+                runs[side].append(run_exec(side, model, home, *args, stdin=stdin))
+    return runs
+
+
+def _second(model: ScriptedModelServer) -> None:
+    model.enqueue(text_response("second answer", response_id="resp_2"))
+
+
+@pytest.mark.parametrize(
+    "resume", [["resume", "--last", "and now?"], ["resume", "--last"]], ids=["arg", "stdin"]
+)
+def test_resume_last_continues_the_thread_as_codex_does(resume: list[str]) -> None:
+    stdin = "and now?" if resume[-1] == "--last" else ""
+    runs = on_both_in_turn(
+        [(_answer, ["--json", "first question"], ""), (_second, ["--json", *resume], stdin)]
+    )
+    for side in SIDES:
+        first, second = runs[side]
+        assert second.code == 0, (side, second.stderr)
+        # The same thread: its id again, and the model hears the whole conversation.
+        assert second.events()[0] == first.events()[0]
+        assert second.user_texts()[-2:] == ["first question", "and now?"], side
+        assert "All done." in json.dumps(second.model.requests[-1].body["input"])
+    assert shape(runs["ours"][1]) == shape(runs["real"][1])
+
+
+def test_resume_by_id_with_options_after_the_word_as_the_sdk_runs_it() -> None:
+    def steps(side: Side) -> list[Run]:
+        with ScriptedModelServer() as model, peer_home(model.base_url) as home:
+            subprocess.run(["git", "init", "-q", str(home / "ws")], check=True)
+            _answer(model)
+            first = run_exec(side, model, home, "--experimental-json", "hello")
+            thread_id = first.events()[0]["thread_id"]
+            _second(model)
+            args = ["--experimental-json", "resume", thread_id, "--skip-git-repo-check"]
+            return [first, run_exec(side, model, home, *args, stdin="next turn")]
+
+    for side in SIDES:
+        first, second = steps(side)
+        assert second.code == 0, (side, second.stderr)
+        assert second.events()[0]["thread_id"] == first.events()[0]["thread_id"]
+        assert second.user_texts()[-2:] == ["hello", "next turn"]
+        assert [e["type"] for e in second.events()][-1] == "turn.completed"
+
+
+def test_resume_of_an_unknown_session_fails_like_codex() -> None:
+    runs = on_both(_answer, "resume", "01a225d0-0000-7000-8000-000000000000", "hi")
+    assert runs["ours"].code != 0 and runs["real"].code != 0
+    assert runs["ours"].model.requests == [] and runs["real"].model.requests == []
+
+
+REVIEW = {
+    "findings": [
+        {
+            "title": "Off by one",
+            "body": "x starts at 1",
+            "confidence_score": 0.9,
+            "priority": 1,
+            "code_location": {
+                "absolute_file_path": "/w/a.py",
+                "line_range": {"start": 1, "end": 1},
+            },
+        }
+    ],
+    "overall_correctness": "patch is incorrect",
+    "overall_explanation": "One bug.",
+    "overall_confidence_score": 0.8,
+}
+
+
+def _review(model: ScriptedModelServer) -> None:
+    model.enqueue(text_response(json.dumps(REVIEW)))
+
+
+def _review_on_both(*args: str) -> dict[Side, Run]:
+    runs: dict[Side, Run] = {}
+    for side in SIDES:
+        with ScriptedModelServer() as model, peer_home(model.base_url) as home:
+            ws = home / "ws"
+            subprocess.run(["git", "init", "-q", str(ws)], check=True)
+            (ws / "a.py").write_text("x = 1\n")
+            _review(model)
+            runs[side] = run_exec(side, model, home, *args)
+    return runs
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--uncommitted"], ["check the naming only"]],
+    ids=["uncommitted", "custom"],
+)
+def test_review_reports_the_findings_as_the_agent_message(args: list[str]) -> None:
+    runs = _review_on_both("--json", "review", *args)
+    real, ours = runs["real"], runs["ours"]
+
+    assert ours.code == real.code == 0, ours.stderr
+    assert shape(ours) == shape(real)
+    for run in (real, ours):
+        [message] = [e["item"]["text"] for e in run.events() if e["type"] == "item.completed"]
+        assert message.startswith("One bug.") and "Off by one" in message
+        assert "x starts at 1" in message
+        sent = json.dumps(run.model.requests[0].body["input"])
+        if args == ["check the naming only"]:
+            assert "check the naming only" in sent
+        else:
+            assert "uncommitted" in sent.lower() or "unstaged" in sent.lower()
+
+
+def test_review_without_json_prints_the_review_on_stdout() -> None:
+    runs = _review_on_both("review", "--uncommitted")
+    for run in runs.values():
+        assert run.code == 0, run.stderr
+        assert run.stdout.startswith("One bug.") and "x starts at 1" in run.stdout
+
+
+def test_review_without_a_target_is_refused_as_codex_refuses_it() -> None:
+    runs = _review_on_both("review")
+    for run in runs.values():
+        assert run.code == 1 and run.model.requests == []
+        assert "--uncommitted" in run.stderr and "--base" in run.stderr
