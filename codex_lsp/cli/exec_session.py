@@ -171,19 +171,17 @@ async def _run_task(args: argparse.Namespace, services: EngineServices, turn: An
                         return 1
                     case TaskCompleteEvent() if event.id == turn_id:
                         break
-    if failed:
-        return 1
+    # As codex: the file is written whatever the outcome, empty when there is no answer.
     if args.last_message_file is not None:
-        _write_last_message(args.last_message_file, renderer.final_message)
-    return 0
+        _write_last_message(args.last_message_file, None if failed else renderer.final_message)
+    return 1 if failed else 0
 
 
 def _write_last_message(path: Path, message: str | None) -> None:
     if message is None:
-        print(f"warning: no last agent message; {path} was not written", file=sys.stderr)
-        return
+        print(f"warning: no last agent message; wrote empty content to {path}", file=sys.stderr)
     try:
-        path.write_text(message, encoding="utf-8")
+        path.write_text(message or "", encoding="utf-8")
     except OSError as err:
         print(f"error: cannot write the last message to {path}: {err}", file=sys.stderr)
 

@@ -315,3 +315,75 @@ def test_review_without_a_target_is_refused_as_codex_refuses_it() -> None:
     for run in runs.values():
         assert run.code == 1 and run.model.requests == []
         assert "--uncommitted" in run.stderr and "--base" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("script", "json_output", "expected"),
+    [
+        (_command, False, "ran it"),
+        (_command, True, "ran it"),
+        (_failure, False, ""),
+        (_failure, True, ""),
+    ],
+    ids=["answer", "answer-json", "failure", "failure-json"],
+)
+def test_output_last_message_is_written_as_codex_writes_it(
+    tmp_path, script: Script, json_output: bool, expected: str | None
+) -> None:
+    written = {}
+    for side in SIDES:
+        target = tmp_path / f"{side}.txt"
+        args = ["--json"] if json_output else []
+        run = on_both_one(side, script, *args, "-o", str(target), "do it")
+        assert run.code == (0 if expected else 1), run.stderr
+        written[side] = target.read_text() if target.exists() else None
+    assert written["ours"] == written["real"] == expected
+
+
+def on_both_one(side: Side, script: Script, *args: str, stdin: str | None = "") -> Run:
+    with ScriptedModelServer() as model, peer_home(model.base_url) as home:
+        subprocess.run(["git", "init", "-q", str(home / "ws")], check=True)
+        script(model)
+        return run_exec(side, model, home, *args, stdin=stdin)
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+
+
+def test_output_schema_is_sent_as_the_response_text_format(tmp_path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    runs = on_both(_answer, "--json", "--output-schema", str(schema), "do it")
+
+    formats = [run.model.requests[0].body["text"]["format"] for run in runs.values()]
+    assert formats[0] == formats[1]
+    assert formats[0]["type"] == "json_schema" and formats[0]["schema"] == SCHEMA
+
+
+# The smallest valid PNG: one transparent pixel.
+PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b494441"
+    "54789c6360000200000500017a5eab3f0000000049454e44ae426082"
+)
+
+
+def test_an_image_is_attached_to_the_prompt(tmp_path) -> None:
+    image = tmp_path / "pixel.png"
+    image.write_bytes(PIXEL)
+    runs = on_both(_answer, "-i", str(image), "--json", "what is this?")
+
+    for side, run in runs.items():
+        assert run.code == 0, (side, run.stderr)
+        [user] = [
+            item
+            for item in run.model.requests[0].body["input"]
+            if item.get("role") == "user" and "what is this?" in json.dumps(item)
+        ]
+        images = [part for part in user["content"] if part["type"] == "input_image"]
+        assert len(images) == 1, (side, user)
+        assert images[0]["image_url"].startswith("data:image/png;base64,")
