@@ -31,13 +31,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser(
         "exec",
         help="run one task non-interactively",
-        usage="%(prog)s [OPTIONS] [PROMPT]\n       %(prog)s [OPTIONS] {resume,review} ...",
+        usage="%(prog)s [OPTIONS] [PROMPT]\n       %(prog)s [OPTIONS] {resume,fork,review} ...",
         description=(
             "Run one task and stream the answer. By default commands run in a read-only "
             "sandbox and approvals are asked here; --full-auto lets the agent write in the "
             "working directory without asking. `exec resume [--last | ID] [PROMPT]` continues "
-            "a session; `exec review [--uncommitted | --base BRANCH | --commit SHA] [PROMPT]` "
-            "reviews changes."
+            "a session, `exec fork` continues a copy of it; `exec review [--uncommitted | "
+            "--base BRANCH | --commit SHA] [PROMPT]` reviews changes."
         ),
     )
     parser.add_argument(
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.prompt in SUBCOMMANDS:
         args.mode, args.prompt = args.prompt, None
         parse_subcommand(args.mode, args.rest, args, args.exec_parser.prog)
-        args.prompt = args.resume_prompt if args.mode == "resume" else args.review_prompt
+        args.prompt = args.review_prompt if args.mode == "review" else args.resume_prompt
     elif args.rest:
         args.exec_parser.error(f"unrecognized arguments: {' '.join(args.rest)}")
     try:
@@ -167,15 +167,16 @@ def _run_engine(args: argparse.Namespace, prompt: str) -> int:
     if _outside_git(args):
         return 1
     try:
-        args.resume_path = None
-        if args.mode == "resume":
-            args.resume_path = find_session(
+        args.resume_path = args.fork_path = None
+        if args.mode in ("resume", "fork"):
+            found = find_session(
                 services.codex_home,
                 args.session_id,
                 last=args.last,
                 cwd=args.cd,
                 any_folder=args.all_folders,
             )
+            setattr(args, f"{args.mode}_path", found)
         turn = turn_op(args, prompt)
     except (ExecInputError, SessionNotFound) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,9 +1,10 @@
-"""The options of `codex-lsp exec` and of its `resume` and `review` forms, as `codex exec` has them.
+"""The options of `codex-lsp exec` and of its `resume`, `fork` and `review` forms, as `codex exec`
+has them.
 
-`exec resume` and `exec review` take the same options as `exec` itself, before or after the
-word: `exec --json resume ID` (how OpenAI's TypeScript SDK runs a later turn) and
-`exec resume --json ID` mean the same. The subcommand's parser leaves what it was not given
-alone, so an option given before the word still counts.
+The forms take the same options as `exec` itself, before or after the word: `exec --json
+resume ID` (how OpenAI's TypeScript SDK runs a later turn) and `exec resume --json ID` mean the
+same. The form's parser leaves what it was not given alone, so an option given before the word
+still counts.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from codex_lsp.cli.arguments import add_config_arguments
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 COLORS = ("always", "never", "auto")
-SUBCOMMANDS = ("resume", "review")
+SUBCOMMANDS = ("resume", "fork", "review")
 
 
 def add_exec_options(parser: argparse.ArgumentParser, *, keep_unset: bool = False) -> None:
@@ -177,11 +178,11 @@ def parse_subcommand(name: str, rest: list[str], args: argparse.Namespace, prog:
     """Parse what follows `exec resume` / `exec review` into `args`."""
     parser = argparse.ArgumentParser(prog=f"{prog} {name}")
     add_exec_options(parser, keep_unset=True)
-    if name == "resume":
+    if name in ("resume", "fork"):
         add_resume_arguments(parser)
     else:
         add_review_arguments(parser)
-    parser.parse_args(rest, namespace=args)
+    parser.parse_intermixed_args(rest, namespace=args)
     if (
         name == "resume"
         and args.last

@@ -70,9 +70,7 @@ def _policy(args: argparse.Namespace, config: Config, cwd: Path) -> SandboxPolic
     return policy
 
 
-def configure_op(
-    args: argparse.Namespace, config: Config, resume_path: Path | None = None
-) -> ConfigureSession:
+def configure_op(args: argparse.Namespace, config: Config) -> ConfigureSession:
     approval = args.ask_for_approval
     if args.bypass:
         approval = "never"
@@ -84,10 +82,15 @@ def configure_op(
         approval_policy=AskForApproval(approval) if approval else None,
         sandbox_policy=_policy(args, config, cwd),
         cwd=str(cwd),
-        resume_path=str(resume_path) if resume_path else None,
+        resume_path=_str_or_none(getattr(args, "resume_path", None)),
+        fork_path=_str_or_none(getattr(args, "fork_path", None)),
         ephemeral=args.ephemeral,
         source="exec",
     )
+
+
+def _str_or_none(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
 
 
 def user_items(args: argparse.Namespace, prompt: str) -> list[UserInput]:
@@ -138,7 +141,7 @@ async def _run_task(args: argparse.Namespace, services: EngineServices, turn: An
 
     renderer = _renderer(args)
     async with Codex(services) as codex:
-        await codex.submit(configure_op(args, services.config, args.resume_path))
+        await codex.submit(configure_op(args, services.config))
         # Warnings (an MCP server that did not start, no sandbox) may come first.
         while True:
             first = await codex.next_event()

@@ -21,9 +21,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"codex-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from codex_lsp.cli import doctor_cmd, exec_cmd, login_cmd, proto_cmd, record_cmd
+    from codex_lsp.cli import (
+        doctor_cmd,
+        exec_cmd,
+        login_cmd,
+        proto_cmd,
+        record_cmd,
+        session_cmds,
+    )
 
     exec_cmd.add_parser(commands)
+    session_cmds.add_parsers(commands)
     proto_cmd.add_parser(commands)
     doctor_cmd.add_parser(commands)
     login_cmd.add_parser(commands)
@@ -56,8 +64,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from codex_lsp.appserver.attach import main as attach
 
         return attach([arg for arg in arguments if arg != "--attach"])
+    from codex_lsp.cli.session_cmds import as_exec
+
+    rewritten = as_exec(arguments)
+    if isinstance(rewritten, int):
+        return rewritten
     parser = build_parser()
-    args = parser.parse_args(arguments)
+    args = parser.parse_args(rewritten)
     rerun = getattr(args, "rerun", None)
     if rerun is not None:
         # `record COMMAND ...`: the recorded command's own line, with recording turned on.

@@ -42,12 +42,14 @@ class Run:
     model: ScriptedModelServer
     # The workspace's files after the run (the home is removed afterwards).
     files: dict[str, str]
+    # The bodies of the requests the model had received when the run ended.
+    bodies: list[dict[str, Any]]
 
     def events(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
 
     def user_texts(self, request: int = -1) -> list[str]:
-        body = self.model.requests[request].body
+        body = self.bodies[request]
         return [
             part["text"]
             for item in body["input"]
@@ -86,7 +88,8 @@ def run_exec(
     )
     ws = home / "ws"
     files = {p.name: p.read_text() for p in ws.iterdir() if p.is_file()}
-    return Run(done.returncode, done.stdout, done.stderr, home, model, files)
+    bodies = [request.body for request in model.requests]
+    return Run(done.returncode, done.stdout, done.stderr, home, model, files, bodies)
 
 
 def on_both(script: Script, *args: str, stdin: str | None = "") -> dict[Side, Run]:
@@ -387,3 +390,26 @@ def test_an_image_is_attached_to_the_prompt(tmp_path) -> None:
         images = [part for part in user["content"] if part["type"] == "input_image"]
         assert len(images) == 1, (side, user)
         assert images[0]["image_url"].startswith("data:image/png;base64,")
+
+
+def test_fork_continues_a_copy_under_a_new_id() -> None:
+    def steps(side: Side) -> tuple[Run, Run, Run]:
+        with ScriptedModelServer() as model, peer_home(model.base_url) as home:
+            subprocess.run(["git", "init", "-q", str(home / "ws")], check=True)
+            _answer(model)
+            first = run_exec(side, model, home, "--json", "hello")
+            thread_id = first.events()[0]["thread_id"]
+            _second(model)
+            forked = run_exec(side, model, home, "--json", "fork", thread_id, "in the copy")
+            model.enqueue(text_response("third", response_id="resp_3"))
+            again = run_exec(side, model, home, "--json", "resume", thread_id, "original")
+            return first, forked, again
+
+    for side in SIDES:
+        first, forked, again = steps(side)
+        assert forked.code == 0, (side, forked.stderr)
+        original = first.events()[0]["thread_id"]
+        assert forked.events()[0]["thread_id"] != original
+        assert forked.user_texts()[-2:] == ["hello", "in the copy"], side
+        # The original thread did not hear what was said in the copy.
+        assert again.user_texts()[-2:] == ["hello", "original"], side
