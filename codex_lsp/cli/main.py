@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         doctor_cmd,
         exec_cmd,
         login_cmd,
+        mcp_cmd,
         proto_cmd,
         record_cmd,
         session_cmds,
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     proto_cmd.add_parser(commands)
     doctor_cmd.add_parser(commands)
     login_cmd.add_parser(commands)
+    mcp_cmd.add_parser(commands)
     record_cmd.add_parser(commands)
     for name in ("serve", "app-server"):
         _add_optional(commands, name)
@@ -69,8 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rewritten = as_exec(arguments)
     if isinstance(rewritten, int):
         return rewritten
+    from codex_lsp.cli.mcp_cmd import split_launch
+
+    rewritten, launch = split_launch(rewritten)
     parser = build_parser()
     args = parser.parse_args(rewritten)
+    if launch:
+        args.launch = launch
     rerun = getattr(args, "rerun", None)
     if rerun is not None:
         # `record COMMAND ...`: the recorded command's own line, with recording turned on.
