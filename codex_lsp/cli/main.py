@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         mcp_cmd,
         proto_cmd,
         record_cmd,
+        sandbox_cmd,
         session_cmds,
     )
 
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_cmd.add_parser(commands)
     login_cmd.add_parser(commands)
     mcp_cmd.add_parser(commands)
+    sandbox_cmd.add_parser(commands)
     record_cmd.add_parser(commands)
     for name in ("serve", "app-server"):
         _add_optional(commands, name)
