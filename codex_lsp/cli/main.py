@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     from codex_lsp.cli import (
         doctor_cmd,
         exec_cmd,
+        features_cmd,
         login_cmd,
         mcp_cmd,
         proto_cmd,
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     login_cmd.add_parser(commands)
     mcp_cmd.add_parser(commands)
     sandbox_cmd.add_parser(commands)
+    features_cmd.add_parsers(commands)
     record_cmd.add_parser(commands)
     for name in ("serve", "app-server"):
         _add_optional(commands, name)
