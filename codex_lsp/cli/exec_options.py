@@ -70,8 +70,11 @@ def add_exec_options(parser: argparse.ArgumentParser, *, keep_unset: bool = Fals
         "--ask-for-approval",
         choices=APPROVAL_POLICIES,
         metavar="POLICY",
-        help="when to ask before running a command: untrusted, on-failure, on-request (the "
-        "default), never",
+        help=(
+            "when to ask before running a command: untrusted (all but known-safe reads), "
+            "on-failure (when the sandbox blocks it), on-request (when the model asks; the "
+            "default), never"
+        ),
     )
     add(
         "--dangerously-bypass-approvals-and-sandbox",
