@@ -70,6 +70,23 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--ws-token-sha256", metavar="HEX", help="the SHA-256 of the token, in hexadecimal"
     )
+    parser.add_argument(
+        "--stdio",
+        action="store_true",
+        help="serve on stdin/stdout: the same as --listen stdio:// (the default)",
+    )
+    parser.add_argument(
+        "--analytics-default-enabled",
+        action="store_true",
+        help="accepted for the clients that pass it (the VS Code extension); codex-lsp "
+        "collects no analytics",
+    )
+    parser.add_argument(
+        "--enable", action="append", default=[], metavar="FEATURE", help="turn a feature on"
+    )
+    parser.add_argument(
+        "--disable", action="append", default=[], metavar="FEATURE", help="turn a feature off"
+    )
     # The `--attach` server's session: end when this descriptor (the launcher's line) closes.
     parser.add_argument("--hangup-fd", type=int, default=None, help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
@@ -96,6 +113,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _overrides(args: argparse.Namespace) -> list[str]:
     overrides = list(args.overrides or [])
+    overrides += [f"features.{name}=true" for name in getattr(args, "enable", None) or []]
+    overrides += [f"features.{name}=false" for name in getattr(args, "disable", None) or []]
     if getattr(args, "model", None):
         # A JSON string is also a valid TOML basic string.
         overrides.append(f"model={json.dumps(args.model)}")
@@ -128,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
 
     home = codex_home()
     try:
+        if args.stdio and args.listen not in (None, "stdio://"):
+            raise ListenError("--stdio and --listen name two transports: give one")
         target = parse_listen(args.listen)
         if target is None and (args.ws_auth or args.ws_token_file or args.ws_token_sha256):
             raise ListenError("--ws-* options need --listen ws://HOST:PORT")

@@ -1,49 +1,43 @@
-"""The body of `codex-lsp exec`: one session, one task, rendered on the terminal.
+"""The body of `codex-lsp exec`: one session, one turn (a task, a resumed thread's next turn or
+a review), shown on the terminal or as JSON lines.
 
-Everything written for a person goes through `display.visible`: commands on one line (a
-newline in a command shows as `\\n`), the rest with its lines kept, so an escape sequence,
-a carriage return or a bidi override in a command, a path, a command's output or the
-model's words is shown, never obeyed. The model's answer on stdout is escaped the same way
-when stdout is a terminal; piped or redirected, it stays exactly what the model wrote (a
-program reads it). `--json` is for programs and stays unchanged.
+Approvals are asked on the terminal: stdin when it is one, else the controlling terminal
+(stdin may have carried the prompt or piped data); with neither, nothing is approved. After a
+successful turn, `-o FILE` gets the agent's last message.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
+import contextlib
 import sys
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Any, TextIO
 
 import anyio
 
-from codex_lsp.cli.exec_text import failure_details, patch_preview, session_header
-from codex_lsp.display import visible
+from codex_lsp.cli.exec_jsonl import ThreadEventWriter
+from codex_lsp.cli.exec_options import image_paths
+from codex_lsp.cli.exec_render import RawEventRenderer, Renderer, TerminalRenderer
 from codex_lsp.engine.services import EngineServices
-from codex_lsp.engine.shell import shell_script
 from codex_lsp.protocol.core.decisions import ReviewDecision
 from codex_lsp.protocol.core.events import (
-    AgentMessageDeltaEvent,
-    AgentMessageEvent,
     ApplyPatchApprovalRequestEvent,
     ErrorEvent,
-    Event,
     ExecApprovalRequestEvent,
-    ExecCommandBeginEvent,
-    ExecCommandEndEvent,
-    PatchApplyEndEvent,
-    PlanUpdateEvent,
     SessionConfiguredEvent,
-    StreamErrorEvent,
     TaskCompleteEvent,
     TurnAbortedEvent,
-    WarningEvent,
 )
-from codex_lsp.protocol.core.inputs import TextInput
-from codex_lsp.protocol.core.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
-from codex_lsp.protocol.core.policy import AskForApproval, SandboxPolicy
+from codex_lsp.protocol.core.inputs import LocalImageInput, ReviewRequest, TextInput, UserInput
+from codex_lsp.protocol.core.ops import (
+    ConfigureSession,
+    ExecApproval,
+    PatchApproval,
+    Review,
+    UserInputOp,
+)
+from codex_lsp.protocol.core.policy import AskForApproval, SandboxPolicy, WorkspaceWrite
 from codex_lsp.store.config import Config
 
 ANSWERS = {
@@ -54,41 +48,100 @@ ANSWERS = {
 }
 
 
-def _configure_op(args: argparse.Namespace, config: Config) -> ConfigureSession:
-    approval = args.ask_for_approval
+class ExecInputError(Exception):
+    """Something on the command line cannot be used (a schema file, an image, a session)."""
+
+
+def _policy(args: argparse.Namespace, config: Config, cwd: Path) -> SandboxPolicy | None:
     sandbox = args.sandbox
-    if args.full_auto:
-        approval, sandbox = approval or "on-request", sandbox or "workspace-write"
-    cwd = (args.cd or Path.cwd()).resolve()
+    if args.bypass:
+        sandbox = "danger-full-access"
+    elif args.full_auto:
+        sandbox = sandbox or "workspace-write"
+    if sandbox is None and not args.add_dirs:
+        return None
     # `-s MODE` keeps the config's [sandbox_workspace_write] settings (network, extra roots).
-    policy = (
-        config.model_copy(update={"sandbox_mode": sandbox}).sandbox_policy(cwd) if sandbox else None
-    )
+    chosen = config.model_copy(update={"sandbox_mode": sandbox}) if sandbox else config
+    policy = chosen.sandbox_policy(cwd)
+    if isinstance(policy, WorkspaceWrite) and args.add_dirs:
+        extra = [str(path.resolve()) for path in args.add_dirs]
+        roots = [*policy.writable_roots, *(r for r in extra if r not in policy.writable_roots)]
+        policy = policy.model_copy(update={"writable_roots": roots})
+    return policy
+
+
+def configure_op(args: argparse.Namespace, config: Config) -> ConfigureSession:
+    approval = args.ask_for_approval
+    if args.bypass:
+        approval = "never"
+    elif args.full_auto:
+        approval = approval or "on-request"
+    cwd = (args.cd or Path.cwd()).resolve()
     return ConfigureSession(
         model=args.model,
         approval_policy=AskForApproval(approval) if approval else None,
-        sandbox_policy=policy,
+        sandbox_policy=_policy(args, config, cwd),
         cwd=str(cwd),
+        resume_path=_str_or_none(getattr(args, "resume_path", None)),
+        fork_path=_str_or_none(getattr(args, "fork_path", None)),
+        ephemeral=args.ephemeral,
         source="exec",
     )
 
 
-async def run_task(args: argparse.Namespace, services: EngineServices, prompt: str) -> int:
+def _str_or_none(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
+
+
+def user_items(args: argparse.Namespace, prompt: str) -> list[UserInput]:
+    items: list[UserInput] = []
+    for path in image_paths(args):
+        if not path.is_file():
+            raise ExecInputError(f"image {path} does not exist or is not a file")
+        items.append(LocalImageInput(path=str(path.resolve())))
+    items.append(TextInput(text=prompt))
+    return items
+
+
+def output_schema(args: argparse.Namespace) -> dict[str, Any] | None:
+    import json
+
+    if args.output_schema is None:
+        return None
     try:
-        return await _run_task(args, services, prompt)
+        schema = json.loads(Path(args.output_schema).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ExecInputError(f"cannot read the output schema {args.output_schema}: {err}") from err
+    if not isinstance(schema, dict):
+        raise ExecInputError(f"the output schema {args.output_schema} is not a JSON object")
+    return schema
+
+
+async def run_task(
+    args: argparse.Namespace, services: EngineServices, prompt: str, turn: Any
+) -> int:
+    """Run the session; `turn` is the op that starts its one turn (None: only resume)."""
+    try:
+        return await _run_task(args, services, turn)
     finally:
         if services.http is not None:
             await services.http.aclose()
 
 
-async def _run_task(args: argparse.Namespace, services: EngineServices, prompt: str) -> int:
+def _renderer(args: argparse.Namespace) -> Renderer:
+    if args.raw_events:
+        return RawEventRenderer(sys.stdout)
+    if args.json:
+        return ThreadEventWriter(sys.stdout)
+    return TerminalRenderer(sys.stdout, sys.stderr)
+
+
+async def _run_task(args: argparse.Namespace, services: EngineServices, turn: Any) -> int:
     from codex_lsp.engine.codex import Codex
 
-    renderer: Renderer = (
-        JsonRenderer(sys.stdout) if args.json else TerminalRenderer(sys.stdout, sys.stderr)
-    )
+    renderer = _renderer(args)
     async with Codex(services) as codex:
-        await codex.submit(_configure_op(args, services.config))
+        await codex.submit(configure_op(args, services.config))
         # Warnings (an MCP server that did not start, no sandbox) may come first.
         while True:
             first = await codex.next_event()
@@ -97,168 +150,87 @@ async def _run_task(args: argparse.Namespace, services: EngineServices, prompt: 
                 break
             if isinstance(first.msg, ErrorEvent):
                 return 1
-        turn = await codex.submit(UserInputOp(items=[TextInput(text=prompt)]))
+        turn_id = await codex.submit(turn)
         failed = False
-        while True:
-            event = await codex.next_event()
-            renderer.show(event)
-            match event.msg:
-                case ErrorEvent():
-                    failed = True
-                case ExecApprovalRequestEvent(call_id=call_id, run_unsandboxed=outside):
-                    question = (
-                        "Run this command OUTSIDE the sandbox?" if outside else "Run this command?"
-                    )
-                    decision = await _ask(renderer, question)
-                    await codex.submit(ExecApproval(id=call_id, decision=decision))
-                case ApplyPatchApprovalRequestEvent(call_id=call_id):
-                    decision = await _ask(renderer, "Apply this patch?")
-                    await codex.submit(PatchApproval(id=call_id, decision=decision))
-                case TurnAbortedEvent() if event.id == turn:
-                    return 1
-                case TaskCompleteEvent() if event.id == turn:
-                    return 1 if failed else 0
+        with _answers() as answers:
+            while True:
+                event = await codex.next_event()
+                renderer.show(event)
+                match event.msg:
+                    case ErrorEvent():
+                        failed = True
+                    case ExecApprovalRequestEvent(call_id=call_id, run_unsandboxed=outside):
+                        question = (
+                            "Run this command OUTSIDE the sandbox?"
+                            if outside
+                            else "Run this command?"
+                        )
+                        decision = await _ask(renderer, answers, question)
+                        await codex.submit(ExecApproval(id=call_id, decision=decision))
+                    case ApplyPatchApprovalRequestEvent(call_id=call_id):
+                        decision = await _ask(renderer, answers, "Apply this patch?")
+                        await codex.submit(PatchApproval(id=call_id, decision=decision))
+                    case TurnAbortedEvent() if event.id == turn_id:
+                        return 1
+                    case TaskCompleteEvent() if event.id == turn_id:
+                        break
+    # As codex: the file is written whatever the outcome, empty when there is no answer.
+    if args.last_message_file is not None:
+        _write_last_message(args.last_message_file, None if failed else renderer.final_message)
+    return 1 if failed else 0
 
 
-async def _ask(renderer: Renderer, question: str) -> ReviewDecision:
+def _write_last_message(path: Path, message: str | None) -> None:
+    if message is None:
+        print(f"warning: no last agent message; wrote empty content to {path}", file=sys.stderr)
+    try:
+        path.write_text(message or "", encoding="utf-8")
+    except OSError as err:
+        print(f"error: cannot write the last message to {path}: {err}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _answers() -> Any:
+    """Where answers to approval prompts are read: stdin when it is a terminal, else the
+    controlling terminal; None when there is no terminal to ask."""
+    if sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty():
+        yield sys.stdin
+        return
+    try:
+        tty: TextIO | None = open("/dev/tty", encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        tty = None
+    try:
+        yield tty
+    finally:
+        if tty is not None:
+            tty.close()
+
+
+async def _ask(renderer: Renderer, answers: TextIO | None, question: str) -> ReviewDecision:
     renderer.prompt(f"{question} [y]es / [a]lways this session / [n]o / [q]uit turn: ")
-    line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+    if answers is None:
+        renderer.prompt("\nno terminal to answer on: not approved\n")
+        return ReviewDecision.DENIED
+    line = await anyio.to_thread.run_sync(answers.readline, abandon_on_cancel=True)
     # No terminal to ask (stdin closed) means no approval.
     return ANSWERS.get(line.strip().lower()[:1], ReviewDecision.DENIED)
 
 
-class Renderer(Protocol):
-    def show(self, event: Event) -> None: ...
-
-    def prompt(self, text: str) -> None: ...
-
-
-class JsonRenderer:
-    """Every event as JSON on stdout, for a program; what an approval asks on stderr, for the
-    person who answers the prompt there."""
-
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
-
-    def show(self, event: Event) -> None:
-        self._out.write(json.dumps(event.to_wire(), separators=(",", ":")) + "\n")
-        self._out.flush()
-        match event.msg:
-            case ExecApprovalRequestEvent() as msg:
-                _write_shown(sys.stderr, _exec_request(msg))
-            case ApplyPatchApprovalRequestEvent() as msg:
-                _write_shown(sys.stderr, _patch_request(msg))
-
-    def prompt(self, text: str) -> None:
-        sys.stderr.write(text)
-        sys.stderr.flush()
+def review_op(args: argparse.Namespace, prompt: str) -> Review:
+    target: dict[str, Any]
+    if args.commit:
+        target = {"type": "commit", "sha": args.commit, "title": args.title}
+    elif args.base:
+        target = {"type": "baseBranch", "branch": args.base}
+    elif prompt.strip():
+        target = {"type": "custom", "instructions": prompt}
+    else:
+        target = {"type": "uncommittedChanges"}
+    return Review(review_request=ReviewRequest.model_validate({"target": target}))
 
 
-class TerminalRenderer:
-    """Answer text on stdout; commands, patches and problems on stderr."""
-
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        self._out, self._err = out, err
-        # A terminal obeys escape sequences; a pipe hands the answer to a program as written.
-        self._answer_shown = _isatty(out)
-        self._streamed = False
-        self._sandbox: SandboxPolicy | None = None
-
-    def prompt(self, text: str) -> None:
-        self._err.write(text)
-        self._err.flush()
-
-    def show(self, event: Event) -> None:
-        match event.msg:
-            case SessionConfiguredEvent() as msg:
-                self._sandbox = msg.sandbox_policy
-                self._note(session_header(msg))
-            case AgentMessageDeltaEvent(delta=delta):
-                self._out.write(self._answer(delta))
-                self._out.flush()
-                self._streamed = True
-            case AgentMessageEvent(message=message):
-                if not self._streamed:
-                    self._out.write(self._answer(message))
-                self._out.write("\n")
-                self._out.flush()
-                self._streamed = False
-            case ExecCommandBeginEvent(command=command, cwd=cwd):
-                self._note(f"$ {_command_text(command)}   (in {visible(cwd)})")
-            case ExecCommandEndEvent() as msg:
-                seconds = msg.duration.secs + msg.duration.nanos / 1e9
-                if msg.status == "declined":
-                    self._note("  declined: the command did not run")
-                else:
-                    self._note(f"  exit {msg.exit_code} in {seconds:.1f}s")
-                if msg.exit_code != 0 and msg.status != "declined":
-                    self._note(failure_details(msg, self._sandbox))
-            case ExecApprovalRequestEvent() as msg:
-                self._note(_exec_request(msg))
-            case ApplyPatchApprovalRequestEvent() as msg:
-                self._note(_patch_request(msg))
-            case PatchApplyEndEvent() as msg:
-                if msg.success:
-                    self._note(msg.stdout.rstrip())
-                elif msg.status == "declined":
-                    self._note("patch declined: no file was changed")
-                else:
-                    self._note(f"patch failed: {msg.stderr.strip() or 'no reason given'}")
-            case PlanUpdateEvent(plan=plan):
-                steps = "\n".join(f"  [{item.status}] {item.step}" for item in plan)
-                self._note(f"plan:\n{steps}")
-            case ErrorEvent() | StreamErrorEvent() | WarningEvent() as msg:
-                self._note(f"{msg.type.replace('_', ' ')}: {msg.message}")
-            case TurnAbortedEvent(reason=reason):
-                self._note(f"turn aborted ({reason})")
-
-    def _answer(self, text: str) -> str:
-        return visible(text, multiline=True) if self._answer_shown else text
-
-    def _note(self, text: str) -> None:
-        _write_shown(self._err, text)
-
-
-def _write_shown(stream: TextIO, text: str) -> None:
-    # Whatever part of `text` came from the model, a command or a file, none of it reaches
-    # the terminal as a control sequence.
-    stream.write(visible(text, multiline=True) + "\n")
-    stream.flush()
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except ValueError:
-        return False
-
-
-def _exec_request(msg: ExecApprovalRequestEvent) -> str:
-    """The approval prompt's text: the whole command on one line, where, why, and whether a yes
-    lets it out of the sandbox."""
-    lines = [
-        "The agent wants to run"
-        + (" OUTSIDE the sandbox" if msg.run_unsandboxed else "")
-        + f": {_command_text(msg.command)}",
-        f"  in: {visible(msg.cwd)}",
-    ]
-    if msg.reason:
-        lines.append(f"  reason: {visible(msg.reason)}")
-    if msg.run_unsandboxed:
-        lines.append(
-            "  Approving runs this command outside the sandbox: it can read, change and send "
-            "anything you can."
-        )
-    return "\n".join(lines)
-
-
-def _patch_request(msg: ApplyPatchApprovalRequestEvent) -> str:
-    reason = f"\n  reason: {msg.reason}" if msg.reason else ""
-    return f"The agent wants to change files:{reason}\n{patch_preview(msg.changes)}"
-
-
-def _command_text(argv: list[str]) -> str:
-    """The command as one line, every control character in it shown by name."""
-    # `bash -lc SCRIPT` reads better as just the script.
-    script = shell_script(argv)
-    return visible(shlex.join(argv) if script is None else script)
+def turn_op(args: argparse.Namespace, prompt: str) -> Review | UserInputOp:
+    if args.mode == "review":
+        return review_op(args, prompt)
+    return UserInputOp(items=user_items(args, prompt), final_output_json_schema=output_schema(args))

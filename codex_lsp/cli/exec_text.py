@@ -68,6 +68,23 @@ def failure_details(msg: ExecCommandEndEvent, policy: SandboxPolicy | None) -> s
     return "\n".join(parts)
 
 
+def output_tail(msg: ExecCommandEndEvent) -> str:
+    """What a command that succeeded printed, its last lines, as codex shows it under the
+    command; "" when it printed nothing."""
+    output = msg.aggregated_output or (msg.stdout + msg.stderr)
+    lines = [line[:LINE_CHARS] for line in output.rstrip("\n").splitlines()]
+    if not lines:
+        return ""
+    shown = lines[-FAILURE_TAIL_LINES:]
+    parts = (
+        [f"  ... {len(lines) - len(shown)} earlier lines not shown"]
+        if len(lines) > len(shown)
+        else []
+    )
+    parts.extend(f"  | {line}" for line in shown)
+    return "\n".join(parts)
+
+
 def sandbox_advice(policy: SandboxPolicy) -> str | None:
     """How to allow what `policy` blocks; None when there is no sandbox to blame."""
     network = "-c sandbox_workspace_write.network_access=true"

@@ -21,12 +21,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"codex-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from codex_lsp.cli import doctor_cmd, exec_cmd, login_cmd, proto_cmd, record_cmd
+    from codex_lsp.cli import (
+        doctor_cmd,
+        exec_cmd,
+        features_cmd,
+        login_cmd,
+        mcp_cmd,
+        proto_cmd,
+        record_cmd,
+        sandbox_cmd,
+        session_cmds,
+    )
 
     exec_cmd.add_parser(commands)
+    session_cmds.add_parsers(commands)
     proto_cmd.add_parser(commands)
     doctor_cmd.add_parser(commands)
     login_cmd.add_parser(commands)
+    mcp_cmd.add_parser(commands)
+    sandbox_cmd.add_parser(commands)
+    features_cmd.add_parsers(commands)
     record_cmd.add_parser(commands)
     for name in ("serve", "app-server", "acp"):
         _add_optional(commands, name)
@@ -58,8 +72,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from codex_lsp.appserver.attach import main as attach
 
         return attach([arg for arg in arguments if arg != "--attach"])
+    from codex_lsp.cli.session_cmds import as_exec
+
+    rewritten = as_exec(arguments)
+    if isinstance(rewritten, int):
+        return rewritten
+    from codex_lsp.cli.mcp_cmd import split_launch
+
+    rewritten, launch = split_launch(rewritten)
     parser = build_parser()
-    args = parser.parse_args(arguments)
+    args = parser.parse_args(rewritten)
+    if launch:
+        args.launch = launch
     rerun = getattr(args, "rerun", None)
     if rerun is not None:
         # `record COMMAND ...`: the recorded command's own line, with recording turned on.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from codex_lsp.cli.exec_cmd import APPROVAL_POLICIES, SANDBOX_MODES
+from codex_lsp.cli.exec_options import APPROVAL_POLICIES, SANDBOX_MODES
 
 RECORDABLE = ("serve", "exec", "app-server", "proto")
 FEATURE_ON = "features.record_model_streams=true"

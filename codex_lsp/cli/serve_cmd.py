@@ -43,6 +43,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "$CODEX_HOME/listen-token>",
     )
     transport.add_argument(
+        "--stdio",
+        action="store_true",
+        help="serve on stdin/stdout (the default; accepted as many LSP clients pass it)",
+    )
+    transport.add_argument(
         "--attach",
         action="store_true",
         help="serve stdio from a warm per-user server, started on first use (faster starts)",

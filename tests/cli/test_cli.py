@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 
+from tests.support.cli import run_on_a_terminal
 from tests.support.engine import enqueue_two_turn_flow, make_git_repo, write_config
 from tests.support.scripted_builders import (
     function_call_response,
@@ -32,6 +33,7 @@ def _exec(home: Path, ws: Path, *args: str, stdin: str = "") -> subprocess.Compl
         text=True,
         env=_env(home),
         timeout=60,
+        start_new_session=True,
     )
 
 
@@ -51,23 +53,26 @@ def test_exec_runs_the_two_turn_flow_with_a_terminal_approval(scripted_model, tm
     write_config(home, scripted_model.base_url)
     _seed_flow_one(scripted_model, ws)
 
-    result = _exec(home, ws, "fix the greeting", stdin="y\n")
+    code, seen = run_on_a_terminal(home, ["exec", "-C", str(ws), "fix the greeting"], "y\n")
 
-    assert result.returncode == 0, result.stderr
-    assert "All done: app.py now says hello." in result.stdout
-    assert "write the build log" in result.stderr  # the reason was shown when asking
+    assert code == 0, seen
+    assert "All done: app.py now says hello." in seen
+    assert "write the build log" in seen  # the reason was shown when asking
     # The model asked to leave the sandbox, and the prompt says so.
-    assert "Run this command OUTSIDE the sandbox?" in result.stderr
+    assert "Run this command OUTSIDE the sandbox?" in seen
     assert (ws / "build.log").read_text() == "built ok\n"
     assert (ws / "app.py").read_text() == 'print("hello")\n'
 
 
-def test_exec_json_prints_every_event_and_a_denial_reaches_the_model(scripted_model, tmp_path):
+def test_exec_raw_events_prints_every_event_and_without_a_terminal_nothing_is_approved(
+    scripted_model, tmp_path
+):
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
     write_config(home, scripted_model.base_url)
     _seed_flow_one(scripted_model, ws)
 
-    result = _exec(home, ws, "--json", "fix the greeting", stdin="n\n")
+    # A "y" piped in is part of the prompt, not an answer: there is no terminal to ask on.
+    result = _exec(home, ws, "--raw-events", "fix the greeting", stdin="y\n")
 
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
@@ -80,6 +85,7 @@ def test_exec_json_prints_every_event_and_a_denial_reaches_the_model(scripted_mo
     second = scripted_model.requests[1].body
     outputs = [i["output"] for i in second["input"] if i["type"] == "function_call_output"]
     assert outputs == ["exec command rejected by user"]
+    assert "no terminal to answer on" in result.stderr
 
 
 def test_exec_fails_with_a_clear_error_when_the_model_keeps_failing(scripted_model, tmp_path):

@@ -11,15 +11,9 @@ write are shown escaped; piped, the answer stays exactly what the model wrote.
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
-import subprocess
-import termios
-import time
 from pathlib import Path
 
-from tests.support.cli import CLI, cli_env, run_cli
+from tests.support.cli import run_cli, run_on_a_terminal
 from tests.support.engine import make_git_repo, write_config
 from tests.support.scripted_builders import function_call_response, text_response
 
@@ -34,51 +28,6 @@ def _setup(scripted_model, tmp_path: Path, **config: str) -> tuple[Path, Path]:
     home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws", {"app.py": 'print("hi")\n'})
     write_config(home, scripted_model.base_url, **config)
     return home, ws
-
-
-def _run_on_a_terminal(home: Path, args: list[str], answer: str) -> tuple[int, str]:
-    """Run `codex-lsp ARGS` with a terminal for stdin, stdout and stderr; type `answer` at the
-    first approval prompt. The exit status and every byte the terminal received."""
-    master, slave = pty.openpty()
-    attrs = termios.tcgetattr(slave)
-    attrs[1] &= ~termios.OPOST  # no LF -> CR LF: a CR read is one the program wrote
-    attrs[3] &= ~termios.ECHO  # the typed answer is not part of what the program wrote
-    termios.tcsetattr(slave, termios.TCSANOW, attrs)
-    proc = subprocess.Popen(
-        [*CLI, *args],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=cli_env(home, TERM="xterm"),
-        start_new_session=True,
-    )
-    os.close(slave)
-    seen = b""
-    answered = False
-    deadline = time.monotonic() + 90
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.5)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # EIO: every writer has gone
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-                if not answered and b"[q]uit turn: " in seen:
-                    os.write(master, answer.encode())
-                    answered = True
-            elif proc.poll() is not None:
-                break
-        status = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-    return status, seen.decode("utf-8", errors="surrogateescape")
 
 
 def test_an_escalation_prompt_shows_the_hidden_command_and_says_outside_the_sandbox(
@@ -107,7 +56,7 @@ def test_an_escalation_prompt_shows_the_hidden_command_and_says_outside_the_sand
     )
     scripted_model.enqueue(text_response(f"All done.{OSC52}\u202eevil", response_id="resp_3"))
 
-    status, screen = _run_on_a_terminal(home, ["exec", "-C", str(ws), "list files"], "y\n")
+    status, screen = run_on_a_terminal(home, ["exec", "-C", str(ws), "list files"], "y\n")
 
     assert status == 0, screen
     for raw in ESCAPE_BYTES:
@@ -138,7 +87,7 @@ def test_a_sandboxed_prompt_does_not_claim_to_leave_the_sandbox(scripted_model, 
     )
     scripted_model.enqueue(text_response("left it", response_id="resp_2"))
 
-    status, screen = _run_on_a_terminal(home, ["exec", "-C", str(ws), "touch"], "n\n")
+    status, screen = run_on_a_terminal(home, ["exec", "-C", str(ws), "touch"], "n\n")
 
     assert status == 0, screen
     assert "The agent wants to run: touch a\\nb\n" in screen
@@ -166,7 +115,7 @@ def test_a_rerun_after_a_sandbox_denial_says_it_runs_outside_the_sandbox(scripte
     )
     scripted_model.enqueue(text_response("left it", response_id="resp_2"))
 
-    status, screen = _run_on_a_terminal(home, ["exec", "-C", str(ws), "make a file"], "n\n")
+    status, screen = run_on_a_terminal(home, ["exec", "-C", str(ws), "make a file"], "n\n")
 
     assert status == 0, screen
     assert "The agent wants to run OUTSIDE the sandbox: touch made.txt\n" in screen
@@ -182,7 +131,7 @@ def test_with_json_the_person_at_the_prompt_still_reads_the_command(scripted_mod
     )
     scripted_model.enqueue(text_response("left it", response_id="resp_2"))
 
-    result = run_cli(home, "exec", "--json", "-C", str(ws), "touch", stdin="n\n")
+    result = run_cli(home, "exec", "--raw-events", "-C", str(ws), "touch", stdin="n\n")
 
     assert result.returncode == 0, result.stderr
     # stderr, where the prompt is: the whole command, named.

@@ -10,7 +10,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from tests.support.cli import CLI, cli_env, run_cli
+from tests.support.cli import CLI, cli_env, run_cli, run_on_a_terminal
 from tests.support.engine import make_git_repo, write_config
 from tests.support.scripted_builders import (
     custom_tool_call_response,
@@ -151,11 +151,11 @@ def test_a_new_file_in_a_patch_prompt_shows_its_content(scripted_model, tmp_path
     scripted_model.enqueue(custom_tool_call_response("apply_patch", patch, call_id="p1"))
     scripted_model.enqueue(text_response("added", response_id="resp_2"))
 
-    result = run_cli(home, "exec", "-C", str(ws), "add notes", stdin="y\n")
+    code, seen = run_on_a_terminal(home, ["exec", "-C", str(ws), "add notes"], "y\n")
 
-    assert result.returncode == 0, result.stderr
-    asked = result.stderr.index("Apply this patch?")
-    assert "+first note" in result.stderr[:asked] and "+second note" in result.stderr[:asked]
+    assert code == 0, seen
+    asked = seen.index("Apply this patch?")
+    assert "+first note" in seen[:asked] and "+second note" in seen[:asked]
     assert (ws / "notes.txt").read_text() == "first note\nsecond note\n"
 
 

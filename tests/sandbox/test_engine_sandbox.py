@@ -103,7 +103,7 @@ def test_a_kernel_without_landlock_is_a_warning_and_a_refusal(scripted_model, tm
     scripted_model.enqueue(text_response("could not run it"))
     env = {**os.environ, "CODEX_HOME": str(home), "CODEX_LSP_SANDBOX_DISABLE": "landlock"}
     result = subprocess.run(
-        [sys.executable, "-m", "codex_lsp", "exec", "--json", "-C", str(ws), "touch a file"],
+        [sys.executable, "-m", "codex_lsp", "exec", "--raw-events", "-C", str(ws), "touch a file"],
         capture_output=True,
         text=True,
         env=env,

@@ -71,7 +71,16 @@ def test_the_session_says_why_up_front(scripted_model, tmp_path: Path) -> None:
     scripted_model.enqueue(text_response("done"))
     env = {**os.environ, "CODEX_HOME": str(home), "CODEX_LSP_SANDBOX_DISABLE": "mountns"}
     done = subprocess.run(
-        [sys.executable, "-m", "codex_lsp", "exec", "--json", "-C", str(ws), "make it runnable"],
+        [
+            sys.executable,
+            "-m",
+            "codex_lsp",
+            "exec",
+            "--raw-events",
+            "-C",
+            str(ws),
+            "make it runnable",
+        ],
         capture_output=True,
         text=True,
         env=env,

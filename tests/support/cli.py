@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import pty
 import queue
+import select
 import subprocess
 import sys
+import termios
 import threading
+import time
 from pathlib import Path
 
 CLI = [sys.executable, "-m", "codex_lsp"]
@@ -37,7 +41,54 @@ def run_cli(
         cwd=cwd,
         env=env if env is not None else cli_env(home),
         timeout=timeout,
+        # No controlling terminal: an approval prompt cannot wait on the developer's.
+        start_new_session=True,
     )
+
+
+def run_on_a_terminal(home: Path, args: list[str], answer: str) -> tuple[int, str]:
+    """Run `codex-lsp ARGS` with a terminal for stdin, stdout and stderr; type `answer` at the
+    first approval prompt. The exit status and every byte the terminal received."""
+    master, slave = pty.openpty()
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.OPOST  # no LF -> CR LF: a CR read is one the program wrote
+    attrs[3] &= ~termios.ECHO  # the typed answer is not part of what the program wrote
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    proc = subprocess.Popen(
+        [*CLI, *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=cli_env(home, TERM="xterm"),
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    answered = False
+    deadline = time.monotonic() + 90
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: every writer has gone
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+                if not answered and b"[q]uit turn: " in seen:
+                    os.write(master, answer.encode())
+                    answered = True
+            elif proc.poll() is not None:
+                break
+        status = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    return status, seen.decode("utf-8", errors="surrogateescape")
 
 
 class StderrLines:
