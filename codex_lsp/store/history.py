@@ -169,11 +169,19 @@ def reconstruct_history(
         elif kind == COMPACTED:
             if not isinstance(payload, dict):
                 continue
-            state.bookmarks.clear()
             replacement = payload.get("replacement_history")
             if isinstance(replacement, list):
-                history = [item for item in replacement if isinstance(item, dict)]
+                rebuilt = [item for item in replacement if isinstance(item, dict)]
+                # A replacement that is a prefix of the history is a rewind to a bookmark (an
+                # in-thread fork): the bookmarks it keeps stay valid, as they do in the session.
+                if history[: len(rebuilt)] == rebuilt:
+                    kept = len(rebuilt)
+                    state.bookmarks = {k: n for k, n in state.bookmarks.items() if n <= kept}
+                else:
+                    state.bookmarks.clear()
+                history = rebuilt
             else:
+                state.bookmarks.clear()
                 summary = payload.get("message")
                 summary = summary if isinstance(summary, str) else ""
                 history = compacted_history(history, summary, summary_prefix=summary_prefix)
