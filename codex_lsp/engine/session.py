@@ -311,7 +311,11 @@ class Session:
         self.emit(task.sub_id, TokenCountEvent(info=info, rate_limits=self.rate_limits))
         self.emit(
             task.sub_id,
-            TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason or "interrupted"),
+            TurnAbortedEvent(
+                turn_id=task.sub_id,
+                reason=task.abort_reason or "interrupted",
+                response_id=self.history.last_bookmark(),
+            ),
         )
 
     @staticmethod

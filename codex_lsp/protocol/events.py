@@ -106,6 +106,9 @@ class TurnAbortedEvent(WireModel):
     type: Literal["turn_aborted"] = "turn_aborted"
     turn_id: str
     reason: TurnAbortReason
+    # The last response the model completed before the cut: the bookmark a client passes as
+    # `previous_response_id` to continue from there.
+    response_id: str | None = None
 
 
 class UserMessageEvent(WireModel):
