@@ -8,6 +8,7 @@ import httpx
 
 from codex_lsp.engine.editor_tools import EditorToolsExtension
 from codex_lsp.engine.extensions import Extension
+from codex_lsp.engine.goals import GoalsExtension
 from codex_lsp.engine.mcp import McpExtension
 from codex_lsp.engine.questions import QuestionsExtension
 from codex_lsp.engine.review import ReviewExtension
@@ -56,6 +57,7 @@ def default_extensions(config: Config) -> list[Extension]:
         ReviewExtension.from_config(config),
         SubagentsExtension(max_active=config.max_active_subagents),
         EditorToolsExtension(),
+        GoalsExtension(),
     ]
 
 

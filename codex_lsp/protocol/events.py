@@ -34,6 +34,7 @@ from codex_lsp.protocol.events_mcp import (
     McpToolCallBeginEvent as McpToolCallBeginEvent,
     McpToolCallEndEvent as McpToolCallEndEvent,
 )
+from codex_lsp.protocol.goals import ThreadGoalClearedEvent, ThreadGoalUpdatedEvent
 from codex_lsp.protocol.inputs import (
     PlanItem,
     RateLimitSnapshot,
@@ -322,6 +323,8 @@ EventMsg = Annotated[
     | ExitedReviewModeEvent
     | ListSkillsResponseEvent
     | ThreadNameUpdatedEvent
+    | ThreadGoalUpdatedEvent
+    | ThreadGoalClearedEvent
     | SubagentLifecycleEvent
     | AgentInboxEvent
     | ShutdownCompleteEvent

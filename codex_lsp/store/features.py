@@ -38,6 +38,13 @@ FEATURES: tuple[Feature, ...] = (
         "Let the model ask the user short questions in the middle of a turn.",
     ),
     Feature(
+        "goals",
+        "stable",
+        True,
+        "Goals",
+        "Offer the model the goal tools: a thread's objective, its status and token budget.",
+    ),
+    Feature(
         "subagent_tools",
         "beta",
         False,

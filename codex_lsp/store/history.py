@@ -53,6 +53,8 @@ class ResumedState:
     rate_limits: dict[str, Any] | None = None
     # Persisted `EventMsg` payloads in order, rollbacks included, to rebuild turns for display.
     events: list[dict[str, Any]] = field(default_factory=list)
+    # The thread's goal as its last `thread_goal_updated` left it (None once cleared).
+    goal: dict[str, Any] | None = None
     thread_name: str | None = None
     # Response ids that ended a turn, and how long the history was then: the bookmarks a
     # later turn may fork from. A compaction or rollback invalidates the ones before it.
@@ -219,6 +221,11 @@ def _apply_event(state: ResumedState, event: dict[str, Any]) -> None:
             state.token_info = event["info"]
         if event.get("rate_limits") is not None:
             state.rate_limits = event["rate_limits"]
+    elif event_type == "thread_goal_updated" and isinstance(event.get("goal"), dict):
+        # A `null` budget is left out when the event is written.
+        state.goal = {"tokenBudget": None, **event["goal"]}
+    elif event_type == "thread_goal_cleared" and event.get("cleared", True):
+        state.goal = None
     elif event_type == "thread_name_updated":
         name = event.get("thread_name")
         if isinstance(name, str):

@@ -42,6 +42,9 @@ EXTRA_EVENTS = frozenset(
         "mcp_tool_call_end",
         "web_search_end",
         "proposed_plan",
+        # A resumed thread finds its goal where these left it.
+        "thread_goal_updated",
+        "thread_goal_cleared",
         # A resumed thread rebuilds its subagents from these before replaying turns.
         "subagent_lifecycle",
         "agent_inbox",
