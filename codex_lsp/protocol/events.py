@@ -207,6 +207,14 @@ class WebSearchEndEvent(WireModel):
     query: str
 
 
+class ViewImageToolCallEvent(WireModel):
+    """The model looked at the image at `path` (absolute) with `view_image`."""
+
+    type: Literal["view_image_tool_call"] = "view_image_tool_call"
+    call_id: str
+    path: str
+
+
 class ContextCompactionStartedEvent(WireModel):
     """The history is being summarised; `context_compacted` follows when it is done."""
 
@@ -317,6 +325,7 @@ EventMsg = Annotated[
     | McpToolCallEndEvent
     | WebSearchBeginEvent
     | WebSearchEndEvent
+    | ViewImageToolCallEvent
     | ContextCompactionStartedEvent
     | ContextCompactedEvent
     | EnteredReviewModeEvent

@@ -38,6 +38,13 @@ FEATURES: tuple[Feature, ...] = (
         "Let the model ask the user short questions in the middle of a turn.",
     ),
     Feature(
+        "view_image",
+        "stable",
+        True,
+        "View images",
+        "Let the model look at image files on disk (`view_image`).",
+    ),
+    Feature(
         "goals",
         "stable",
         True,
