@@ -261,13 +261,16 @@ async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None
     if op.objective is not None and not objective:
         codex.event(sub_id, ErrorEvent(message="goal objective must not be empty"))
         return
-    if current is None or (objective is not None and objective != current["objective"]):
+    if current is None:
         if objective is None:
-            codex.event(sub_id, ErrorEvent(message="this thread has no goal: name an objective"))
+            message = f"cannot update goal for thread {session.thread_id}: no goal exists"
+            codex.event(sub_id, ErrorEvent(message=message))
             return
         goal = new_goal(session.thread_id, objective, op.token_budget)
-    else:
+    else:  # the goal keeps its usage; what the client names changes
         goal = dict(current)
+        if objective is not None:
+            goal["objective"] = objective
         if op.token_budget is not None:
             goal["tokenBudget"] = op.token_budget
     if op.status is not None:
