@@ -7,6 +7,11 @@ wall time and CPU time of each, what our sandbox adds to a bare `true`, and the 
 ours to the peer's. The budget is < 30 ms added per command.
 
     .venv/bin/python bench/sandbox_start.py [--runs 50] [--policy workspace-write|read-only]
+        [--temp-repos N]
+
+Every repository in `/tmp` and `$TMPDIR` has its `.git`, `.codex` and `.agents` covered by
+a read-only mount, so the start time grows with them: the report says how many entries
+the run protected; `--temp-repos N` adds N repositories in a `$TMPDIR` of the bench's own.
 
 Set CODEX_PEER to the peer binary if it is not where the test set-up installs it.
 """
@@ -27,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from codex_lsp.protocol.policy import ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import wrap_command
 
 BUDGET_MS = 30.0
@@ -82,6 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--policy", choices=("workspace-write", "read-only"), default="workspace-write"
     )
+    parser.add_argument("--temp-repos", type=int, default=0)
     args = parser.parse_args()
 
     workspace = tempfile.mkdtemp(prefix="sandbox-bench-", dir="/var/tmp")
@@ -92,8 +98,16 @@ def main() -> None:
         subprocess.run(["git", "init", "-q", workspace], check=True)
         policy = WorkspaceWrite() if args.policy == "workspace-write" else ReadOnly()
         env = dict(os.environ)
+        if args.temp_repos:
+            tmpdir = Path(workspace + "-tmpdir")
+            for i in range(args.temp_repos):
+                repo = tmpdir / f"group-{i % 10}" / f"repo-{i}"
+                repo.mkdir(parents=True)
+                subprocess.run(["git", "init", "-q", str(repo)], check=True)
+            env["TMPDIR"] = str(tmpdir)
         true = shutil.which("true") or "/bin/true"
         wrapped, wrapped_env = wrap_command([true], policy, workspace, env)
+        protected = wrapped.count("--protect")
         peer = peer_command(args.policy)
         peer_env = {**env, "CODEX_HOME": str(peer_home)}
         # One untimed run each so caches (page cache, .pyc files) are warm for all.
@@ -108,8 +122,10 @@ def main() -> None:
         )
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
+        shutil.rmtree(workspace + "-tmpdir", ignore_errors=True)
 
     print(f"policy: {args.policy}, network off, {args.runs} runs of `true`; load {_load()}")
+    print(f"entries below the roots kept read-only (repositories in /tmp and $TMPDIR): {protected}")
     print("                          median wall   median cpu   fastest wall")
     rows = [("bare `true`", plain), ("codex-lsp sandbox", ours)]
     if theirs is not None:

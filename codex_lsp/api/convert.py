@@ -14,16 +14,16 @@ from collections.abc import Sequence
 from typing import Any, get_args
 
 from codex_lsp.api.port import INVALID_PARAMS, ApiError
-from codex_lsp.protocol import inputs as core_inputs, policy
-from codex_lsp.protocol.v2_account import RateLimitSnapshot, RateLimitWindow
-from codex_lsp.protocol.v2_common import (
+from codex_lsp.protocol.account.models import RateLimitSnapshot, RateLimitWindow
+from codex_lsp.protocol.common import (
     GranularAskForApproval,
     PlanType,
     ThreadTokenUsage,
     TokenUsageBreakdown,
     sandbox_policy_from_v2,
 )
-from codex_lsp.protocol.v2_items import (
+from codex_lsp.protocol.core import inputs as core_inputs, policy
+from codex_lsp.protocol.turns.items import (
     AddPatchChangeKind,
     DeletePatchChangeKind,
     FileUpdateChange,
@@ -38,7 +38,7 @@ from codex_lsp.protocol.v2_items import (
     UnknownCommandAction,
     UpdatePatchChangeKind,
 )
-from codex_lsp.protocol.v2_turns import TurnError
+from codex_lsp.protocol.turns.models import TurnError
 
 CORE_EFFORTS: tuple[str, ...] = get_args(core_inputs.ReasoningEffort)
 _SNAKE_PART = re.compile(r"_([a-z0-9])")

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from codex_lsp.engine.editor_context import EditorContext
 from codex_lsp.engine.workspace import Workspace
+from codex_lsp.protocol.approvals.models import ServerRequestParams
 
 # JSON-RPC error codes the API raises; doors put them on the wire as they are.
 from codex_lsp.protocol.jsonrpc import (
@@ -27,7 +28,6 @@ from codex_lsp.protocol.jsonrpc import (
     METHOD_NOT_FOUND as METHOD_NOT_FOUND,
     PARSE_ERROR as PARSE_ERROR,
 )
-from codex_lsp.protocol.v2_requests import ServerRequestParams
 
 
 class ApiError(Exception):

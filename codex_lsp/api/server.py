@@ -25,14 +25,9 @@ import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel, ValidationError
 
-from codex_lsp.api.account import Accounts
-from codex_lsp.api.catalog import model_list
-from codex_lsp.api.config_problems import ConfigUnusable, read_failure
-from codex_lsp.api.config_read import read_config
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.families import API_FAMILIES
-from codex_lsp.api.family import ApiContext, Handler
-from codex_lsp.api.loaded import LoadedThread
+from codex_lsp.api.family import ApiContext, Handler, Routes
 from codex_lsp.api.port import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -40,32 +35,44 @@ from codex_lsp.api.port import (
     ApiError,
     ClientPort,
 )
-from codex_lsp.api.review import resumed_review, start_review, thread_review
 from codex_lsp.api.scope import not_found_message
-from codex_lsp.api.skills import list_skills
-from codex_lsp.api.tasks import start_task
-from codex_lsp.api.threads import ThreadManager
-from codex_lsp.api.turns import interrupt_turn, start_turn
+from codex_lsp.api.threads.loaded import LoadedThread
+from codex_lsp.api.threads.manager import ThreadManager
+from codex_lsp.api.turns.lifecycle import interrupt_turn, start_turn
+from codex_lsp.api.turns.review import resumed_review, start_review, thread_review
+from codex_lsp.api.turns.tasks import start_task
 from codex_lsp.api.validation import validation_message
 from codex_lsp.engine.approvals import RememberedApproval
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
-from codex_lsp.protocol.inputs import ReviewOutputEvent
-from codex_lsp.protocol.v2_account import RateLimitSnapshot
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_notifications import (
-    ThreadStartedNotification,
-    ThreadStatusChangedNotification,
-)
-from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
-from codex_lsp.protocol.v2_threads import (
+from codex_lsp.protocol.account.models import RateLimitSnapshot
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.core.inputs import ReviewOutputEvent
+from codex_lsp.protocol.threads.models import (
+    THREAD_FORK,
+    THREAD_RESUME,
+    THREAD_START,
     ThreadForkParams,
+    ThreadForkResponse,
     ThreadResumeParams,
     ThreadResumeResponse,
     ThreadStartParams,
     ThreadStartResponse,
 )
-from codex_lsp.protocol.v2_turns import ReviewStartParams, ReviewStartResponse, TurnStartResponse
+from codex_lsp.protocol.threads.notifications import (
+    ThreadStartedNotification,
+    ThreadStatusChangedNotification,
+)
+from codex_lsp.protocol.turns.models import (
+    REVIEW_START,
+    TURN_INTERRUPT,
+    TURN_START,
+    ReviewStartParams,
+    ReviewStartResponse,
+    TurnInterruptParams,
+    TurnStartResponse,
+)
+from codex_lsp.protocol.turns.tasks import TURN_START_TASK, TurnStartTaskParams
 from codex_lsp.store.review_marks import Resolution, mark_finding, settled_findings
 
 log = logging.getLogger(__name__)
@@ -82,24 +89,17 @@ class ApiServer:
         self._stop = anyio.Event()
         self._closed = False
         self.threads = ThreadManager(services_factory, client, self._host, self._note_limits)
-        self._accounts: Accounts | None = None
-        self._handlers: dict[str, Handler] = {
-            "thread/start": self._thread_start,
-            "thread/resume": self._thread_resume,
-            "thread/fork": self._thread_fork,
-            "turn/start": lambda p, _raw: start_turn(self.threads.get(p.thread_id), p),
-            "turn/startTask": lambda p, _raw: self.start_task(p),
-            "turn/interrupt": self._turn_interrupt,
-            "review/start": self._review_start,
-            "skills/list": self._skills_list,
-            "model/list": self._model_list,
-            "config/read": self._config_read,
-            "account/read": self._account_read,
-            "account/login/start": self._login_start,
-            "account/login/cancel": self._login_cancel,
-            "account/logout": self._logout,
-            "account/rateLimits/read": self._rate_limits,
-        }
+        core = (
+            Routes()
+            .on(THREAD_START, self._thread_start)
+            .on(THREAD_RESUME, self._thread_resume)
+            .on(THREAD_FORK, self._thread_fork)
+            .on(TURN_START, lambda p, _raw: start_turn(self.threads.get(p.thread_id), p))
+            .on(TURN_START_TASK, lambda p, _raw: self.start_task(p))
+            .on(TURN_INTERRUPT, self._turn_interrupt)
+            .on(REVIEW_START, self._review_start)
+        )
+        self._handlers: dict[str, Handler[Any, Any]] = dict(core.handlers)
         self._context = ApiContext(
             self.threads,
             client,
@@ -109,7 +109,10 @@ class ApiServer:
             self._host,
         )
         for family in API_FAMILIES:
-            self._handlers.update(family.handlers(self._context))
+            for method, handler in family.handlers(self._context).handlers.items():
+                if method in self._handlers:
+                    raise ValueError(f"{method} is served by two families")
+                self._handlers[method] = handler
 
     # -- the seam ---------------------------------------------------------------------------
 
@@ -133,6 +136,10 @@ class ApiServer:
         except ValidationError as err:
             raise ApiError(INVALID_PARAMS, validation_message(err)) from None
         return await handler(parsed, params or {})
+
+    def served_methods(self) -> frozenset[str]:
+        """The client requests `serve` answers (`initialize` is the door's own)."""
+        return frozenset(self._handlers)
 
     async def start_thread(self, params: ThreadStartParams) -> ThreadStartResponse:
         """`thread/start` for a door holding typed params; the thread is announced as usual."""
@@ -199,8 +206,6 @@ class ApiServer:
         self._closed = True
         for closer in reversed(self._context.closers):
             await closer()
-        if self._accounts is not None:
-            self._accounts.close()
         await self.threads.close_all()
         self._stop.set()
         if self._host_task is not None:
@@ -242,29 +247,27 @@ class ApiServer:
             "thread/started",
             ThreadStartedNotification(thread=self.threads.thread_object(thread, turns=[])),
         )
-        self._after_response_call(thread.replay_startup)
+        self._after_response_call(thread.send_startup)
 
     def _services(self) -> EngineServices:
         if self._base is None:
             self._base = self.threads.load_services()
         return self._base
 
-    @property
-    def accounts(self) -> Accounts:
-        if self._accounts is None:
-            home = self._services().codex_home
-            self._accounts = Accounts(home, self._client.notify, lambda: self._services().config)
-        return self._accounts
-
     def _note_limits(self, snapshot: RateLimitSnapshot) -> None:
-        self.accounts.note_limits(snapshot)
+        for listener in self._context.limit_listeners:
+            listener(snapshot)
 
     # -- threads ----------------------------------------------------------------------------
 
-    async def _thread_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
+    async def _thread_start(
+        self, params: ThreadStartParams, _raw: dict[str, Any]
+    ) -> ThreadStartResponse:
         return await self.start_thread(params)
 
-    async def _thread_resume(self, params: Any, raw: dict[str, Any]) -> BaseModel:
+    async def _thread_resume(
+        self, params: ThreadResumeParams, raw: dict[str, Any]
+    ) -> ThreadResumeResponse:
         return await self.resume_thread(params, _path(raw))
 
     async def resume_thread(
@@ -283,15 +286,17 @@ class ApiServer:
         usage = thread.usage_report()
         if usage is not None:
             self._after_response("thread/tokenUsage/updated", usage)
-        self._after_response_call(thread.replay_startup)
+        self._after_response_call(thread.send_startup)
         return response
 
-    async def _thread_fork(self, params: Any, raw: dict[str, Any]) -> BaseModel:
+    async def _thread_fork(
+        self, params: ThreadForkParams, raw: dict[str, Any]
+    ) -> ThreadForkResponse:
         response = await self.threads.fork(params, _path(raw))
         self._announce(self.threads.get(response.thread.id))
         return response
 
-    async def _turn_interrupt(self, params: Any, _raw: dict[str, Any]) -> None:
+    async def _turn_interrupt(self, params: TurnInterruptParams, _raw: dict[str, Any]) -> None:
         thread = self.threads.get(params.thread_id)
         try:
             await interrupt_turn(thread, params)
@@ -300,9 +305,11 @@ class ApiServer:
             if thread.map is not None:
                 self._after_response_call(thread.map.release_finish)
 
-    # -- review and skills ------------------------------------------------------------------
+    # -- review -----------------------------------------------------------------------------
 
-    async def _review_start(self, params: ReviewStartParams, _raw: dict[str, Any]) -> BaseModel:
+    async def _review_start(
+        self, params: ReviewStartParams, _raw: dict[str, Any]
+    ) -> ReviewStartResponse:
         return await self.start_review(params)
 
     async def start_review(self, params: ReviewStartParams) -> ReviewStartResponse:
@@ -331,41 +338,6 @@ class ApiServer:
             self._announce(fork)
         self._after_response_call(lambda: started.thread.release(started.turn.id))
         return ReviewStartResponse(turn=started.turn, review_thread_id=started.thread.thread_id)
-
-    async def _skills_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return await list_skills(params, self.threads.loaded, self._services())
-
-    # -- catalogue, config, account ---------------------------------------------------------
-
-    async def _model_list(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return await model_list(params, self._services())
-
-    async def _config_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        # Read afresh: the user may have edited config.toml since the server started.
-        try:
-            services = self.threads.load_services()
-        except ConfigUnusable as err:
-            raise read_failure(err.cause) from None
-        try:
-            return read_config(params, services.config)
-        finally:
-            if services.http is not None:
-                await services.http.aclose()
-
-    async def _account_read(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return self.accounts.read()
-
-    async def _login_start(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return await self.accounts.login(params)
-
-    async def _login_cancel(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return self.accounts.cancel(params)
-
-    async def _logout(self, params: Any, _raw: dict[str, Any]) -> None:
-        self.accounts.logout()
-
-    async def _rate_limits(self, params: Any, _raw: dict[str, Any]) -> BaseModel:
-        return self.accounts.rate_limits()
 
 
 def _path(raw: dict[str, Any]) -> str | None:

@@ -124,8 +124,9 @@ def json_dir(name: str) -> str:
 
 def experimental_types() -> frozenset[str]:
     """The params and result types of the methods the real server marks experimental."""
-    names: set[str] = set()
-    for method in v2.EXPERIMENTAL_METHODS:
-        params, result = v2.CLIENT_REQUESTS[method]
-        names |= {params.__name__, result.__name__}
-    return frozenset(names)
+    return frozenset(
+        name
+        for method in v2.METHODS.values()
+        if method.experimental
+        for name in (method.params.__name__, method.result.__name__)
+    )

@@ -29,11 +29,11 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
 from codex_lsp.api.port import INTERNAL_ERROR, Answer, ApiError, read_answer
-from codex_lsp.api.wire_input import clip_error_message
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_notifications import ServerRequestResolvedNotification
-from codex_lsp.protocol.v2_requests import ServerRequestParams
+from codex_lsp.protocol.approvals.models import ServerRequestParams
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.threads.notifications import ServerRequestResolvedNotification
+from codex_lsp.wire.input import clip_error_message
 from codex_lsp.wire.output import Outbox
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ import json
 import os
 from pathlib import Path
 
-from codex_lsp.api.server_identity import platform_family, platform_os, user_agent
+from codex_lsp.api.initialize.identity import platform_family, platform_os, user_agent
 
 # An `initialize` line is a few hundred bytes; past this, leave the line to the server.
 _LINE_LIMIT = 64 * 1024

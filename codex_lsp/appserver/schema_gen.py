@@ -25,7 +25,7 @@ from pydantic_core import core_schema
 
 from codex_lsp.appserver import bindings_layout as layout
 from codex_lsp.protocol import v2
-from codex_lsp.protocol.v2_common import EXPERIMENTAL_MARK
+from codex_lsp.protocol.common import EXPERIMENTAL_MARK
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 BUNDLE_FILE = "codex_app_server_protocol.schemas.json"
@@ -61,9 +61,9 @@ def client_requests(
 ) -> dict[str, tuple[type[BaseModel], type[BaseModel]]]:
     """The client requests, by method; without `experimental`, those of the stable API only."""
     return {
-        method: types
-        for method, types in v2.CLIENT_REQUESTS.items()
-        if experimental or method not in v2.EXPERIMENTAL_METHODS
+        name: (method.params, method.result)
+        for name, method in v2.METHODS.items()
+        if experimental or not method.experimental
     }
 
 
@@ -323,7 +323,7 @@ def generate_json_schema(out_dir: Path | str, *, experimental: bool = False) -> 
         "ServerRequest",
     ]
     # A method that takes no params has no params file.
-    no_params = {v2.CLIENT_REQUESTS[method][0].__name__ for method in v2.NO_PARAMS_METHODS}
+    no_params = {m.params.__name__ for m in v2.METHODS.values() if m.no_params}
     names += [name for name in protocol_types(experimental=experimental) if name not in no_params]
     for folder in {layout.json_dir(name) for name in names}:
         (out / folder).mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 import anyio
 from pydantic import ValidationError
 
-from codex_lsp.api.handshake import initialize_response
+from codex_lsp.api.initialize.handshake import initialize_response
 from codex_lsp.api.port import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -34,13 +34,13 @@ from codex_lsp.api.port import (
     ApiError,
 )
 from codex_lsp.api.validation import validation_message
-from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.appserver.connection import Connection
 from codex_lsp.appserver.early_initialize import EarlyInitialize
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
-from codex_lsp.protocol.v2_initialize import InitializeParams
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.config.write import ConfigWarningNotification
+from codex_lsp.protocol.initialize.models import InitializeParams
 from codex_lsp.wire import preload
+from codex_lsp.wire.input import MessageRejected, decode_message, too_large
 from codex_lsp.wire.output import INPUT_PAUSE_BYTES, Outbox, OutputWriter
 from codex_lsp.wire.stdio import LineReader, OversizedLine
 

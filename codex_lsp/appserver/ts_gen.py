@@ -223,7 +223,7 @@ def union_variants(definitions: Mapping[str, Any], roots: set[str]) -> set[str]:
 
 def _void_params(definitions: Mapping[str, Any]) -> frozenset[str]:
     """The params types of methods that take none: empty objects, written `undefined`."""
-    names = {v2.CLIENT_REQUESTS[method][0].__name__ for method in v2.NO_PARAMS_METHODS}
+    names = {m.params.__name__ for m in v2.METHODS.values() if m.no_params}
     return frozenset(n for n in names if not definitions.get(n, {}).get("properties"))
 
 

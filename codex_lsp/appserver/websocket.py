@@ -41,7 +41,7 @@ from codex_lsp.wire.stdio import OversizedLine
 
 if TYPE_CHECKING:
     from codex_lsp.engine.services import EngineServices
-    from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
+    from codex_lsp.protocol.config.write import ConfigWarningNotification
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ Logs go to stderr (level from `CODEX_LSP_LOG`, default warning): stdout carries 
 On stdio the client's `initialize` is answered first (`appserver/early_initialize.py`), before
 the config is read; the API and the engine then load in the background
 (`wire/preload.py`). A config.toml that cannot be used does not end the server: a
-`configWarning` follows the answer (`api/config_problems.py`); a bad `-c` override does.
+`configWarning` follows the answer (`api/config/problems.py`); a bad `-c` override does.
 `--attach` serves the same session from a warm per-user server (see `appserver/attach.py`);
 `cli/main.py` hands it to the launcher before this module is even imported.
 """
@@ -31,7 +31,7 @@ from codex_lsp.cli.arguments import add_config_arguments
 if TYPE_CHECKING:
     from codex_lsp.appserver.early_initialize import EarlyInitialize
     from codex_lsp.engine.services import EngineServices
-    from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
+    from codex_lsp.protocol.config.write import ConfigWarningNotification
 
 
 _EXPERIMENTAL_HELP = "also write the methods the real app-server marks experimental"
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
         return load_services(codex_home=home, profile=args.profile, overrides=overrides)
 
-    from codex_lsp.api.config_problems import INVALID_SUMMARY, startup_warnings
+    from codex_lsp.api.config.problems import INVALID_SUMMARY, startup_warnings
 
     def config_warnings() -> list[ConfigWarningNotification]:
         # A config.toml that cannot be used is warned about and the server stays up (as the
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if target is not None:
-        from codex_lsp.api.config_problems import invalid_config_warning
+        from codex_lsp.api.config.problems import invalid_config_warning
         from codex_lsp.appserver.websocket import run_websocket
 
         def each_client() -> list[ConfigWarningNotification]:

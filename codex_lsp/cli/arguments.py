@@ -16,5 +16,7 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override a config.toml key (dotted path)",
     )
-    parser.add_argument("-p", "--profile", help="use [profiles.NAME] from config.toml")
+    parser.add_argument(
+        "-p", "--profile", help="layer $CODEX_HOME/NAME.config.toml over config.toml"
+    )
     parser.add_argument("-m", "--model", help="model to use")

@@ -40,6 +40,7 @@ def diagnose(profile: str | None, overrides: list[str], model: str | None) -> di
         "configPath": str(path),
         "configExists": path.is_file(),
         "configError": None,
+        "ignoredKeys": [],
         "model": None,
         "modelProvider": None,
         "providerDefined": False,
@@ -58,6 +59,12 @@ def diagnose(profile: str | None, overrides: list[str], model: str | None) -> di
     except ConfigError as err:
         report["configError"] = str(err)
         return report
+    from codex_lsp.store.config_keys import file_key_warnings
+
+    report["ignoredKeys"] = [
+        {"file": str(ignored.path), "key": ignored.key, "reason": ignored.reason}
+        for ignored in file_key_warnings(config)
+    ]
     provider_id = config.model_provider
     # What a new session would run: the same fallback the engine applies.
     report["model"] = model or config.model or DEFAULT_MODEL
@@ -69,7 +76,9 @@ def diagnose(profile: str | None, overrides: list[str], model: str | None) -> di
     report["envKey"] = provider.env_key
     report["keyRequired"] = bool(provider.env_key or provider.requires_openai_auth)
     report["signInAccepted"] = provider.requires_openai_auth
-    if provider.env_api_key():
+    if provider.auth is not None:
+        report["keySource"] = "command"
+    elif provider.env_api_key():
         report["keySource"] = "env"
     elif provider.requires_openai_auth:
         try:
@@ -105,6 +114,8 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"config: {report['configPath']}")
     else:
         lines.append(f"config: none at {report['configPath']} (defaults apply)")
+    for ignored in report["ignoredKeys"]:
+        lines.append(f"config: WARNING {ignored['key']}: {ignored['reason']}")
     provider = report["modelProvider"]
     if provider is not None:
         lines.append(f"model: {report['model']}, provider: {provider}")

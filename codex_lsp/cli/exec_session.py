@@ -22,8 +22,9 @@ import anyio
 from codex_lsp.cli.exec_text import failure_details, patch_preview, session_header
 from codex_lsp.display import visible
 from codex_lsp.engine.services import EngineServices
-from codex_lsp.protocol.decisions import ReviewDecision
-from codex_lsp.protocol.events import (
+from codex_lsp.engine.shell import shell_script
+from codex_lsp.protocol.core.decisions import ReviewDecision
+from codex_lsp.protocol.core.events import (
     AgentMessageDeltaEvent,
     AgentMessageEvent,
     ApplyPatchApprovalRequestEvent,
@@ -40,9 +41,9 @@ from codex_lsp.protocol.events import (
     TurnAbortedEvent,
     WarningEvent,
 )
-from codex_lsp.protocol.inputs import TextInput
-from codex_lsp.protocol.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
-from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy
+from codex_lsp.protocol.core.inputs import TextInput
+from codex_lsp.protocol.core.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
+from codex_lsp.protocol.core.policy import AskForApproval, SandboxPolicy
 from codex_lsp.store.config import Config
 
 ANSWERS = {
@@ -259,6 +260,5 @@ def _patch_request(msg: ApplyPatchApprovalRequestEvent) -> str:
 def _command_text(argv: list[str]) -> str:
     """The command as one line, every control character in it shown by name."""
     # `bash -lc SCRIPT` reads better as just the script.
-    if len(argv) == 3 and argv[1] in ("-lc", "-c"):
-        return visible(argv[2])
-    return visible(shlex.join(argv))
+    script = shell_script(argv)
+    return visible(shlex.join(argv) if script is None else script)

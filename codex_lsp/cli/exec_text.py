@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from codex_lsp.display import visible
-from codex_lsp.protocol.events import ExecCommandEndEvent, SessionConfiguredEvent
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, SandboxPolicy, WorkspaceWrite
+from codex_lsp.protocol.core.events import ExecCommandEndEvent, SessionConfiguredEvent
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, SandboxPolicy, WorkspaceWrite
 from codex_lsp.sandbox import is_likely_sandbox_denied
 
 # Enough to show the cause (usually the last lines) without flooding the terminal.

@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor_cmd.add_parser(commands)
     login_cmd.add_parser(commands)
     record_cmd.add_parser(commands)
-    for name in ("serve", "app-server"):
+    for name in ("serve", "app-server", "acp"):
         _add_optional(commands, name)
     return parser
 
@@ -37,9 +37,11 @@ def _add_optional(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     """Doors that live in other packages register themselves if present."""
     import importlib
 
-    module_name = {"serve": "codex_lsp.cli.serve_cmd", "app-server": "codex_lsp.cli.appserver_cmd"}[
-        name
-    ]
+    module_name = {
+        "serve": "codex_lsp.cli.serve_cmd",
+        "app-server": "codex_lsp.cli.appserver_cmd",
+        "acp": "codex_lsp.cli.acp_cmd",
+    }[name]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
@@ -67,14 +69,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     if getattr(args, "overrides", None):
-        from codex_lsp.cli.config_keys import override_warnings
+        from codex_lsp.store.config_keys import override_warnings
 
         for warning in override_warnings(args.overrides):
             print(warning, file=sys.stderr)
+    if getattr(args, "command", None) == "exec":
+        _warn_ignored_keys(args)
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def _warn_ignored_keys(args: argparse.Namespace) -> None:
+    """Name on stderr each key of the user's config files that the run will ignore; a config
+    that cannot load is left for the command itself to report."""
+    from codex_lsp.store.config import load_config
+    from codex_lsp.store.config_errors import ConfigError
+    from codex_lsp.store.config_keys import file_key_warnings
+
+    try:
+        config = load_config(profile=args.profile, overrides=args.overrides)
+    except ConfigError:
+        return
+    for ignored in file_key_warnings(config):
+        print(f"warning: {ignored}", file=sys.stderr)
 
 
 # Arguments only the full parser handles: help, the app-server's tools, serve's other modes.

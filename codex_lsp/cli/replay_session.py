@@ -29,16 +29,16 @@ from codex_lsp.model.recording import (
     recording_path,
     rollout_path,
 )
-from codex_lsp.protocol.decisions import ReviewDecision
-from codex_lsp.protocol.policy import AskForApproval
+from codex_lsp.protocol.core.decisions import ReviewDecision
+from codex_lsp.protocol.core.policy import AskForApproval
 from codex_lsp.store.rollout import read_rollout
 
 if TYPE_CHECKING:
-    from codex_lsp.protocol.events import (
+    from codex_lsp.protocol.core.events import (
         ApplyPatchApprovalRequestEvent,
         ExecApprovalRequestEvent,
     )
-    from codex_lsp.protocol.policy import SandboxPolicy
+    from codex_lsp.protocol.core.policy import SandboxPolicy
 
 # Fields that differ from run to run without the thread being any different.
 VOLATILE = frozenset({"startedAtMs", "completedAtMs", "durationMs", "processId"})
@@ -140,7 +140,7 @@ def user_policy(cwd: Path, sandbox: str | None, approval: str | None) -> UserPol
         raise ReplayError(str(err)) from None
     if sandbox:
         config = config.model_copy(update={"sandbox_mode": sandbox})
-    chosen = AskForApproval(approval) if approval else config.approval_policy
+    chosen = AskForApproval(approval) if approval else config.core_approval_policy
     return UserPolicy(config.sandbox_policy(cwd), chosen)
 
 
@@ -166,8 +166,8 @@ def _config(
 
 def normalized_items(events: list[dict[str, Any]], cwd: str) -> list[list[dict[str, Any]]]:
     """Each turn's items as JSON, without what differs between two runs of one thread."""
-    from codex_lsp.api.replay import replay_turns
-    from codex_lsp.protocol.v2_common import dump
+    from codex_lsp.api.threads.rebuild import rebuild_turns
+    from codex_lsp.protocol.common import dump
 
     def clean(value: Any) -> Any:
         if isinstance(value, dict):
@@ -179,7 +179,7 @@ def normalized_items(events: list[dict[str, Any]], cwd: str) -> list[list[dict[s
         return value
 
     turns = []
-    for turn in replay_turns(events):
+    for turn in rebuild_turns(events):
         items = []
         for item in dump(turn)["items"]:
             if item.get("type") == "userMessage":
@@ -241,9 +241,12 @@ async def _run(
     """Run the recorded turns in a fresh engine; its persisted events, as a rollout has them."""
     from codex_lsp.engine.bootstrap import load_services
     from codex_lsp.engine.codex import Codex
-    from codex_lsp.protocol.events import ApplyPatchApprovalRequestEvent, ExecApprovalRequestEvent
-    from codex_lsp.protocol.inputs import TextInput
-    from codex_lsp.protocol.ops import (
+    from codex_lsp.protocol.core.events import (
+        ApplyPatchApprovalRequestEvent,
+        ExecApprovalRequestEvent,
+    )
+    from codex_lsp.protocol.core.inputs import TextInput
+    from codex_lsp.protocol.core.ops import (
         Compact,
         ConfigureSession,
         ExecApproval,
@@ -309,7 +312,7 @@ async def _ask(
     import anyio
 
     from codex_lsp.cli.exec_session import ANSWERS
-    from codex_lsp.protocol.events import ExecApprovalRequestEvent
+    from codex_lsp.protocol.core.events import ExecApprovalRequestEvent
 
     # JSON shows every control, bidi and other non-ASCII character as an escape.
     if isinstance(request, ExecApprovalRequestEvent):

@@ -7,7 +7,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import anyio
 
-from codex_lsp.protocol.decisions import ReviewDecision
+from codex_lsp.protocol.core.decisions import ReviewDecision
 
 T = TypeVar("T")
 

@@ -25,8 +25,8 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.session import Session
 from codex_lsp.engine.session_open import SessionHost
 from codex_lsp.engine.workspace import DiskWorkspace, Workspace
-from codex_lsp.protocol.events import ErrorEvent, Event, EventMsg, TurnAbortReason
-from codex_lsp.protocol.ops import ConfigureSession, Op, Submission, UnknownOpError, parse_op
+from codex_lsp.protocol.core.events import ErrorEvent, Event, EventMsg, TurnAbortReason
+from codex_lsp.protocol.core.ops import ConfigureSession, Op, Submission, UnknownOpError, parse_op
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,12 @@ from codex_lsp.engine.instructions import contextual_user_message, developer_mes
 from codex_lsp.engine.sampling import run_sampling_request
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import Prompt
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     ContextCompactedEvent,
     ContextCompactionStartedEvent,
     WarningEvent,
 )
-from codex_lsp.protocol.inputs import TokenUsage
+from codex_lsp.protocol.core.inputs import TokenUsage
 from codex_lsp.store.history import compacted_history
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from codex_lsp.protocol.events import WarningEvent
+from codex_lsp.protocol.core.events import WarningEvent
 from codex_lsp.store.config_errors import ConfigError
 
 if TYPE_CHECKING:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import TypeAdapter
 
 from codex_lsp.engine.models import DEFAULT_MODEL, model_info
 from codex_lsp.engine.turn_context import TurnContext
-from codex_lsp.protocol.ops import ConfigureSession
-from codex_lsp.protocol.policy import AskForApproval, SandboxPolicy
+from codex_lsp.protocol.core.ops import ConfigureSession
+from codex_lsp.protocol.core.policy import AskForApproval, SandboxPolicy
 
 _policy_adapter: TypeAdapter[Any] = TypeAdapter(SandboxPolicy)
 
@@ -37,7 +37,7 @@ def initial_turn_context(
     approval = (
         op.approval_policy
         or _approval(resumed.get("approval_policy"))
-        or AskForApproval(config.approval_policy)
+        or config.core_approval_policy
     )
     sandbox = (
         op.sandbox_policy or _sandbox(resumed.get("sandbox_policy")) or config.sandbox_policy(cwd)
@@ -50,17 +50,20 @@ def initial_turn_context(
         cwd=cwd,
         approval_policy=approval,
         sandbox_policy=sandbox,
-        effort=op.effort or resumed.get("effort") or config.model_reasoning_effort,
+        effort=op.effort or resumed.get("effort") or cast(Any, config.model_reasoning_effort),
         summary=op.summary or resumed.get("summary") or config.model_reasoning_summary,
+        verbosity=config.model_verbosity,
         personality=op.personality or resumed.get("personality") or config.personality,
         base_instructions=op.base_instructions or config.effective_base_instructions,
         developer_instructions=op.developer_instructions or config.developer_instructions,
         user_instructions=op.user_instructions,
         project_doc_max_bytes=config.project_doc_max_bytes,
+        project_doc_fallback_filenames=tuple(config.project_doc_fallback_filenames),
         context_window=window,
         auto_compact_limit=config.model_auto_compact_token_limit,
         features=dict(config.features or {}),
-        web_search=bool(config.tools.web_search),
+        web_search=config.web_search_enabled,
+        web_search_live=config.web_search in (None, "live"),
         update_plan_tool=config.tools.update_plan.enabled,
         collaboration_mode="plan" if resumed.get("collaboration_mode") == "plan" else "default",
     )

@@ -15,7 +15,7 @@ from typing import Any
 
 from codex_lsp.engine.prompts import render
 from codex_lsp.engine.workspace import Workspace
-from codex_lsp.protocol.editor_tasks import (
+from codex_lsp.protocol.core.editor_tasks import (
     ApplyCodeTask,
     Attachment,
     EditorTask,
@@ -25,7 +25,7 @@ from codex_lsp.protocol.editor_tasks import (
     LineSpan,
     ProblemsAttachment,
 )
-from codex_lsp.protocol.inputs import ReviewFinding
+from codex_lsp.protocol.core.inputs import ReviewFinding
 
 # Attached files are context, not a corpus: past this a file is cut, and says so.
 MAX_ATTACHED_CHARS = 64 * 1024

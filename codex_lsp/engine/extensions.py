@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.tools.base import ToolCall, ToolOutput
     from codex_lsp.engine.turn_context import TurnContext
-    from codex_lsp.protocol.inputs import UserInput
-    from codex_lsp.protocol.ops import Op
+    from codex_lsp.protocol.core.inputs import UserInput
+    from codex_lsp.protocol.core.ops import Op
 
 ToolHandler = Callable[["ToolCall"], Awaitable["ToolOutput"]]
 # Called with an op whose wire `type` is the handler's key in `op_handlers`.

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from codex_lsp.engine.extensions import Extension, OpHandler, ToolHandler
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
-from codex_lsp.protocol.events import ErrorEvent
-from codex_lsp.protocol.goals import (
+from codex_lsp.protocol.core.events import ErrorEvent
+from codex_lsp.protocol.core.goals import (
     ClearThreadGoal,
     SetThreadGoal,
     ThreadGoalClearedEvent,
@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.turn_context import TurnContext
-    from codex_lsp.protocol.inputs import TokenUsage
-    from codex_lsp.protocol.ops import Op
+    from codex_lsp.protocol.core.inputs import TokenUsage
+    from codex_lsp.protocol.core.ops import Op
 
 # The statuses the model may set; the others are the user's or the engine's to set.
 MODEL_STATUSES = ("complete", "blocked", "paused")

@@ -14,15 +14,15 @@ from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.turn_context import TurnContext, restricted_for_plan
 from codex_lsp.model import ModelError
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     ErrorEvent,
     ShutdownCompleteEvent,
     TaskCompleteEvent,
     TaskStartedEvent,
     ThreadNameUpdatedEvent,
 )
-from codex_lsp.protocol.events_history import ThreadSettingsAppliedEvent
-from codex_lsp.protocol.ops import (
+from codex_lsp.protocol.core.events_history import ThreadSettingsAppliedEvent
+from codex_lsp.protocol.core.ops import (
     Compact,
     ExecApproval,
     InjectItems,

@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from codex_lsp.engine.session import Session
-from codex_lsp.protocol.events import ErrorEvent
-from codex_lsp.protocol.events_history import (
+from codex_lsp.protocol.core.events import ErrorEvent
+from codex_lsp.protocol.core.events_history import (
     ItemsInjectedEvent,
     SteerAcceptedEvent,
     ThreadRolledBackEvent,
 )
-from codex_lsp.protocol.inputs import TokenUsage
-from codex_lsp.protocol.ops import InjectItems, RevertToTurn, SteerInput
+from codex_lsp.protocol.core.inputs import TokenUsage
+from codex_lsp.protocol.core.ops import InjectItems, RevertToTurn, SteerInput
 from codex_lsp.store.history import history_before_turn
 from codex_lsp.store.rollout import COMPACTED, read_rollout
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from codex_lsp.engine.prompts import render
 from codex_lsp.engine.turn_context import PROJECT_DOC_MAX_BYTES, TurnContext
-from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
+from codex_lsp.protocol.core.policy import AskForApproval, DangerFullAccess, ReadOnly
 from codex_lsp.sandbox import is_repository_entry
 from codex_lsp.store.bounded_read import read_bytes
 
@@ -89,8 +90,13 @@ def environment_context(ctx: TurnContext) -> str:
     return "\n".join(lines)
 
 
-def project_docs(cwd: Path, max_bytes: int = PROJECT_DOC_MAX_BYTES) -> list[tuple[Path, str]]:
+def project_docs(
+    cwd: Path, max_bytes: int = PROJECT_DOC_MAX_BYTES, fallbacks: Sequence[str] = ()
+) -> list[tuple[Path, str]]:
     """AGENTS.md files from the repository root down to `cwd`, outermost first.
+
+    In a directory without AGENTS.md, the first of `fallbacks` (`project_doc_fallback_filenames`,
+    e.g. CLAUDE.md) found there is read instead, as Codex does.
 
     As in Codex, `max_bytes` (`project_doc_max_bytes`) is one budget for the whole chain: a
     file is cut to what is left of it, later ones are not read, and 0 reads none. Only that
@@ -104,10 +110,14 @@ def project_docs(cwd: Path, max_bytes: int = PROJECT_DOC_MAX_BYTES) -> list[tupl
     for directory in chain:
         if left <= 0:
             break
-        try:
-            data = read_bytes(directory / AGENTS_MD, left, prefix=True)
-        except OSError:
-            continue
+        data = b""
+        for name in (AGENTS_MD, *fallbacks):
+            try:
+                data = read_bytes(directory / name, left, prefix=True)
+            except OSError:
+                continue
+            if data.strip():
+                break
         if data.strip():
             docs.append((directory, data.decode("utf-8", "replace")))
             left -= len(data)
@@ -117,7 +127,9 @@ def project_docs(cwd: Path, max_bytes: int = PROJECT_DOC_MAX_BYTES) -> list[tupl
 def contextual_user_message(ctx: TurnContext) -> dict[str, Any]:
     parts = [
         f"# AGENTS.md instructions for {directory}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
-        for directory, text in project_docs(ctx.cwd, ctx.project_doc_max_bytes)
+        for directory, text in project_docs(
+            ctx.cwd, ctx.project_doc_max_bytes, ctx.project_doc_fallback_filenames
+        )
     ]
     if ctx.user_instructions:
         parts.append(f"<user_instructions>\n{ctx.user_instructions}\n</user_instructions>")

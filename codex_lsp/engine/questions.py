@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from codex_lsp.engine.extensions import Extension, ToolHandler
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
-from codex_lsp.protocol.events import RequestUserInputEvent
+from codex_lsp.protocol.core.events import RequestUserInputEvent
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import Session

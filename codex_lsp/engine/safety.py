@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_lsp.engine.shell import command_name, parse_shell_script, shell_script_of
-from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import (
+    AskForApproval,
+    DangerFullAccess,
+    ReadOnly,
+    WorkspaceWrite,
+)
 
 __all__ = [
     "Allow",

@@ -31,7 +31,7 @@ from codex_lsp.model.events import (
     RateLimitSnapshot as HeaderRateLimits,
     RateLimitWindow as HeaderRateLimitWindow,
 )
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     AgentMessageDeltaEvent,
     AgentMessageEvent,
     AgentReasoningDeltaEvent,
@@ -43,7 +43,7 @@ from codex_lsp.protocol.events import (
     WebSearchBeginEvent,
     WebSearchEndEvent,
 )
-from codex_lsp.protocol.inputs import RateLimitSnapshot, RateLimitWindow, TokenUsage
+from codex_lsp.protocol.core.inputs import RateLimitSnapshot, RateLimitWindow, TokenUsage
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import Session

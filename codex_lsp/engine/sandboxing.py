@@ -1,8 +1,9 @@
 """How the engine starts a command: the environment it gets and the sandbox around it.
 
-Every tool that starts a process goes through `prepare_command`, so that each one gets the
-same `[shell_environment_policy]` environment, the same limits (`[sandbox_linux]`) and the
-same hidden directories (`$CODEX_HOME`, the per-user server's socket directory). Run the
+Every process started for the model or a client goes through `prepare_command` (the shell
+tools, unified exec, the user's `!` commands, `command/exec`), so that each one gets the same
+`[shell_environment_policy]` environment, the same limits (`[sandbox_linux]`) and the same
+hidden directories (`$CODEX_HOME`, the per-user server's socket directory). Run the
 result with `close_fds=True` and in a session of its own (`start_new_session=True`); stop it
 with SIGTERM to its process group, then SIGKILL if it is still there a second later (see
 `codex_lsp.sandbox`).
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_lsp.engine.env_policy import shell_environment
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import (
     HeldRoots,
     ResourceLimits,
@@ -37,6 +38,8 @@ class PreparedCommand:
 
     argv: list[str]
     env: dict[str, str]
+    sandboxed: bool
+    """Whether `argv` runs the sandbox launcher (the policy confines the command)."""
 
 
 def sandbox_options(config: Config | None, codex_home: Path | None) -> SandboxOptions:
@@ -74,20 +77,24 @@ def prepare_command(
     codex_home: Path | None,
     sandboxed: bool,
     roots: HeldRoots | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> PreparedCommand:
     """`argv` ready to start: sandboxed under `policy` unless `sandboxed` is false or the
     policy is `danger-full-access`. `policy_cwd` is the session's cwd, which the policy's
     roots come from, whatever directory the command itself runs in.
 
-    `roots` are the session's held writable roots (see `TurnContext.roots`).
+    `roots` are the session's held writable roots (see `TurnContext.roots`). `env` is the
+    environment to start from when the caller shapes it further (unified exec's settings, a
+    client's overrides); by default the config's shell environment policy shapes ours.
 
     Raises `SandboxUnavailable` when the kernel cannot enforce the policy, and `RootMoved`
     when a held root's path no longer leads to the folder it was opened on.
     """
-    env = command_environment(config)
+    start_env = command_environment(config) if env is None else dict(env)
     if not sandboxed or isinstance(policy, DangerFullAccess):
-        return PreparedCommand(list(argv), env)
+        return PreparedCommand(list(argv), start_env, sandboxed=False)
+    options = sandbox_options(config, codex_home)
     wrapped, wrapped_env = wrap_command(
-        argv, policy, policy_cwd, env, options=sandbox_options(config, codex_home), roots=roots
+        argv, policy, policy_cwd, start_env, options=options, roots=roots
     )
-    return PreparedCommand(wrapped, wrapped_env)
+    return PreparedCommand(wrapped, wrapped_env, sandboxed=True)

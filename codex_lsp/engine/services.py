@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,14 +14,19 @@ from codex_lsp.engine.extensions import Extension
 from codex_lsp.engine.tools.router import ToolRouter
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelClient
+from codex_lsp.model.errors import ModelError
 from codex_lsp.model.recording import StreamRecorder
+from codex_lsp.model.transport import http_client
 from codex_lsp.store.auth import AuthStore
 from codex_lsp.store.config import Config
+from codex_lsp.store.token_refresh import RefreshFailed, TokenRefresher
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import Session
-    from codex_lsp.protocol.ops import Op
+    from codex_lsp.protocol.core.ops import Op
 
 
 @dataclass
@@ -36,6 +42,8 @@ class EngineServices:
     record_streams: bool = False
     config_loader: Callable[[], Any] | None = None
     """Reads the config again as it was first read (same home, profile and overrides)."""
+    # One per engine, so that its requests refresh a sign-in one at a time.
+    _refresher: TokenRefresher | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for extension in self.extensions:
@@ -70,9 +78,48 @@ class EngineServices:
                 return auth.api_key_for(provider)
             return provider.env_api_key()
 
+        refresh = None
+        if auth is not None and provider.requires_openai_auth:
+            refresh = self._refresh_sign_in(auth)
         return ModelClient(
-            provider, api_key=api_key, http=self.http, session_id=thread_id, recorder=recorder
+            provider,
+            api_key=api_key,
+            http=self.http,
+            session_id=thread_id,
+            recorder=recorder,
+            refresh_auth=refresh,
         )
+
+    def token_refresher(self, auth: AuthStore) -> TokenRefresher:
+        if self._refresher is None or self._refresher.store is not auth:
+            issuer = getattr(self.config, "login_issuer", None)
+            self._refresher = TokenRefresher(auth, issuer=issuer)
+        return self._refresher
+
+    def _refresh_sign_in(self, auth: AuthStore) -> Callable[[str | None], Awaitable[bool]]:
+        refresher = self.token_refresher(auth)
+
+        async def refresh(refused: str | None) -> bool:
+            if refused is None and refresher.stale_token() is None:
+                return False
+            http = self.http or http_client()
+            try:
+                if refused is None:
+                    return await refresher.refresh_if_stale(http)
+                return await refresher.refresh(http, replacing=refused)
+            except RefreshFailed as err:
+                if refused is None:
+                    # The request goes out with the token as it is; a 401 tries again.
+                    log.warning("could not refresh the sign-in before a request: %s", err)
+                    return False
+                raise ModelError(
+                    str(err), codex_error_info="unauthorized", http_status=401
+                ) from None
+            finally:
+                if http is not self.http:
+                    await http.aclose()
+
+        return refresh
 
     async def handle_extra_op(self, codex: Codex, session: Session, sub_id: str, op: Op) -> None:
         """Ops served by extensions (review, skills); without one, a clear error."""
@@ -81,7 +128,7 @@ class EngineServices:
             None,
         )
         if handler is None:
-            from codex_lsp.protocol.events import ErrorEvent
+            from codex_lsp.protocol.core.events import ErrorEvent
 
             codex.event(sub_id, ErrorEvent(message=f"op {op.type!r} is not supported here"))
             return

@@ -31,7 +31,7 @@ from codex_lsp.engine.unified_exec import ProcessStore
 from codex_lsp.engine.workspace import Workspace
 from codex_lsp.model import ModelClient
 from codex_lsp.model.recording import StreamRecorder, recording_path
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     ErrorEvent,
     Event,
     EventMsg,
@@ -41,7 +41,7 @@ from codex_lsp.protocol.events import (
     TurnAbortReason,
     WarningEvent,
 )
-from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
+from codex_lsp.protocol.core.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
 
 if TYPE_CHECKING:
     from codex_lsp.engine.services import EngineServices

@@ -26,9 +26,9 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.session import Session
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.workspace import Workspace
-from codex_lsp.protocol.events import Event, SessionConfiguredEvent
-from codex_lsp.protocol.inputs import RateLimitSnapshot, TokenUsage
-from codex_lsp.protocol.ops import ConfigureSession
+from codex_lsp.protocol.core.events import Event, SessionConfiguredEvent
+from codex_lsp.protocol.core.inputs import RateLimitSnapshot, TokenUsage
+from codex_lsp.protocol.core.ops import ConfigureSession
 from codex_lsp.sandbox import session_sandbox_warning
 from codex_lsp.store.fork import fork_thread
 from codex_lsp.store.history import ResumedState, reconstruct_history

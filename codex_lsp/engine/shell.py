@@ -1,7 +1,9 @@
 """The user's shell, the argv that runs a `shell_command` script in it, and reading scripts.
 
-Only POSIX shells whose `-c`/`-lc` behave like bash's are used (zsh is treated as bash); anything
-exotic (fish, tcsh, nologin) falls back to bash so a script from the model means what it says.
+Only the shells of `SCRIPT_SHELLS` are used: their `-c`/`-lc` runs a script in sh syntax (zsh
+is treated as bash); anything exotic (fish, tcsh, nologin) falls back to bash so a script from
+the model means what it says. `shell_script` is the one reading of `SHELL -lc SCRIPT`: approval
+prompts, patch detection, the safety rules and every display of a command look through it.
 
 `parse_shell_script` is deliberately conservative: it understands only scripts whose meaning is
 plain from the text (words, quotes, `&&`, `||`, `;`, `|`), which safety and approval decisions
@@ -19,14 +21,17 @@ import shutil
 from collections.abc import Sequence
 
 FALLBACK_SHELL = "/bin/bash"
-_BASH_LIKE = frozenset({"bash", "zsh", "sh", "dash", "ksh"})
+SCRIPT_SHELLS = frozenset({"bash", "zsh", "sh", "dash", "ksh"})
+"""Shells whose `-c SCRIPT` runs SCRIPT in sh syntax: the ones scripts run in here. Codex reads
+`bash`, `zsh` and `sh`; `dash` and `ksh` are users' shells too, with the same syntax."""
+_SCRIPT_FLAGS = frozenset({"-c", "-lc", "-cl"})
 
 
 def _usable(path: str | None) -> bool:
     return bool(
         path
         and os.path.isabs(path)
-        and os.path.basename(path) in _BASH_LIKE
+        and os.path.basename(path) in SCRIPT_SHELLS
         and os.access(path, os.X_OK)
     )
 
@@ -46,6 +51,17 @@ def default_user_shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
+def shell_script(argv: Sequence[str]) -> str | None:
+    """The SCRIPT of `SHELL -c SCRIPT`, `SHELL -lc SCRIPT` (or `-cl`, `-l -c`), SHELL one of
+    `SCRIPT_SHELLS` by its file name; else None."""
+    if len(argv) < 3 or posixpath.basename(argv[0]) not in SCRIPT_SHELLS:
+        return None
+    flags = list(argv[1:-1])
+    if flags == ["-l", "-c"] or (len(flags) == 1 and flags[0] in _SCRIPT_FLAGS):
+        return argv[-1]
+    return None
+
+
 def shell_command_argv(script: str, *, login: bool = True, shell: str | None = None) -> list[str]:
     """`[shell, "-lc", script]`, or `-c` when `login` is false."""
     return [shell or default_user_shell(), "-lc" if login else "-c", script]
@@ -58,8 +74,6 @@ def shell_command_argv(script: str, *, login: bool = True, shell: str | None = N
 SYSTEM_BIN_DIRS = frozenset(
     {"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"}
 )
-_SCRIPT_SHELLS = frozenset({"bash", "zsh", "sh"})
-_SCRIPT_FLAGS = frozenset({"-c", "-lc"})
 
 # Unquoted characters that are literal in every position bash gives them; anything else
 # (globs, `$`, backticks, redirects, parentheses, braces, backslashes, `!`, `&`) ends the parse.
@@ -82,12 +96,11 @@ def command_name(arg0: str) -> str | None:
 
 
 def shell_script_of(argv: Sequence[str]) -> str | None:
-    """The script of a `bash|zsh -lc SCRIPT` or `sh -c SCRIPT` argv, else None."""
-    if len(argv) != 3 or argv[1] not in _SCRIPT_FLAGS:
+    """`shell_script` for the safety rules: only a shell found through PATH or in a system bin
+    dir counts (`/tmp/bash` could be anything)."""
+    if not argv or command_name(argv[0]) is None:
         return None
-    if command_name(argv[0]) not in _SCRIPT_SHELLS:
-        return None
-    return argv[2]
+    return shell_script(argv)
 
 
 class _ScriptReader:

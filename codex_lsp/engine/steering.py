@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from codex_lsp.protocol.inputs import UserInput
+from codex_lsp.protocol.core.inputs import UserInput
 
 
 @dataclass

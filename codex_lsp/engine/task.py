@@ -24,6 +24,7 @@ from codex_lsp.engine.instructions import (
     developer_message,
 )
 from codex_lsp.engine.models import model_info
+from codex_lsp.engine.notify import run_notify, turn_complete_payload
 from codex_lsp.engine.sampling import run_sampling_request
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.tools.base import ToolCall
@@ -31,7 +32,7 @@ from codex_lsp.engine.tools.config import TurnTools, turn_tools
 from codex_lsp.engine.tools.router import output_item
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelError, Prompt
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     ErrorEvent,
     ProposedPlanEvent,
     TaskCompleteEvent,
@@ -39,7 +40,7 @@ from codex_lsp.protocol.events import (
     UserMessageEvent,
     WarningEvent,
 )
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     MAX_USER_INPUT_TEXT_CHARS,
     ImageInput,
     LocalImageInput,
@@ -140,6 +141,7 @@ def build_prompt(
         parallel_tool_calls=False,
         reasoning=reasoning,
         output_schema=ctx.output_schema,
+        verbosity=ctx.verbosity if ctx.provider.wire_api == "responses" else None,
         prompt_cache_key=session.thread_id,
     )
 
@@ -210,6 +212,11 @@ async def run_regular_task(
             duration_ms=int((time.monotonic() - started) * 1000),
         ),
     )
+    notify = getattr(session.services.config, "notify", None)
+    if notify:
+        inputs = [text for item in items if isinstance(text := getattr(item, "text", None), str)]
+        payload = turn_complete_payload(session.thread_id, sub_id, ctx.cwd, inputs, last_message)
+        run_notify(notify, payload, ctx.cwd)
 
 
 _PROPOSED_PLAN = re.compile(r"<proposed_plan>\s*(.*?)\s*</proposed_plan>", re.DOTALL)

@@ -11,14 +11,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     CollaborationModeKind,
     Personality,
     ReasoningEffort,
     ReasoningSummary,
 )
-from codex_lsp.protocol.policy import AskForApproval, ReadOnly, SandboxPolicy, has_network_access
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.policy import (
+    AskForApproval,
+    ReadOnly,
+    SandboxPolicy,
+    has_network_access,
+)
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from codex_lsp.sandbox import HeldRoots, hold_roots
 
 # Context window assumed for models we know nothing about; matches the current catalogue.
@@ -37,16 +42,20 @@ class TurnContext:
     sandbox_policy: SandboxPolicy
     effort: ReasoningEffort | None = None
     summary: ReasoningSummary | None = None
+    # `model_verbosity`: sent as the Responses API's `text.verbosity`.
+    verbosity: str | None = None
     personality: Personality | None = None
     base_instructions: str | None = None
     developer_instructions: str | None = None
     user_instructions: str | None = None
     project_doc_max_bytes: int = PROJECT_DOC_MAX_BYTES
+    project_doc_fallback_filenames: tuple[str, ...] = ()
     context_window: int = DEFAULT_CONTEXT_WINDOW
     auto_compact_limit: int | None = None
     output_schema: dict[str, Any] | None = None
     features: dict[str, bool] = field(default_factory=dict)
     web_search: bool = False
+    web_search_live: bool = True
     update_plan_tool: bool = False
     collaboration_mode: CollaborationModeKind = "default"
     # The user's own policies while Plan mode holds the turn to a read-only sandbox: what the

@@ -21,7 +21,7 @@ from codex_lsp.engine.history import user_message
 from codex_lsp.engine.sandboxing import prepare_command
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.shell import shell_command_argv
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     Duration,
     ErrorEvent,
     ExecCommandBeginEvent,

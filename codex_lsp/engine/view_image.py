@@ -24,7 +24,7 @@ from codex_lsp.engine.extensions import Extension, ToolHandler
 from codex_lsp.engine.models import CATALOGUE
 from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
-from codex_lsp.protocol.events import ViewImageToolCallEvent
+from codex_lsp.protocol.core.events import ViewImageToolCallEvent
 from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, OPEN_FLAGS
 
 if TYPE_CHECKING:

@@ -31,4 +31,10 @@ class WebSearchExtension(Extension):
     name = "web_search"
 
     def tool_specs(self, session: Session, ctx: TurnContext) -> list[dict[str, Any]]:
-        return [dict(WEB_SEARCH_TOOL)] if web_search_enabled(ctx) else []
+        if not web_search_enabled(ctx):
+            return []
+        spec = dict(WEB_SEARCH_TOOL)
+        if not ctx.web_search_live:
+            # `web_search = "cached"`/`"indexed"`: results from the index, no live fetches.
+            spec["external_web_access"] = False
+        return [spec]

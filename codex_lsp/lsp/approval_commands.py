@@ -32,7 +32,7 @@ from codex_lsp.lsp.pending_approvals import (
     UnknownEntryError,
 )
 from codex_lsp.lsp.protocol import plain_handler
-from codex_lsp.protocol.decisions import ReviewDecision
+from codex_lsp.protocol.core.decisions import ReviewDecision
 
 if TYPE_CHECKING:
     from codex_lsp.engine.approvals import RememberedApproval

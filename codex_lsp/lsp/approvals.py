@@ -42,18 +42,19 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from codex_lsp.display import visible
+from codex_lsp.engine.shell import shell_script
 from codex_lsp.lsp.pending_approvals import Choice, EntryKind, PendingApprovals
-from codex_lsp.protocol.decisions import ReviewDecision, V2Decision
-from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_items import FileUpdateChange, UpdatePatchChangeKind
-from codex_lsp.protocol.v2_notifications import ServerRequestResolvedNotification
-from codex_lsp.protocol.v2_requests import (
+from codex_lsp.protocol.approvals.models import (
     CommandExecutionRequestApprovalParams,
     FileChangeRequestApprovalParams,
     ServerRequestParams,
     ToolRequestUserInputParams,
 )
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.core.decisions import ReviewDecision, V2Decision
+from codex_lsp.protocol.jsonrpc import INTERNAL_ERROR
+from codex_lsp.protocol.threads.notifications import ServerRequestResolvedNotification
+from codex_lsp.protocol.turns.items import FileUpdateChange, UpdatePatchChangeKind
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +72,6 @@ DISMISSED_DECISION = ReviewDecision.DENIED
 
 # A prompt is a popup; past this it is a wall of text no one reads.
 DIFF_PREVIEW_LINES = 20
-SHELLS = ("bash", "sh", "zsh")
 KIND_LETTERS = {"add": "A", "delete": "D", "update": "M"}
 
 
@@ -101,9 +101,8 @@ def script_of(command: str) -> str:
         argv = shlex.split(command)
     except ValueError:
         return command
-    if len(argv) == 3 and argv[1] in ("-c", "-lc") and os.path.basename(argv[0]) in SHELLS:
-        return argv[2]
-    return command
+    script = shell_script(argv)
+    return command if script is None else script
 
 
 def command_message(params: CommandExecutionRequestApprovalParams) -> str:

@@ -24,9 +24,12 @@ from pydantic import BaseModel
 
 from codex_lsp.api.port import INTERNAL_ERROR, Answer, ApiError, read_answer
 from codex_lsp.lsp.approvals import ApprovalBroker, ClientRequestError
-from codex_lsp.protocol.v2_items import FileChangeThreadItem, FileUpdateChange
-from codex_lsp.protocol.v2_notifications import ItemCompletedNotification, ItemStartedNotification
-from codex_lsp.protocol.v2_requests import ServerRequestParams
+from codex_lsp.protocol.approvals.models import ServerRequestParams
+from codex_lsp.protocol.threads.notifications import (
+    ItemCompletedNotification,
+    ItemStartedNotification,
+)
+from codex_lsp.protocol.turns.items import FileChangeThreadItem, FileUpdateChange
 
 if TYPE_CHECKING:
     import asyncio

@@ -31,8 +31,8 @@ from pygls.uris import to_fs_path
 
 from codex_lsp.api.validation import validation_message
 from codex_lsp.lsp.protocol import plain_handler
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.turns.tasks import TurnStartTaskParams
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.engine_host import EngineHost

@@ -31,7 +31,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from codex_lsp.lsp.commands import command_options, string_option, task_params, turn_overrides
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
-from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.common import dump
 from codex_lsp.store.bounded_read import WORKSPACE_TEXT_MAX_BYTES, read_text
 
 if TYPE_CHECKING:

@@ -33,18 +33,18 @@ from pygls.uris import from_fs_path, to_fs_path
 from codex_lsp.lsp.findings import Finding, ReviewVerdict, verdict_from_output
 from codex_lsp.lsp.line_tracking import follow_edit, split_lines
 from codex_lsp.lsp.protocol import plain_handler
-from codex_lsp.protocol.v2_items import EnteredReviewModeThreadItem, FileChangeThreadItem
-from codex_lsp.protocol.v2_notifications import (
+from codex_lsp.protocol.threads.notifications import (
     ItemCompletedNotification,
     ItemStartedNotification,
     TurnCompletedNotification,
 )
-from codex_lsp.protocol.v2_turns import Turn
+from codex_lsp.protocol.turns.items import EnteredReviewModeThreadItem, FileChangeThreadItem
+from codex_lsp.protocol.turns.models import Turn
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.observers import NotificationObservers
     from codex_lsp.lsp.server import CodexLanguageServer
-    from codex_lsp.protocol.inputs import ReviewOutputEvent
+    from codex_lsp.protocol.core.inputs import ReviewOutputEvent
 
 logger = logging.getLogger(__name__)
 

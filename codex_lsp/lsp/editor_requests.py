@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException
 
 from codex_lsp.engine.editor_context import EditorContextError
+from codex_lsp.protocol.common import dump
 from codex_lsp.protocol.editor import (
     DIAGNOSTICS,
     OPEN_BUFFERS,
@@ -32,7 +33,6 @@ from codex_lsp.protocol.editor import (
     SelectionParams,
     SelectionResult,
 )
-from codex_lsp.protocol.v2_common import dump
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.editor_workspace import EditorWorkspace

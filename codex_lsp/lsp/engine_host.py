@@ -33,15 +33,15 @@ if TYPE_CHECKING:
     from codex_lsp.lsp.editor_workspace import EditorWorkspace
     from codex_lsp.lsp.progress import TurnProgressTracker
     from codex_lsp.lsp.server import CodexLanguageServer
-    from codex_lsp.protocol.inputs import ReviewOutputEvent
-    from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
-    from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
-    from codex_lsp.protocol.v2_threads import ThreadResumeResponse
-    from codex_lsp.protocol.v2_turns import (
+    from codex_lsp.protocol.config.write import ConfigWarningNotification
+    from codex_lsp.protocol.core.inputs import ReviewOutputEvent
+    from codex_lsp.protocol.threads.models import ThreadResumeResponse
+    from codex_lsp.protocol.turns.models import (
         ReviewStartParams,
         ReviewStartResponse,
         TurnStartResponse,
     )
+    from codex_lsp.protocol.turns.tasks import TurnStartTaskParams
     from codex_lsp.store.review_marks import Resolution
 
 logger = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ class EngineHost:
         self._error = None
 
     def _build(self) -> ApiServer:
-        from codex_lsp.api.config_problems import feature_warnings, in_file, invalid_config_warning
+        from codex_lsp.api.config.problems import feature_warnings, in_file, invalid_config_warning
         from codex_lsp.api.server import ApiServer
         from codex_lsp.lsp.approvals import ApprovalBroker
         from codex_lsp.lsp.client_port import LspClientPort
@@ -176,8 +176,8 @@ class EngineHost:
     async def call(self, method: str, params: Any) -> Any:
         """Serve the v2 method `method`; errors become JSON-RPC errors with the API's code."""
         from codex_lsp.api.port import ApiError
-        from codex_lsp.protocol.v2_common import dump
-        from codex_lsp.protocol.v2_threads import ThreadResumeResponse
+        from codex_lsp.protocol.common import dump
+        from codex_lsp.protocol.threads.models import ThreadResumeResponse
 
         api = self._ready()
         if params is not None and not isinstance(params, dict):
@@ -200,7 +200,7 @@ class EngineHost:
     async def start_thread(self, cwd: str) -> str:
         """Start a thread in `cwd`, as `codex/thread/start` would; its id."""
         from codex_lsp.api.port import ApiError
-        from codex_lsp.protocol.v2_threads import ThreadStartParams
+        from codex_lsp.protocol.threads.models import ThreadStartParams
 
         api = self._ready()
         try:
@@ -245,10 +245,10 @@ class EngineHost:
         """
         from pydantic import ValidationError
 
-        from codex_lsp.api.handshake import initialize_response
+        from codex_lsp.api.initialize.handshake import initialize_response
         from codex_lsp.api.validation import validation_message
-        from codex_lsp.protocol.v2_common import dump
-        from codex_lsp.protocol.v2_initialize import InitializeParams
+        from codex_lsp.protocol.common import dump
+        from codex_lsp.protocol.initialize.models import InitializeParams
         from codex_lsp.store.home import codex_home
 
         try:
@@ -304,7 +304,7 @@ class EngineHost:
 
 
 def _warning_level(warning: ConfigWarningNotification) -> int:
-    from codex_lsp.api.config_problems import INVALID_SUMMARY
+    from codex_lsp.api.config.problems import INVALID_SUMMARY
 
     return logging.ERROR if warning.summary == INVALID_SUMMARY else logging.WARNING
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from codex_lsp.protocol.inputs import ReviewFinding, ReviewOutputEvent
+    from codex_lsp.protocol.core.inputs import ReviewFinding, ReviewOutputEvent
 
 SOURCE = "codex"
 CORRECT = "patch is correct"

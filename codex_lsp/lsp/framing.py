@@ -24,7 +24,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from codex_lsp.api.wire_input import ID_SEARCH_BYTES, MAX_MESSAGE_BYTES
+from codex_lsp.wire.input import ID_SEARCH_BYTES, MAX_MESSAGE_BYTES
 
 MAX_HEADER_BYTES = 64 * 1024
 _HEADER_END = b"\r\n\r\n"

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
-from codex_lsp.protocol.v2_notifications import WarningNotification
+from codex_lsp.protocol.config.write import ConfigWarningNotification
+from codex_lsp.protocol.threads.notifications import WarningNotification
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.observers import NotificationObservers

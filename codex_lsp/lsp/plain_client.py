@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from codex_lsp.protocol.v2_items import AgentMessageThreadItem
-from codex_lsp.protocol.v2_notifications import (
+from codex_lsp.protocol.threads.notifications import (
     ErrorNotification,
     ItemCompletedNotification,
     TurnCompletedNotification,
 )
+from codex_lsp.protocol.turns.items import AgentMessageThreadItem
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.observers import NotificationObservers

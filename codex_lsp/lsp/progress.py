@@ -18,7 +18,12 @@ from pygls.lsp.server import LanguageServer
 
 from codex_lsp.lsp.observers import NotificationObservers
 from codex_lsp.lsp.protocol import plain_handler
-from codex_lsp.protocol.v2_items import (
+from codex_lsp.protocol.threads.notifications import (
+    ItemStartedNotification,
+    TurnCompletedNotification,
+    TurnStartedNotification,
+)
+from codex_lsp.protocol.turns.items import (
     AgentMessageThreadItem,
     CommandExecutionThreadItem,
     FileChangeThreadItem,
@@ -27,12 +32,7 @@ from codex_lsp.protocol.v2_items import (
     ThreadItem,
     WebSearchThreadItem,
 )
-from codex_lsp.protocol.v2_notifications import (
-    ItemStartedNotification,
-    TurnCompletedNotification,
-    TurnStartedNotification,
-)
-from codex_lsp.protocol.v2_turns import Turn
+from codex_lsp.protocol.turns.models import Turn
 
 logger = logging.getLogger(__name__)
 

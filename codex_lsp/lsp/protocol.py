@@ -44,8 +44,8 @@ from pygls.protocol import (
     LanguageServerProtocol,
 )
 
-from codex_lsp.api.wire_input import clip_error_message
 from codex_lsp.protocol.jsonrpc import INVALID_REQUEST
+from codex_lsp.wire.input import clip_error_message
 
 if TYPE_CHECKING:
     from codex_lsp.wire.output import Outbox

@@ -37,8 +37,8 @@ from codex_lsp.lsp.commands import (
 )
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
+from codex_lsp.protocol.common import dump
 from codex_lsp.protocol.jsonrpc import INVALID_PARAMS
-from codex_lsp.protocol.v2_common import dump
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.diagnostics import ReviewDiagnostics
@@ -90,7 +90,7 @@ class ReviewCommands:
         from pydantic import ValidationError
 
         from codex_lsp.api.validation import validation_message
-        from codex_lsp.protocol.v2_turns import ReviewStartParams
+        from codex_lsp.protocol.turns.models import ReviewStartParams
 
         options = command_options(REVIEW, arguments)
         target = options.get("target")

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 from cattrs import transform_error
 from pygls.exceptions import JsonRpcException
 
-from codex_lsp.api.wire_input import MessageRejected, decode_message, too_large
 from codex_lsp.lsp.framing import FrameError, FrameReader
 from codex_lsp.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+from codex_lsp.wire.input import MessageRejected, decode_message, too_large
 from codex_lsp.wire.output import (
     INPUT_PAUSE_BYTES,
     Outbox,

@@ -27,7 +27,10 @@ from pygls.exceptions import JsonRpcException
 
 from codex_lsp.lsp.protocol import plain_handler
 from codex_lsp.protocol.jsonrpc import INVALID_PARAMS
-from codex_lsp.protocol.v2_notifications import TurnCompletedNotification, TurnStartedNotification
+from codex_lsp.protocol.threads.notifications import (
+    TurnCompletedNotification,
+    TurnStartedNotification,
+)
 
 if TYPE_CHECKING:
     from codex_lsp.engine.patch.workspace import FileWriter

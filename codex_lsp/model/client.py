@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from typing import Any
 
@@ -51,7 +51,8 @@ from codex_lsp.model.recording import StreamRecorder
 from codex_lsp.model.responses import CLOSED_EARLY_MESSAGE, iter_response_events
 from codex_lsp.model.retry import backoff_delay, parse_retry_after, parse_try_again
 from codex_lsp.model.transport import http_client
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
+from codex_lsp.store.provider_token import ProviderTokenError, command_token
 from codex_lsp.store.secrets import provider_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -80,8 +81,13 @@ class ModelClient:
         session_id: str | None = None,
         originator: str = ORIGINATOR,
         recorder: StreamRecorder | None = None,
+        refresh_auth: Callable[[str | None], Awaitable[bool]] | None = None,
     ) -> None:
         self.provider = provider
+        # Renews a sign-in's token: called with None before a request (it refreshes a token
+        # about to expire), and with the refused key after a 401 (True: send again). It may
+        # raise `ModelError` to say the sign-in cannot be renewed.
+        self._refresh_auth = refresh_auth
         self.session_id = session_id
         # Every HTTP attempt, request and answer, is copied here when set (`codex-lsp record`).
         self._recorder = recorder
@@ -191,6 +197,11 @@ class ModelClient:
 
     def _resolve_key(self) -> str | None:
         # Called per attempt so a refreshed token is picked up by the next retry.
+        if self.provider.auth is not None:
+            try:
+                return command_token(self.provider.auth)
+            except ProviderTokenError as err:
+                raise ModelError(str(err), codex_error_info="unauthorized") from None
         key = self._api_key() if self._api_key is not None else None
         return key or self.provider.env_api_key()
 
@@ -224,6 +235,9 @@ class ModelClient:
         """POST until a 2xx answer arrives or the transport retry budget runs out."""
         max_retries = self.provider.effective_request_retries()
         attempt = 0
+        reauthorized = False
+        if self._refresh_auth is not None:
+            await self._refresh_auth(None)
         while True:
             key = self._resolve_key()
             secrets = self._secrets(key)
@@ -270,6 +284,12 @@ class ModelClient:
             if self._recorder is not None:
                 self._recorder.answered(response, body, self._base_path(), secrets)
             status = response.status_code
+            if status == 401 and not reauthorized and self._refresh_auth is not None:
+                # Once per request, as codex does: a renewed token gets the request sent
+                # again, not counted as a retry.
+                reauthorized = True
+                if await self._refresh_auth(key):
+                    continue
             if status == 429:
                 delay = _rate_limit_delay(response.headers, body, secrets)
             elif status >= 500 or status == 408:

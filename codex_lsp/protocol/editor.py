@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from codex_lsp.protocol.v2_common import Opt, V2Model
-from codex_lsp.protocol.v2_requests import FileChangeRequestApprovalResponse
+from codex_lsp.protocol.approvals.models import FileChangeRequestApprovalResponse
+from codex_lsp.protocol.common import Opt, V2Model
 
 OPEN_BUFFERS = "editor/openBuffers"
 READ_BUFFER = "editor/readBuffer"
@@ -107,7 +107,8 @@ class DiagnosticsResult(V2Model):
 
 class DeclinedHunk(V2Model):
     """A hunk of a proposed change: the file as the change's `path` names it, and the hunk's
-    0-based place among the `@@` hunks of that change's `diff` (0 for a whole-file change)."""
+    0-based place among the blocks of changed lines of that change's `diff` (its `@@` hunks,
+    each cut wherever an unchanged line separates two changes; 0 for a whole-file change)."""
 
     path: str
     index: int = Field(ge=0)

@@ -1,7 +1,7 @@
 """The app-server v2 protocol in one place: method registries and the wire helpers.
 
-The types live in the `v2_*` modules next to this one (`v2_threads.Thread`, `v2_items.ThreadItem`,
-...); this module maps each method name to its params and result models, so a transport can
+Each method family declares its requests on a `MethodTable` in its own folder
+(`threads/models.py`, `fs/models.py`, ...); this module merges the tables, so a transport can
 dispatch on the name alone and never spell a model out.
 """
 
@@ -12,98 +12,73 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from codex_lsp.protocol.v2_account import (
-    CancelLoginAccountParams,
-    CancelLoginAccountResponse,
-    GetAccountParams,
-    GetAccountRateLimitsParams,
-    GetAccountRateLimitsResponse,
-    GetAccountResponse,
-    LoginAccountParams,
-    LoginAccountResponse,
-    LogoutAccountParams,
-    LogoutAccountResponse,
+from codex_lsp.protocol.account import models as account
+from codex_lsp.protocol.approvals.models import SERVER_REQUESTS
+from codex_lsp.protocol.catalog import models as catalog
+from codex_lsp.protocol.commands import models as commands
+from codex_lsp.protocol.common import dump, dump_json
+from codex_lsp.protocol.config import models as config, write as config_write
+from codex_lsp.protocol.feedback import models as feedback
+from codex_lsp.protocol.file_search import models as file_search
+from codex_lsp.protocol.fs import models as fs
+from codex_lsp.protocol.initialize import models as initialize
+from codex_lsp.protocol.mcp import models as mcp
+from codex_lsp.protocol.methods import Method, MethodTable
+from codex_lsp.protocol.providers import models as providers
+from codex_lsp.protocol.settings import models as settings
+from codex_lsp.protocol.threads import (
+    models as threads,
+    ops as thread_ops,
+    read_state,
 )
-from codex_lsp.protocol.v2_catalog import (
-    ModelListParams,
-    ModelListResponse,
-    SkillsListParams,
-    SkillsListResponse,
+from codex_lsp.protocol.threads.notifications import SERVER_NOTIFICATIONS
+from codex_lsp.protocol.threads.subagents import EXTENSION_NOTIFICATIONS
+from codex_lsp.protocol.turns import models as turns, tasks
+
+FAMILIES: tuple[MethodTable, ...] = (
+    initialize.METHODS,
+    threads.METHODS,
+    thread_ops.METHODS,
+    read_state.METHODS,
+    turns.METHODS,
+    tasks.METHODS,
+    catalog.METHODS,
+    config.METHODS,
+    config_write.METHODS,
+    account.METHODS,
+    fs.METHODS,
+    file_search.METHODS,
+    commands.METHODS,
+    mcp.METHODS,
+    providers.METHODS,
+    settings.METHODS,
+    feedback.METHODS,
 )
-from codex_lsp.protocol.v2_common import dump, dump_json
-from codex_lsp.protocol.v2_config import ConfigReadParams, ConfigReadResponse
-from codex_lsp.protocol.v2_families import FAMILIES
-from codex_lsp.protocol.v2_initialize import InitializeParams, InitializeResponse
-from codex_lsp.protocol.v2_notifications import SERVER_NOTIFICATIONS
-from codex_lsp.protocol.v2_requests import SERVER_REQUESTS
-from codex_lsp.protocol.v2_subagents import EXTENSION_NOTIFICATIONS
-from codex_lsp.protocol.v2_tasks import TurnStartTaskParams
-from codex_lsp.protocol.v2_threads import (
-    ThreadArchiveParams,
-    ThreadArchiveResponse,
-    ThreadForkParams,
-    ThreadForkResponse,
-    ThreadListParams,
-    ThreadListResponse,
-    ThreadReadParams,
-    ThreadReadResponse,
-    ThreadResumeParams,
-    ThreadResumeResponse,
-    ThreadSetNameParams,
-    ThreadSetNameResponse,
-    ThreadStartParams,
-    ThreadStartResponse,
-    ThreadUnarchiveParams,
-    ThreadUnarchiveResponse,
-)
-from codex_lsp.protocol.v2_turns import (
-    ReviewStartParams,
-    ReviewStartResponse,
-    TurnInterruptParams,
-    TurnInterruptResponse,
-    TurnStartParams,
-    TurnStartResponse,
-)
+"""Every family's method table; a new family adds its table here."""
+
+METHODS: dict[str, Method[BaseModel, BaseModel]] = {}
+"""Client request method -> its `Method` (params and result models, flags)."""
+
+for _family in FAMILIES:
+    for _name, _method in _family.requests.items():
+        if _name in METHODS:
+            raise ValueError(f"{_name} is declared by two families")
+        METHODS[_name] = _method
+    SERVER_NOTIFICATIONS.update(_family.notifications)
 
 CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
-    "initialize": (InitializeParams, InitializeResponse),
-    "thread/start": (ThreadStartParams, ThreadStartResponse),
-    "thread/resume": (ThreadResumeParams, ThreadResumeResponse),
-    "thread/fork": (ThreadForkParams, ThreadForkResponse),
-    "thread/list": (ThreadListParams, ThreadListResponse),
-    "thread/read": (ThreadReadParams, ThreadReadResponse),
-    "thread/archive": (ThreadArchiveParams, ThreadArchiveResponse),
-    "thread/unarchive": (ThreadUnarchiveParams, ThreadUnarchiveResponse),
-    "thread/name/set": (ThreadSetNameParams, ThreadSetNameResponse),
-    "turn/start": (TurnStartParams, TurnStartResponse),
-    "turn/startTask": (TurnStartTaskParams, TurnStartResponse),
-    "turn/interrupt": (TurnInterruptParams, TurnInterruptResponse),
-    "review/start": (ReviewStartParams, ReviewStartResponse),
-    "model/list": (ModelListParams, ModelListResponse),
-    "config/read": (ConfigReadParams, ConfigReadResponse),
-    "skills/list": (SkillsListParams, SkillsListResponse),
-    "account/read": (GetAccountParams, GetAccountResponse),
-    "account/login/start": (LoginAccountParams, LoginAccountResponse),
-    "account/login/cancel": (CancelLoginAccountParams, CancelLoginAccountResponse),
-    "account/logout": (LogoutAccountParams, LogoutAccountResponse),
-    "account/rateLimits/read": (GetAccountRateLimitsParams, GetAccountRateLimitsResponse),
+    name: (method.params, method.result) for name, method in METHODS.items()
 }
 """Client request method -> (params model, result model)."""
 
-EXTENSION_REQUESTS = frozenset({"turn/startTask"})
+EXTENSION_REQUESTS = frozenset(name for name, method in METHODS.items() if method.extension)
 """Client requests of ours that the reference protocol lacks (see each params model)."""
 
-NO_PARAMS_METHODS = frozenset({"account/logout", "account/rateLimits/read"})
+NO_PARAMS_METHODS = frozenset(name for name, method in METHODS.items() if method.no_params)
 """Methods whose params the client may leave out or send as `null`."""
 
-EXPERIMENTAL_METHODS: frozenset[str] = frozenset()
+EXPERIMENTAL_METHODS = frozenset(name for name, method in METHODS.items() if method.experimental)
 """Client requests the reference serves only to clients that opt into its experimental API."""
-
-for _family in FAMILIES:
-    CLIENT_REQUESTS.update(_family.REQUESTS)
-    EXPERIMENTAL_METHODS |= getattr(_family, "EXPERIMENTAL", frozenset())
-    SERVER_NOTIFICATIONS.update(getattr(_family, "NOTIFICATIONS", {}))
-    NO_PARAMS_METHODS |= getattr(_family, "NO_PARAMS", frozenset())
 
 
 class UnknownMethodError(KeyError):
@@ -113,7 +88,7 @@ class UnknownMethodError(KeyError):
 def params_model(method: str) -> type[BaseModel]:
     """The params model of a client request `method`."""
     try:
-        return CLIENT_REQUESTS[method][0]
+        return METHODS[method].params
     except KeyError:
         raise UnknownMethodError(method) from None
 
@@ -121,7 +96,7 @@ def params_model(method: str) -> type[BaseModel]:
 def result_model(method: str) -> type[BaseModel]:
     """The result model of a client request `method`."""
     try:
-        return CLIENT_REQUESTS[method][1]
+        return METHODS[method].result
     except KeyError:
         raise UnknownMethodError(method) from None
 
@@ -137,7 +112,7 @@ def parse_params(method: str, raw: Any) -> BaseModel:
 
 @cache
 def _all_methods() -> frozenset[str]:
-    return frozenset(CLIENT_REQUESTS) | frozenset(SERVER_NOTIFICATIONS) | frozenset(SERVER_REQUESTS)
+    return frozenset(METHODS) | frozenset(SERVER_NOTIFICATIONS) | frozenset(SERVER_REQUESTS)
 
 
 def notification_model(method: str) -> type[BaseModel] | None:
@@ -155,6 +130,8 @@ __all__ = [
     "CLIENT_REQUESTS",
     "EXPERIMENTAL_METHODS",
     "EXTENSION_REQUESTS",
+    "FAMILIES",
+    "METHODS",
     "NO_PARAMS_METHODS",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",

@@ -29,9 +29,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite, has_network_access
+from codex_lsp.protocol.core.policy import (
+    DangerFullAccess,
+    ReadOnly,
+    WorkspaceWrite,
+    has_network_access,
+)
 
-from . import _nested, _roots
+from . import _nested
 from ._supervise import STOP_NOW as STOP_NOW_SIGNAL
 from .held import HeldRoots, hold_roots
 from .options import SandboxOptions
@@ -228,23 +233,21 @@ def wrap_command(
             os.makedirs(directory, mode=0o700, exist_ok=True)
         except OSError:
             continue
-    nested: tuple[str, ...] = ()
-    if isinstance(policy, WorkspaceWrite):
-        # The workspace and the roots named in the policy; not /tmp or $TMPDIR, which
-        # every program shares and which hold nobody's project.
-        base = _roots.absolute(os.fspath(cwd), "/")
-        for root in dict.fromkeys(
-            [base, *(_roots.absolute(r, base) for r in policy.writable_roots)]
-        ):
-            nested += _nested.nested_git_dirs(root)
-    if nested:
-        options = dataclasses.replace(options, protected_paths=(*options.protected_paths, *nested))
     held: list[str] = []
     if isinstance(policy, WorkspaceWrite):
         if roots is None:
             roots = hold_roots(policy, cwd, env)
         roots.verify()
         held = roots.launcher_args()
+        # Every root, /tmp and $TMPDIR too: anyone's repository there is run by the
+        # next `git status` in it as surely as the workspace's.
+        nested: tuple[str, ...] = ()
+        for root in roots.roots:
+            nested += _nested.nested_git_dirs(root.path)
+        if nested:
+            options = dataclasses.replace(
+                options, protected_paths=(*options.protected_paths, *dict.fromkeys(nested))
+            )
     wrapped = [
         sys.executable,
         "-I",  # ignore PYTHON* variables meant for the command, and the user site

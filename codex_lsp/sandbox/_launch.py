@@ -178,7 +178,7 @@ def launch(policy: dict[str, object], args: Args, disabled: set[str]) -> NoRetur
         if plan.given_pts_fd is not None:
             reopen_given_terminals(plan.given_pts_fd)
     else:
-        carve = plan.mountable + plan.links + plan.missing + plan.hidden
+        carve = plan.mountable + plan.links + plan.walked_links + plan.missing + plan.hidden
         if plan.workspace_write:
             plan.scratch_tmpdir()
     ruleset = _plan.build_ruleset(plan, carve, network=network)

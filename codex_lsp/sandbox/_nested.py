@@ -1,12 +1,23 @@
-"""Finding the nested repositories inside a writable root, so their `.git` stays read-only.
+"""Finding the repositories below a writable root, so their `.git`, `.codex` and `.agents`
+stay read-only.
 
-The root's own `.git` is found by looking; a repository further down (a vendored
-checkout, a folder of projects opened as one workspace) needs a walk, which is too
-slow to repeat before every command in a large tree. The result is cached per root
-for `TTL_S` and refreshed in the background after that, so a command never waits for
-a walk except the very first one in a root. A repository a command creates is found
-at the next refresh: until then its `.git` is as writable as the files the command
-just wrote.
+A writable root's own entries, and those of the folders above it, are known without
+looking (`_roots`); a repository further down needs a walk: a vendored checkout in the
+workspace, or anyone's clone in `/tmp` or `$TMPDIR`, which every session can write and
+which hold thousands of folders once a test suite has run. A walk is too slow to make
+before every command, so:
+
+* each folder's answer (its subfolders, and the entries to protect in it) is kept with
+  the folder's identity and modification time, which changes whenever an entry is added,
+  removed or renamed in it; a walk again lists only the folders that changed and merely
+  looks at the others;
+* the roots are walked in the background as soon as a session holds them, and again,
+  in the background, when a command starts more than `TTL_S` after the last walk; a
+  command waits only for a root's first walk.
+
+So a command is protected from the repositories that existed when the last walk ran.
+One that appears later (cloned in `/tmp` by someone else mid-session) is covered from
+the walk after that; one the command creates itself holds only what the command wrote.
 """
 
 from __future__ import annotations
@@ -14,52 +25,93 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterable
 
 from . import _roots
 
-TTL_S = 30.0
-# A walk stops after this many directory entries; what it found so far is kept.
+TTL_S = 2.0
+# A walk looks at no more than this many folders and entries; what it found so far is kept.
 MAX_ENTRIES = 200_000
 MAX_DEPTH = 12
+# How long a command waits for a root's first walk when another thread runs it.
+FIRST_WALK_WAIT_S = 30.0
 GIT = ".git"
+AGENT_DIRS = (_roots.CODEX, _roots.AGENTS)
+
+# path -> (device, inode, mtime_ns, subfolders, protected entries, has a `.git` file)
+Folder = tuple[int, int, int, tuple[str, ...], tuple[str, ...], bool]
 
 _lock = threading.Lock()
 _cache: dict[str, tuple[float, tuple[str, ...]]] = {}
-_refreshing: set[str] = set()
+_folders: dict[str, Folder] = {}
+_walking: dict[str, threading.Event] = {}
 
 
-def walk_for_git(root: str) -> tuple[str, ...]:
-    """Every `.git` (directory or pointer file) below `root`, not counting its own; for a
-    pointer file, also the git directory it names and that one's common directory."""
+def _list(path: str) -> tuple[tuple[str, ...], tuple[str, ...], bool, int]:
+    """A folder's subfolders and protected entries, read from disk, and the entries seen."""
+    subdirs: list[str] = []
+    names: set[str] = set()
+    git_is_file = False
+    seen = 0
+    try:
+        entries = os.scandir(path)
+    except OSError:
+        return (), (), False, 0
+    with entries:
+        for entry in entries:
+            seen += 1
+            name = entry.name
+            if name == GIT or name in AGENT_DIRS:
+                names.add(name)
+                if name == GIT:
+                    try:
+                        git_is_file = entry.is_file(follow_symlinks=False)
+                    except OSError:
+                        git_is_file = False
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(entry.path)
+            except OSError:
+                continue
+    # Only what exists: a placeholder for a missing one would be a folder made in
+    # someone else's repository (and a mount more) before every command.
+    protected = tuple(os.path.join(path, n) for n in (GIT, *AGENT_DIRS) if n in names)
+    return tuple(subdirs), protected, git_is_file, seen
+
+
+def walk(root: str) -> tuple[str, ...]:
+    """Every `.git`, `.codex` and `.agents` below `root`, not counting `root`'s own (for
+    a `.git` pointer file, also the git directory it names and that one's common
+    directory)."""
     found: list[str] = []
     budget = MAX_ENTRIES
     stack = [(root, 0)]
     while stack and budget > 0:
-        directory, depth = stack.pop()
+        path, depth = stack.pop()
+        budget -= 1
         try:
-            entries = os.scandir(directory)
+            info = os.lstat(path)
         except OSError:
             continue
-        with entries:
-            for entry in entries:
-                budget -= 1
-                if entry.name == GIT:
-                    if directory != root:
-                        found.append(entry.path)
-                        found += _pointer_targets(entry.path)
-                    continue
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                if is_dir and depth < MAX_DEPTH:
-                    stack.append((entry.path, depth + 1))
-    return tuple(sorted(set(found)))
+        key = (info.st_dev, info.st_ino, info.st_mtime_ns)
+        cached = _folders.get(path)
+        if cached is not None and cached[:3] == key:
+            subdirs, protected, git_is_file = cached[3], cached[4], cached[5]
+        else:
+            subdirs, protected, git_is_file, seen = _list(path)
+            budget -= seen
+            _folders[path] = (*key, subdirs, protected, git_is_file)
+        if path != root:
+            found += protected
+            if git_is_file:
+                found += _pointer_targets(os.path.join(path, GIT))
+        if depth < MAX_DEPTH:
+            stack.extend((sub, depth + 1) for sub in subdirs)
+    return tuple(dict.fromkeys(found))
 
 
 def _pointer_targets(dot_git: str) -> list[str]:
-    if not os.path.isfile(dot_git):
-        return []
     target = _roots.gitdir_target(dot_git)
     if target is None:
         return []
@@ -67,28 +119,59 @@ def _pointer_targets(dot_git: str) -> list[str]:
     return [target] if common is None else [target, common]
 
 
+def _run_walk(root: str, done: threading.Event) -> None:
+    try:
+        value = walk(root)
+        with _lock:
+            _cache[root] = (time.monotonic(), value)
+    finally:
+        with _lock:
+            _walking.pop(root, None)
+        done.set()
+
+
+def _start(root: str) -> threading.Event:
+    """Start a background walk of `root` unless one runs; call with `_lock` held."""
+    if root in _walking:
+        return _walking[root]
+    done = threading.Event()
+    _walking[root] = done
+    threading.Thread(target=_run_walk, args=(root, done), name="sandbox-walk", daemon=True).start()
+    return done
+
+
+def warm(roots: Iterable[str]) -> None:
+    """Walk `roots` in the background, so that the first command finds them walked."""
+    with _lock:
+        for root in roots:
+            if root not in _cache:
+                _start(root)
+
+
 def nested_git_dirs(root: str) -> tuple[str, ...]:
-    """The nested `.git` entries below `root`, from the cache when it is fresh enough."""
-    now = time.monotonic()
+    """The protected entries below `root` (see `walk`), as of the last walk; a walk older
+    than `TTL_S` is redone in the background. Only a root's first walk is waited for."""
     with _lock:
         cached = _cache.get(root)
         if cached is not None:
             stamp, value = cached
-            if now - stamp > TTL_S and root not in _refreshing:
-                _refreshing.add(root)
-                threading.Thread(target=_refresh, args=(root,), daemon=True).start()
+            if time.monotonic() - stamp > TTL_S:
+                _start(root)
             return value
-    value = walk_for_git(root)
+        pending = _walking.get(root)
+    if pending is not None and pending.wait(FIRST_WALK_WAIT_S):
+        with _lock:
+            cached = _cache.get(root)
+        if cached is not None:
+            return cached[1]
+    value = walk(root)
     with _lock:
         _cache[root] = (time.monotonic(), value)
     return value
 
 
-def _refresh(root: str) -> None:
-    try:
-        value = walk_for_git(root)
-        with _lock:
-            _cache[root] = (time.monotonic(), value)
-    finally:
-        with _lock:
-            _refreshing.discard(root)
+def forget() -> None:
+    """Drop every cached walk (a new session starts from what is on disk now)."""
+    with _lock:
+        _cache.clear()
+        _folders.clear()

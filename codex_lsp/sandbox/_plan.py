@@ -84,22 +84,41 @@ class Plan:
         self.mountable: list[str] = []
         self.links: list[str] = []
         self.missing: list[str] = []
-        for sub in [s for _, subs in roots for s in subs] + protect:
-            entry = _entry(sub)
-            target = os.path.realpath(sub)
-            if os.path.islink(entry):
-                self._add(self.links, entry)
+        # Links among the entries a walk found (`protect`): their targets are mounted
+        # read-only; the links themselves are carved out only where Landlock is all there
+        # is, since a carve-out inside /tmp would keep /tmp from taking new entries.
+        self.walked_links: list[str] = []
+        self.walked: set[str] = set(protect)
+        self._placed: set[tuple[int, str]] = set()
+        # A walk of /tmp can name hundreds of entries: those (`protect`) come from a walk
+        # that follows no symlink below a resolved root, so each is only looked at; if a
+        # folder above one was swapped for a link since, its mount, made through the
+        # root's handle with no link followed, fails and Landlock carves it out instead.
+        # One the walk found that is gone now is left alone: nothing is there to protect,
+        # and a placeholder would be a folder made in someone else's tree.
+        resolved = [(sub, _entry(sub)) for _, subs in roots for sub in subs]
+        for sub, entry in resolved + [(sub, sub) for sub in protect]:
+            walked = entry in self.walked
+            try:
+                info = os.lstat(entry)
+            except OSError:
+                if not walked:
+                    self._add(self.missing, entry)
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                self._add(self.walked_links if walked else self.links, entry)
+                target = os.path.realpath(sub)
                 if os.path.exists(target):
                     self._add(self.mountable, target)
-            elif os.path.exists(entry):
-                self._add(self.mountable, entry)
             else:
-                self._add(self.missing, entry)
+                self._add(self.mountable, entry)
         # Directories the command must not read at all, wherever they are.
         self.hidden = [os.path.realpath(p) for p in hide if os.path.isdir(p)]
 
     def _add(self, bucket: list[str], path: str) -> None:
-        if path not in bucket and self.in_writable(path):
+        key = (id(bucket), path)
+        if key not in self._placed and self.in_writable(path):
+            self._placed.add(key)
             bucket.append(path)
 
     def in_writable(self, path: str) -> bool:
@@ -206,6 +225,9 @@ def protect_with_mounts(plan: Plan) -> list[str]:
     for path in plan.mountable:
         try:
             plan.bind_read_only(path)
+        except FileNotFoundError:
+            if path not in plan.walked:
+                carve.append(path)  # removed since the walk: nothing left to protect
         except OSError:
             carve.append(path)
     carve += plan.missing
@@ -282,11 +304,23 @@ def _grant_root(ruleset: _landlock.Ruleset, plan: Plan, root: str, carve: list[s
         ruleset.allow_fd(plan.fds[root], _landlock.READ | _landlock.WRITE)
         return
     held = [plan.fd_path(root, p) for p in inside]
-    _grant_around(ruleset, plan.fd_path(root, root), held, _landlock.READ | _landlock.WRITE)
+    budget = [MAX_NESTED_RULES]
+    _grant_around(ruleset, plan.fd_path(root, root), held, _landlock.READ | _landlock.WRITE, budget)
+
+
+# Rules one root may spend below its top on folders that hold protected entries (the
+# repositories a walk of /tmp found, each a rule per entry of every folder on its way).
+# Past it, such folders are left with no rights at all: read-only, never less protected.
+MAX_NESTED_RULES = 512
 
 
 def _grant_around(
-    ruleset: _landlock.Ruleset, directory: str, protected: list[str], rights: int
+    ruleset: _landlock.Ruleset,
+    directory: str,
+    protected: list[str],
+    rights: int,
+    budget: list[int] | None = None,
+    depth: int = 0,
 ) -> None:
     # Landlock rights flow down the whole hierarchy, so the directories on the way
     # to a protected path get no rights of their own, only their other entries do.
@@ -294,13 +328,31 @@ def _grant_around(
         entries = sorted(os.listdir(directory))
     except OSError:
         return
-    for name in entries:
-        path = os.path.join(directory, name)
-        if path in protected:
+    # Each protected path sorted under the entry it lies in, at once: a walk of /tmp can
+    # carve hundreds of paths out of folders of thousands of entries.
+    prefix = directory if directory.endswith("/") else directory + "/"
+    exact: set[str] = set()
+    below: dict[str, list[str]] = {}
+    for path in protected:
+        if not path.startswith(prefix):
             continue
-        below = [p for p in protected if _roots.is_beneath(p, path)]
-        if below:
+        name, _, rest = path[len(prefix) :].partition("/")
+        if rest:
+            below.setdefault(name, []).append(path)
+        else:
+            exact.add(name)
+    if budget is not None and depth > 0:
+        if budget[0] < len(entries):
+            budget[0] = 0
+            return
+        budget[0] -= len(entries)
+    for name in entries:
+        if name in exact:
+            continue
+        path = prefix + name
+        under = below.get(name)
+        if under:
             if os.path.isdir(path) and not os.path.islink(path):
-                _grant_around(ruleset, path, below, rights)
+                _grant_around(ruleset, path, under, rights, budget, depth + 1)
             continue
         ruleset.allow(path, rights)

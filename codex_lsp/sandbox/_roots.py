@@ -35,12 +35,39 @@ def absolute(path: str, cwd: str) -> str:
     return normal
 
 
+# How a git pointer file is opened: a FIFO planted in its place must not make the engine
+# or the launcher wait for a writer, nor a terminal become theirs.
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_S_IFMT, _S_IFREG = 0o170000, 0o100000  # `stat` costs the launcher an import
+
+
+def _first_line(path: str) -> str | None:
+    """The first line (at most 4 KiB) of the regular file `path`, else None.
+
+    Anything else (a FIFO, a socket, a device, a folder) is passed over without being
+    waited on: the kind is checked before the open and again on the descriptor.
+    """
+    try:
+        if os.stat(path).st_mode & _S_IFMT != _S_IFREG:
+            return None
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        if os.fstat(fd).st_mode & _S_IFMT != _S_IFREG:
+            return None
+        data = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", errors="replace").split("\n", 1)[0]
+
+
 def gitdir_target(dot_git: str) -> str | None:
     """The directory a `.git` pointer file (`gitdir: <path>`) names, if it is one."""
-    try:
-        with open(dot_git, encoding="utf-8", errors="replace") as f:
-            first = f.readline(4096)
-    except OSError:
+    first = _first_line(dot_git)
+    if first is None:
         return None
     key, sep, value = first.partition(":")
     if not sep or key.strip() != "gitdir" or not value.strip():
@@ -51,11 +78,8 @@ def gitdir_target(dot_git: str) -> str | None:
 def commondir_target(gitdir: str) -> str | None:
     """The main repository's git directory that a worktree's `gitdir` shares
     (its `commondir` file), if it names one."""
-    try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as f:
-            value = f.readline(4096).strip()
-    except OSError:
-        return None
+    first = _first_line(os.path.join(gitdir, "commondir"))
+    value = first.strip() if first is not None else ""
     return absolute(value, gitdir) if value else None
 
 

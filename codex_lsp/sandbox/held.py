@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 
-from . import _roots
+from . import _nested, _roots
 from .beneath import open_root
 
 Policy = DangerFullAccess | ReadOnly | WorkspaceWrite
@@ -130,4 +130,6 @@ def hold_roots(
                 continue
             info = os.fstat(fd)
             held.append(HeldRoot(real, fd, info.st_dev, info.st_ino))
+    # The first command must not wait for a walk of a large /tmp.
+    _nested.warm(root.path for root in held)
     return HeldRoots(held)

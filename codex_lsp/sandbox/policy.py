@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 
 from . import _roots
 

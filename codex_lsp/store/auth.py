@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 
 AUTH_FILENAME = "auth.json"
 AuthMode = Literal["apiKey", "chatgpt"]
@@ -157,6 +157,29 @@ class AuthStore:
         info = self.read()
         assert info is not None
         return info
+
+    def update_tokens(
+        self,
+        *,
+        id_token: str | None = None,
+        access_token: str | None = None,
+        refresh_token: str | None = None,
+    ) -> AuthInfo:
+        """Put refreshed tokens in place of the stored ones (each only if given), keeping the
+        rest of the sign-in; `last_refresh` becomes now."""
+        current = self.read()
+        if current is None or current.tokens is None:
+            raise AuthError("there is no ChatGPT sign-in to refresh; sign in again")
+        old = current.tokens
+        new_id = id_token or old.id_token
+        account = _claim_details(parse_jwt_claims(new_id))[2] if id_token else None
+        return self.login_tokens(
+            id_token=new_id,
+            access_token=access_token or old.access_token,
+            refresh_token=refresh_token or old.refresh_token,
+            account_id=account or old.account_id,
+            api_key=current.api_key,
+        )
 
     def logout(self) -> bool:
         """Forget the stored credentials; True if there were any."""

@@ -1,7 +1,8 @@
 """`$CODEX_HOME/config.toml`: Codex's keys, profiles and `-c key=value` overrides.
 
-Layers, lowest first: built-in defaults, the user's file, the selected `[profiles.<name>]`, then
-`-c` overrides (which win over a profile, as a command line should). Unknown keys are ignored so
+Layers, lowest first: built-in defaults, the user's file, the selected profile's own file
+`$CODEX_HOME/<name>.config.toml`, then `-c` overrides (which win over a profile, as a command
+line should). Unknown keys are ignored so
 a Codex user's file loads as is. Anything wrong raises `ConfigError` naming the file, line and
 key; never a pydantic traceback. Reading and merging the tables: `config_layers.py`.
 """
@@ -9,13 +10,14 @@ key; never a pydantic traceback. Reading and merging the tables: `config_layers.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from codex_lsp.protocol.policy import (
+from codex_lsp.protocol.core.policy import (
     AskForApproval,
     DangerFullAccess,
     ReadOnly,
@@ -23,7 +25,7 @@ from codex_lsp.protocol.policy import (
     WorkspaceWrite,
     sandbox_policy_for_mode,
 )
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from codex_lsp.store.config_errors import (
     ConfigError,
     describe_problem,
@@ -33,6 +35,7 @@ from codex_lsp.store.config_errors import (
     looks_secret,
     value_span,
 )
+from codex_lsp.store.config_hooks import HookGroup, ProjectConfig
 from codex_lsp.store.config_layers import (
     KeyPath,
     covered,
@@ -64,6 +67,21 @@ class SandboxWorkspaceWrite(_Table):
     exclude_slash_tmp: bool = False
 
 
+class GranularApprovalConfig(_Table):
+    """`approval_policy = { granular = {...} }`: per kind of question, whether it may be asked
+    (`false` declines it without asking)."""
+
+    sandbox_approval: bool
+    rules: bool
+    mcp_elicitations: bool
+    skill_approval: bool = False
+    request_permissions: bool = False
+
+
+class GranularApprovalPolicy(_Table):
+    granular: GranularApprovalConfig
+
+
 class ToolToggle(_Table):
     """`[tools.<name>]`: a built-in tool that is off unless enabled."""
 
@@ -81,15 +99,14 @@ class Config(_Table):
 
     model: str | None = None
     model_provider: str = OPENAI_PROVIDER_ID
-    model_reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = (
-        None
-    )
+    # Open, as in Codex: a model may advertise efforts beyond the usual six.
+    model_reasoning_effort: str | None = Field(default=None, min_length=1)
     model_reasoning_summary: Literal["auto", "concise", "detailed", "none"] | None = None
     model_verbosity: Literal["low", "medium", "high"] | None = None
     model_context_window: int | None = Field(default=None, gt=0)
     model_auto_compact_token_limit: int | None = Field(default=None, gt=0)
     review_model: str | None = None
-    approval_policy: AskForApproval = AskForApproval.ON_REQUEST
+    approval_policy: AskForApproval | GranularApprovalPolicy = AskForApproval.ON_REQUEST
     sandbox_mode: SandboxMode = "read-only"
     sandbox_workspace_write: SandboxWorkspaceWrite = Field(default_factory=SandboxWorkspaceWrite)
     model_providers: dict[str, ModelProviderInfo] = Field(default_factory=dict)
@@ -107,7 +124,13 @@ class Config(_Table):
     shell_environment_policy: ShellEnvironmentPolicy = Field(default_factory=ShellEnvironmentPolicy)
     sandbox_linux: SandboxLinux = Field(default_factory=SandboxLinux)
     project_doc_max_bytes: int = Field(default=32 * 1024, ge=0)
-    cli_auth_credentials_store: Literal["file", "keyring", "auto"] | None = None
+    cli_auth_credentials_store: Literal["file", "keyring", "auto", "ephemeral"] | None = None
+    web_search: Literal["disabled", "cached", "indexed", "live"] | None = None
+    notify: list[str] | None = None
+    project_doc_fallback_filenames: list[str] = Field(default_factory=list)
+    model_instructions_file: str | None = None
+    projects: dict[str, ProjectConfig] = Field(default_factory=dict)
+    hooks: dict[str, list[HookGroup]] = Field(default_factory=dict)
     chatgpt_base_url: str = "https://chatgpt.com/backend-api/"
     forced_login_method: Literal["chatgpt", "api"] | None = None
     login_issuer: str | None = None
@@ -116,10 +139,16 @@ class Config(_Table):
     _codex_home: Path | None = PrivateAttr(default=None)
     _user_keys: frozenset[KeyPath] = PrivateAttr(default=frozenset())
     _override_keys: frozenset[KeyPath] = PrivateAttr(default=frozenset())
+    _file_layers: tuple[tuple[Path, dict[str, Any]], ...] = PrivateAttr(default=())
 
     @property
     def config_path(self) -> Path | None:
         return self._path
+
+    @property
+    def file_layers(self) -> tuple[tuple[Path, dict[str, Any]], ...]:
+        """Each file read (config.toml, then the profile's), with its tables as written."""
+        return self._file_layers
 
     @property
     def codex_home(self) -> Path | None:
@@ -129,6 +158,20 @@ class Config(_Table):
     def effective_base_instructions(self) -> str | None:
         """`base_instructions`, or the older `instructions` key."""
         return self.base_instructions or self.instructions
+
+    @property
+    def web_search_enabled(self) -> bool:
+        """Top-level `web_search` (Codex's current key) when set, else `[tools] web_search`."""
+        if self.web_search is not None:
+            return self.web_search != "disabled"
+        return bool(self.tools.web_search)
+
+    @property
+    def core_approval_policy(self) -> AskForApproval:
+        """The policy the engine runs: a granular policy asks as `on-request` does."""
+        if isinstance(self.approval_policy, GranularApprovalPolicy):
+            return AskForApproval.ON_REQUEST
+        return self.approval_policy
 
     def feature_enabled(self, name: str, default: bool = False) -> bool:
         return self.features.get(name, default)
@@ -221,10 +264,33 @@ class _Loader:
         try:
             return Config.model_validate(data)
         except ValidationError as err:
-            first = err.errors()[0]
-            loc = (*file_prefix, *(str(part) for part in first["loc"] if part != "__root__"))
+            errors = err.errors()
+            # A value that is one of several shapes (a policy name or a granular table) fails
+            # once per shape: report the shape the value has, by the keys it really holds.
+            paths = [_data_path(data, error["loc"]) for error in errors]
+            best = max(range(len(errors)), key=lambda index: len(paths[index]))
+            first = errors[best]
+            loc = (*file_prefix, *paths[best])
             problem = describe_problem(first, secret=holds_secret(loc))
             raise self.fail(loc, problem) from None
+
+
+def _data_path(data: Any, loc: Sequence[int | str]) -> KeyPath:
+    """The part of an error's location that names keys in `data` (pydantic adds the names of
+    union members and validators, which are not keys of the file)."""
+    path: list[str] = []
+    node = data
+    for index, part in enumerate(loc):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, dict) and index == len(loc) - 1:
+            pass  # a required key that is missing
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            continue
+        path.append(str(part))
+    return tuple(path)
 
 
 def _providers(effective: dict[str, Any]) -> dict[str, Any]:
@@ -241,6 +307,15 @@ def _providers(effective: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+PROFILE_SUFFIX = ".config.toml"
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def profile_path(home: Path, name: str) -> Path:
+    """`$CODEX_HOME/<name>.config.toml`, where Codex 0.169 and later keep a profile."""
+    return home / f"{name}{PROFILE_SUFFIX}"
+
+
 def load_config(
     codex_home: Path | str | None = None,
     *,
@@ -250,6 +325,11 @@ def load_config(
     text: str | None = None,
 ) -> Config:
     """Load `<codex_home>/config.toml` (absent means all defaults) with a profile and overrides.
+
+    Layers, lowest first: the file, the profile's own file `<codex_home>/<profile>.config.toml`
+    (absent means nothing to add, as in Codex), then `-c`. The old `[profiles.<name>]` tables
+    are not applied: selecting one (with `profile = "<name>"` in the file, or as `profile` while
+    the file holds that table) fails with the move to make, as Codex's loader does.
 
     `text`, when given, is validated as if it were the file's contents (a change about to be
     written is checked exactly as the file will be read). `cwd` is accepted for project-scoped
@@ -262,35 +342,45 @@ def load_config(
     parsed = [parse_override(item) for item in overrides]
     loader = _Loader(path, text, parsed)
 
+    legacy = file_raw.get("profile")
+    if legacy is not None:
+        shown = "(not shown)" if looks_secret(str(legacy)) else f'"{legacy}"'
+        raise loader.fail(
+            ("profile",),
+            f"legacy `profile = {shown}` config is no longer supported; use `--profile NAME` "
+            f"with {home}/NAME{PROFILE_SUFFIX} instead",
+        )
+    tables = file_raw.get("profiles", {})
+    if not isinstance(tables, dict):
+        raise loader.fail(("profiles",), "expected a table")
+
+    layers: list[tuple[Path, dict[str, Any]]] = [(path, file_raw)]
     raw = copy.deepcopy(file_raw)
+    user_keys = set(leaf_paths({key: value for key, value in raw.items() if key != "profiles"}))
+    loader.validate({key: value for key, value in raw.items() if key != "profiles"})
+    if profile is not None:
+        if not _PROFILE_NAME.fullmatch(profile) or looks_secret(profile):
+            raise ConfigError(
+                f"--profile: {profile!r} is not a profile name (letters, digits, -_.)"
+            )
+        if profile in tables:
+            raise loader.fail(
+                ("profiles", profile),
+                f"--profile {profile} cannot be used while {path} holds a legacy "
+                f"[profiles.{profile}] table; move its settings to "
+                f"{profile_path(home, profile)} and remove the table",
+            )
+        layer_path = profile_path(home, profile)
+        layer_text, layer_raw = read_toml(layer_path)
+        if layer_raw:
+            layers.append((layer_path, layer_raw))
+            _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
+            raw = deep_merge(raw, layer_raw)
+            user_keys |= set(leaf_paths(layer_raw))
     for keys, value in parsed:
         set_path(raw, keys, value)
-
     effective = {key: value for key, value in raw.items() if key != "profiles"}
-    # The file's own top level must be valid even where the profile replaces a value.
-    loader.validate(effective)
-    profiles = raw.get("profiles", {})
-    if not isinstance(profiles, dict):
-        raise loader.fail(("profiles",), "expected a table")
-    for name, table in profiles.items():
-        if not isinstance(table, dict):
-            raise loader.fail(("profiles", name), "expected a table")
-        loader.validate(table, ("profiles", name))
-    user_keys = set(
-        leaf_paths({key: value for key, value in file_raw.items() if key != "profiles"})
-    )
-    selected = profile if profile is not None else raw.get("profile")
-    if selected is not None:
-        if not isinstance(selected, str) or selected not in profiles:
-            defined = ", ".join(sorted(profiles)) or "none"
-            shown = "(not shown)" if looks_secret(str(selected)) else repr(selected)
-            raise loader.fail(("profile",), f"profile {shown} is not defined (defined: {defined})")
-        effective = deep_merge(effective, profiles[selected])
-        user_keys |= set(leaf_paths(file_raw.get("profiles", {}).get(selected, {})))
-        for keys, value in parsed:
-            if keys[0] != "profiles":  # -c beats the profile
-                set_path(effective, keys, value)
-        effective["profile"] = selected
+    effective["profile"] = profile
     effective["model_providers"] = _providers(effective)
     config = loader.validate(effective)
     if config.model_provider not in config.model_providers:
@@ -305,8 +395,19 @@ def load_config(
                 f"add a [model_providers.{config.model_provider}] table"
             )
         raise loader.fail(("model_provider",), problem)
+    if config.model_instructions_file and not config.base_instructions:
+        # Codex's key for instructions kept in a file; a relative path is the home's.
+        source = home / Path(config.model_instructions_file).expanduser()
+        config.model_instructions_file = str(source)
+        try:
+            config.base_instructions = source.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            problem = f"cannot read {source}: {reason}"
+            raise loader.fail(("model_instructions_file",), problem) from None
     config._path = path
     config._codex_home = home
     config._user_keys = frozenset(user_keys)
     config._override_keys = frozenset(keys for keys, _ in parsed)
+    config._file_layers = tuple(layers)
     return config

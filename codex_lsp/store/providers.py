@@ -1,14 +1,14 @@
 """The model providers every installation has before the user adds any.
 
 A provider table from a Codex user's `config.toml` (`[model_providers.<id>]`) loads as is into
-a `ModelProviderInfo` (see `codex_lsp.protocol.providers`).
+a `ModelProviderInfo` (see `codex_lsp.protocol.core.providers`).
 """
 
 from __future__ import annotations
 
 import os
 
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 
 OPENAI_PROVIDER_ID = "openai"
 OLLAMA_PROVIDER_ID = "ollama"

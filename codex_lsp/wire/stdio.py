@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from codex_lsp.api.wire_input import ID_SEARCH_BYTES, MAX_MESSAGE_BYTES
+from codex_lsp.wire.input import ID_SEARCH_BYTES, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from codex_lsp.api.approvals import ApprovalRouter
+from codex_lsp.api.approvals.requests import ApprovalRouter
 from codex_lsp.api.port import ApiError, read_answer
-from codex_lsp.protocol import events as ev
-from codex_lsp.protocol.ops import ExecApproval, PatchApproval, UserInputAnswer
-from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.core import events as ev
+from codex_lsp.protocol.core.ops import ExecApproval, PatchApproval, UserInputAnswer
 from tests.support.ports import sent_params
 from tests.support.schema_check import SchemaChecker
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from codex_lsp.api.events_map import ThreadEventMap
-from codex_lsp.protocol import events as ev
-from codex_lsp.protocol.inputs import PlanItem, TokenUsage, TokenUsageInfo
+from codex_lsp.api.threads.event_map import ThreadEventMap
+from codex_lsp.protocol.core import events as ev
+from codex_lsp.protocol.core.inputs import PlanItem, TokenUsage, TokenUsageInfo
 from tests.support.ports import sent_params
 from tests.support.schema_check import SchemaChecker
 

@@ -9,18 +9,18 @@ from typing import Any
 import anyio
 import pytest
 
-from codex_lsp.api.approvals import MCP_APPROVAL_OPTIONS, ApprovalRouter
-from codex_lsp.api.events_map import ThreadEventMap
-from codex_lsp.api.replies import Replies, ThreadGone
-from codex_lsp.protocol import events as ev
-from codex_lsp.protocol.inputs import (
+from codex_lsp.api.approvals.requests import MCP_APPROVAL_OPTIONS, ApprovalRouter
+from codex_lsp.api.threads.event_map import ThreadEventMap
+from codex_lsp.api.threads.replies import Replies, ThreadGone
+from codex_lsp.protocol.core import events as ev
+from codex_lsp.protocol.core.inputs import (
     ByteRange,
     ReviewCodeLocation,
     ReviewFinding,
     ReviewOutputEvent,
     UncommittedChangesTarget,
 )
-from codex_lsp.protocol.ops import ExecApproval
+from codex_lsp.protocol.core.ops import ExecApproval
 from tests.api.test_api_approvals import Client
 from tests.api.test_api_events_map import Recorder, feed, start
 from tests.support.schema_check import SchemaChecker

@@ -24,7 +24,7 @@ from codex_lsp.api.port import (
 from codex_lsp.api.server import ApiServer
 from codex_lsp.engine.bootstrap import load_services
 from codex_lsp.engine.workspace import DiskWorkspace
-from codex_lsp.protocol.v2_common import dump
+from codex_lsp.protocol.common import dump
 from tests.support.appserver import make_home, text_input
 from tests.support.ports import sent_params
 from tests.support.scripted_builders import (
@@ -246,7 +246,7 @@ async def test_two_resumes_of_one_thread_at_once_open_one_engine(scripted_model,
 
 
 def test_thread_list_source_kinds_map_to_the_store() -> None:
-    from codex_lsp.api.thread_store import store_source_filter
+    from codex_lsp.api.threads.store import store_source_filter
 
     assert store_source_filter(None) == {"exclude_source_kinds": ("subagent",)}
     assert store_source_filter(["cli", "subAgentThreadSpawn"]) == {

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from codex_lsp.protocol.threads.notifications import WarningNotification
 from codex_lsp.protocol.v2 import notification_model
-from codex_lsp.protocol.v2_notifications import WarningNotification
 from tests.support.ports import sent_params
 
 SOURCES = Path(__file__).resolve().parents[2] / "codex_lsp"

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from codex_lsp.api.handshake import initialize_response
+from codex_lsp.api.initialize.handshake import initialize_response
 from codex_lsp.api.port import INVALID_PARAMS
 from codex_lsp.appserver.early_initialize import initialize_answer
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_initialize import InitializeParams
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.initialize.models import InitializeParams
 from tests.support.appserver import AppServerClient, make_home
 
 ANSWERED_WITH_NOTHING_LOADED = "initialize answered; heavy modules loaded by then: none"

@@ -227,7 +227,8 @@ def _doctor(home: Path, *args: str, **env: str) -> tuple[int, dict]:
 
 def test_doctor_reports_what_a_session_would_use_and_what_is_missing(scripted_model, tmp_path):
     home = tmp_path / "home"
-    write_config(home, scripted_model.base_url, extra='[profiles.local]\nmodel_provider = "ollama"')
+    write_config(home, scripted_model.base_url)
+    (home / "local.config.toml").write_text('model_provider = "ollama"\n')
     with (home / "config.toml").open("a") as f:
         f.write('env_key = "SCRIPTED_KEY"\n')
 

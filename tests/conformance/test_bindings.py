@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from codex_lsp.appserver.schema_gen import build_bundle
 from codex_lsp.protocol import v2
-from codex_lsp.protocol.v2_common import SnakeModel, V2Model
+from codex_lsp.protocol.common import SnakeModel, V2Model
 from tests.conformance.bindings import Shape, TsType, load_bindings
 from tests.conformance.compare import Difference
 from tests.conformance.differences import load

@@ -16,14 +16,14 @@ from codex_lsp.engine.editor_tasks import (
 )
 from codex_lsp.engine.prompts import render
 from codex_lsp.engine.workspace import DiskWorkspace
-from codex_lsp.protocol.editor_tasks import (
+from codex_lsp.protocol.core.editor_tasks import (
     ApplyCodeTask,
     EditTask,
     FileAttachment,
     FindingTask,
     LineSpan,
 )
-from codex_lsp.protocol.inputs import ByteRange, ReviewCodeLocation, ReviewFinding
+from codex_lsp.protocol.core.inputs import ByteRange, ReviewCodeLocation, ReviewFinding
 
 
 def test_a_fence_is_longer_than_any_run_of_backticks_in_the_code():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 
-from codex_lsp.protocol.ops import Interrupt, Shutdown
+from codex_lsp.protocol.core.ops import Interrupt, Shutdown
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.rollout import read_rollout
 from tests.support.engine import (

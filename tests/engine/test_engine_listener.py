@@ -3,7 +3,7 @@ listener's own backlog standing in for the queue's."""
 
 from __future__ import annotations
 
-from codex_lsp.protocol.events import Event
+from codex_lsp.protocol.core.events import Event
 from tests.support.engine import running_engine, write_config
 
 

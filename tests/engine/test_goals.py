@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from codex_lsp.protocol.goals import ClearThreadGoal, SetThreadGoal
+from codex_lsp.protocol.core.goals import ClearThreadGoal, SetThreadGoal
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response, usage
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from codex_lsp.protocol.ops import Interrupt
+from codex_lsp.protocol.core.ops import Interrupt
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response
 

@@ -34,8 +34,8 @@ def test_hunks_are_the_diffs_hunks_then_whole_files(tmp_path):
     plan = _plan(tmp_path)
     hunks = plan_hunks(plan)
     diff = plan.changes()[str(tmp_path / "a.txt")]["unified_diff"]
-    headers = [line for line in diff.splitlines() if line.startswith("@@")]
-    assert [h.header for h in hunks[:2]] == headers
+    assert diff.count("\n@@ ") + diff.startswith("@@ ") == 2
+    assert [h.header for h in hunks[:2]] == ["@@ -2 +2 @@", "@@ -15 +15,2 @@"]
     assert [(h.display_path, h.index, h.kind) for h in hunks] == [
         ("a.txt", 0, "update"),
         ("a.txt", 1, "update"),
@@ -83,6 +83,26 @@ def test_a_hunk_at_the_end_without_a_newline(tmp_path):
     plan = plan_patch(patch, tmp_path)
     [file] = file_hunks(plan)
     assert file.after is not None and file.after.startswith("a\nb\nC")
-    assert unified_diff(before, file.after, "f", "f").splitlines()[2] == file.hunks[0].header
+    zero_context = unified_diff(before, file.after, "f", "f", context=0)
+    assert zero_context.splitlines()[2] == file.hunks[0].header
     assert applied_hunks(before, file.after, file.hunks) == [True]
     assert applied_hunks(before, before, file.hunks) == [False]
+
+
+def test_changes_a_few_lines_apart_are_hunks_of_their_own(tmp_path):
+    # One `@@` hunk of the diff (three lines of context would join them), two decisions.
+    (tmp_path / "a.txt").write_text(TEXT)
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 4\n+line four\n"
+        " line 5\n line 6\n line 7\n-line 8\n+line eight\n*** End Patch"
+    )
+    plan = plan_patch(patch, tmp_path)
+    diff = plan.changes()[str(tmp_path / "a.txt")]["unified_diff"]
+    assert diff.count("\n@@ ") + diff.startswith("@@ ") == 1
+    hunks = plan_hunks(plan)
+    assert [(h.header, h.removed) for h in hunks] == [
+        ("@@ -4 +4 @@", ("line 4\n",)),
+        ("@@ -8 +8 @@", ("line 8\n",)),
+    ]
+    apply_plan(without_hunks(plan, [(str(tmp_path / "a.txt"), 0)]))
+    assert (tmp_path / "a.txt").read_text() == TEXT.replace("line 8\n", "line eight\n")

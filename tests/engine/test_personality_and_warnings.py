@@ -8,8 +8,8 @@ from codex_lsp.engine.bootstrap import load_services
 from codex_lsp.engine.codex import Codex
 from codex_lsp.engine.extensions import Extension
 from codex_lsp.engine.instructions import _PERSONALITIES as STYLES
-from codex_lsp.protocol.inputs import TextInput
-from codex_lsp.protocol.ops import OverrideTurnContext, UserTurn
+from codex_lsp.protocol.core.inputs import TextInput
+from codex_lsp.protocol.core.ops import OverrideTurnContext, UserTurn
 from tests.support.engine import EngineDriver, make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import text_response
 

@@ -9,7 +9,7 @@ import pytest
 
 from codex_lsp.engine.questions import parse_questions, tool_output
 from codex_lsp.engine.tools.base import ToolError
-from codex_lsp.protocol.ops import Interrupt, UserInputAnswer, parse_op
+from codex_lsp.protocol.core.ops import Interrupt, UserInputAnswer, parse_op
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response
 

@@ -9,15 +9,15 @@ from typing import Any
 import anyio
 
 from codex_lsp.engine.review import REVIEW_OUTPUT_SCHEMA, last_review
-from codex_lsp.protocol.events import Event
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.events import Event
+from codex_lsp.protocol.core.inputs import (
     BaseBranchTarget,
     CommitTarget,
     CustomTarget,
     ReviewRequest,
     UncommittedChangesTarget,
 )
-from codex_lsp.protocol.ops import Interrupt, Review
+from codex_lsp.protocol.core.ops import Interrupt, Review
 from tests.engine.test_review_git import commit_file, git, repo_with_history
 from tests.support.engine import EngineDriver, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, http_error, text_response

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codex_lsp.engine.review import ReviewTargetError, collect_review_material, review_prompt
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     BaseBranchTarget,
     CommitTarget,
     CustomTarget,

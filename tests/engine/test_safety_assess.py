@@ -15,7 +15,12 @@ from codex_lsp.engine.safety import (
     session_approval_key,
     should_escalate_on_sandbox_denial,
 )
-from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import (
+    AskForApproval,
+    DangerFullAccess,
+    ReadOnly,
+    WorkspaceWrite,
+)
 
 UNTRUSTED = AskForApproval.UNTRUSTED
 ON_FAILURE = AskForApproval.ON_FAILURE

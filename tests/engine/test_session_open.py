@@ -8,8 +8,8 @@ import anyio
 from codex_lsp.engine.session import RunningTask, Session
 from codex_lsp.engine.session_open import NewThread, SessionHost, open_session
 from codex_lsp.engine.task import run_regular_task
-from codex_lsp.protocol.events import Event, ExecCommandEndEvent, ExecCommandOutputDeltaEvent
-from codex_lsp.protocol.inputs import TextInput
+from codex_lsp.protocol.core.events import Event, ExecCommandEndEvent, ExecCommandOutputDeltaEvent
+from codex_lsp.protocol.core.inputs import TextInput
 from codex_lsp.store.home import new_thread_id
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response

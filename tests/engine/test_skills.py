@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from codex_lsp.protocol.inputs import SkillInput, TextInput
-from codex_lsp.protocol.ops import ListSkills, UserInputOp
+from codex_lsp.protocol.core.inputs import SkillInput, TextInput
+from codex_lsp.protocol.core.ops import ListSkills, UserInputOp
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import text_response
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from codex_lsp.engine.context_factory import initial_turn_context
 from codex_lsp.engine.web_search import web_search_enabled
-from codex_lsp.protocol.ops import ConfigureSession
+from codex_lsp.protocol.core.ops import ConfigureSession
 from codex_lsp.store.config import load_config
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import message_item, multi_item_response, text_response

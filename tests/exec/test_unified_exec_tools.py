@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 
-from codex_lsp.protocol.ops import Interrupt, Shutdown
+from codex_lsp.protocol.core.ops import Interrupt, Shutdown
 from tests.support.engine import running_engine, write_config
 from tests.support.scripted_builders import (
     function_call_item,

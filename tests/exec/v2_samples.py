@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from codex_lsp.protocol import v2_commands as cmd, v2_common as com
+from codex_lsp.protocol import common as com
+from codex_lsp.protocol.commands import models as cmd
 
 COMMAND_CLIENT_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
     "command/exec": [

@@ -143,7 +143,7 @@ async def test_a_client_answering_approvals_itself_names_the_hunks_it_declined(
         assert editor.buffers[doc].text == ONLY_FIRST
         output = _tool_output(scripted_model, "p1")
         assert "The user declined 1 of 2 hunks; it was not applied:" in output
-        assert "calc.py @@ -10,4 +10,4 @@" in output
+        assert "calc.py @@ -13 +13 @@" in output
 
 
 async def test_an_editor_without_annotations_keeps_the_prompt(tmp_path, scripted_model):

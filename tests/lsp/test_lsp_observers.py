@@ -7,13 +7,13 @@ import logging
 import pytest
 
 from codex_lsp.lsp.observers import NotificationObservers
-from codex_lsp.protocol.v2_items import FileChangeThreadItem
-from codex_lsp.protocol.v2_notifications import (
+from codex_lsp.protocol.threads.notifications import (
     ItemCompletedNotification,
     ItemStartedNotification,
     TurnStartedNotification,
     WarningNotification,
 )
+from codex_lsp.protocol.turns.items import FileChangeThreadItem
 
 FILE_CHANGE = {
     "type": "fileChange",

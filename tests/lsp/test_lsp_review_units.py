@@ -12,14 +12,14 @@ from codex_lsp.lsp.findings import covered_lines, verdict_from_output
 from codex_lsp.lsp.line_tracking import follow_edit
 from codex_lsp.lsp.notifications import warning_text
 from codex_lsp.lsp.review_command import finding_task
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.config.write import ConfigWarningNotification
+from codex_lsp.protocol.core.inputs import (
     ByteRange,
     ReviewCodeLocation,
     ReviewFinding,
     ReviewOutputEvent,
 )
-from codex_lsp.protocol.v2_config_write import ConfigWarningNotification
-from codex_lsp.protocol.v2_notifications import WarningNotification
+from codex_lsp.protocol.threads.notifications import WarningNotification
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 11))  # "line 1" is LSP line 0
 

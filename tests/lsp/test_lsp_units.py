@@ -24,13 +24,13 @@ from codex_lsp.lsp.logs import EditorLogHandler, redact
 from codex_lsp.lsp.progress import describe_item
 from codex_lsp.lsp.server import build_server
 from codex_lsp.lsp.transport import dispatch
-from codex_lsp.protocol.v2_common import dump
-from codex_lsp.protocol.v2_items import FileUpdateChange, ThreadItem
-from codex_lsp.protocol.v2_requests import (
+from codex_lsp.protocol.approvals.models import (
     CommandExecutionRequestApprovalParams,
     FileChangeRequestApprovalParams,
     ToolRequestUserInputParams,
 )
+from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.turns.items import FileUpdateChange, ThreadItem
 from tests.support.engine import write_config
 
 # The fields every server request carries: which thread, turn and item it is about.

@@ -24,7 +24,7 @@ from codex_lsp.model import (
     ServerModel,
     TokenUsage,
 )
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from tests.support import scripted_builders as sb
 from tests.support.scripted_model import ScriptedModelServer
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from codex_lsp.model import Completed, ModelClient, ModelError, Prompt, ResponseEvent
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from tests.support import scripted_builders as sb
 from tests.support.scripted_model import ScriptedModelServer
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from codex_lsp.model import Completed, ModelClient, OutputTextDelta, Prompt
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from tests.support import scripted_builders as sb
 from tests.support.scripted_model import ScriptedModelServer
 

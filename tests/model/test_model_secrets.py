@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from codex_lsp.model import ModelClient, ModelError, Prompt
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from tests.support.scripted_model import ScriptedModelServer
 
 PASSWORD = "url-password-secret-31337"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from codex_lsp.model import ModelClient, ModelError, Prompt
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from tests.support import scripted_builders as sb
 from tests.support.hostile_model import HostileModelServer, sse
 from tests.support.scripted_model import ScriptedModelServer

@@ -5,14 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from codex_lsp.protocol import (
-    v2,
-    v2_items as it,
-    v2_notifications as note,
-    v2_requests as req,
-    v2_threads as th,
-    v2_turns as tu,
-)
+from codex_lsp.protocol import v2
+from codex_lsp.protocol.account import models as acc
+from codex_lsp.protocol.approvals import models as req
+from codex_lsp.protocol.threads import models as th, notifications as note
+from codex_lsp.protocol.turns import items as it, models as tu
 from tests.exec.v2_samples import COMMAND_NOTIFICATION_SAMPLES
 from tests.protocol import v2_family_samples as family_samples
 from tests.protocol.test_v2_items import item_variants, limits, thread, turn, usage
@@ -104,13 +101,13 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
         note.ServerRequestResolvedNotification(thread_id="t1", request_id="r-1"),
     ],
     "account/updated": [
-        note.AccountUpdatedNotification(auth_mode="apikey"),
-        note.AccountUpdatedNotification(),
+        acc.AccountUpdatedNotification(auth_mode="apikey"),
+        acc.AccountUpdatedNotification(),
     ],
-    "account/rateLimits/updated": [note.AccountRateLimitsUpdatedNotification(rate_limits=limits())],
+    "account/rateLimits/updated": [acc.AccountRateLimitsUpdatedNotification(rate_limits=limits())],
     "account/login/completed": [
-        note.AccountLoginCompletedNotification(login_id="l1", success=True),
-        note.AccountLoginCompletedNotification(success=False, error="denied"),
+        acc.AccountLoginCompletedNotification(login_id="l1", success=True),
+        acc.AccountLoginCompletedNotification(success=False, error="denied"),
     ],
 }
 

@@ -9,14 +9,10 @@ from typing import get_args
 
 from pydantic import BaseModel
 
-from codex_lsp.protocol import (
-    v2,
-    v2_account as acc,
-    v2_common as com,
-    v2_items as it,
-    v2_threads as th,
-    v2_turns as tu,
-)
+from codex_lsp.protocol import common as com, v2
+from codex_lsp.protocol.account import models as acc
+from codex_lsp.protocol.threads import models as th
+from codex_lsp.protocol.turns import items as it, models as tu
 from tests.support.schema_check import SchemaChecker
 
 

@@ -8,18 +8,13 @@ import json
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from codex_lsp.protocol import (
-    policy,
-    v2,
-    v2_account as acc,
-    v2_common as com,
-    v2_config as cfg,
-    v2_items as it,
-    v2_notifications as note,
-    v2_requests as req,
-    v2_threads as th,
-    v2_turns as tu,
-)
+from codex_lsp.protocol import common as com, v2
+from codex_lsp.protocol.account import models as acc
+from codex_lsp.protocol.approvals import models as req
+from codex_lsp.protocol.config import models as cfg
+from codex_lsp.protocol.core import policy
+from codex_lsp.protocol.threads import models as th, notifications as note
+from codex_lsp.protocol.turns import items as it, models as tu
 
 
 def test_optional_none_is_left_out_and_required_nullable_is_written_as_null() -> None:

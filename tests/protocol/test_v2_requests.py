@@ -5,18 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from codex_lsp.protocol import (
-    v2,
-    v2_account as acc,
-    v2_catalog as cat,
-    v2_common as com,
-    v2_config as cfg,
-    v2_initialize as ini,
-    v2_items as it,
-    v2_tasks as ta,
-    v2_threads as th,
-    v2_turns as tu,
-)
+from codex_lsp.protocol import common as com, v2
+from codex_lsp.protocol.account import models as acc
+from codex_lsp.protocol.catalog import models as cat
+from codex_lsp.protocol.config import models as cfg
+from codex_lsp.protocol.initialize import models as ini
+from codex_lsp.protocol.threads import models as th
+from codex_lsp.protocol.turns import items as it, models as tu, tasks as ta
 from tests.exec.v2_samples import COMMAND_CLIENT_SAMPLES
 from tests.protocol import v2_family_samples as family_samples
 from tests.protocol.test_v2_items import item_variants, limits, session, thread, turn

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol import v2, v2_requests as req
+from codex_lsp.protocol import v2
+from codex_lsp.protocol.approvals import models as req
 from tests.support.schema_check import (
     BUNDLE_FILE,
     EDITORS_CACHE,

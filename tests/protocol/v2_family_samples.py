@@ -6,20 +6,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from codex_lsp.protocol import (
-    policy,
-    v2_common as com,
-    v2_config_write as cw,
-    v2_feedback as fb,
-    v2_fs as fs,
-    v2_items as it,
-    v2_mcp as mcp,
-    v2_providers as pr,
-    v2_read_state as rs,
-    v2_search as se,
-    v2_settings as st,
-    v2_thread_ops as to,
-)
+from codex_lsp.protocol import common as com
+from codex_lsp.protocol.config import write as cw
+from codex_lsp.protocol.core import policy
+from codex_lsp.protocol.feedback import models as fb
+from codex_lsp.protocol.file_search import models as se
+from codex_lsp.protocol.fs import models as fs
+from codex_lsp.protocol.mcp import models as mcp
+from codex_lsp.protocol.providers import models as pr
+from codex_lsp.protocol.settings import models as st
+from codex_lsp.protocol.threads import ops as to, read_state as rs
+from codex_lsp.protocol.turns import items as it
 from tests.protocol.test_v2_items import item_variants, thread, turn
 
 _CURSOR = '{"threadId":"t1","turnId":"turn1","includeAnchor":false}'

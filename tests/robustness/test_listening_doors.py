@@ -22,7 +22,7 @@ import pytest
 
 from tests.support.doors import PROBE, door_env, listening, token_path
 
-KINDS = ["tcp", "ws"]
+KINDS = ["tcp", "ws", "proto"]
 SYSTEM_PYTHON = "/usr/bin/python3"
 # What a server that refuses these clients may still grow by (allocator noise, buffers).
 MAX_GROWTH_KIB = 24 * 1024
@@ -85,8 +85,10 @@ def test_a_door_open_to_the_network_needs_a_token_asked_for(kind: str, tmp_path:
             stdin=subprocess.DEVNULL,
         )
 
-    command = ["serve", "--tcp"] if kind == "tcp" else ["app-server", "--listen"]
-    address = "0.0.0.0:0" if kind == "tcp" else "ws://0.0.0.0:0"
+    command = {"tcp": ["serve", "--tcp"], "ws": ["app-server", "--listen"]}.get(
+        kind, ["proto", "--listen"]
+    )
+    address = {"tcp": "0.0.0.0:0", "ws": "ws://0.0.0.0:0"}.get(kind, "tcp://0.0.0.0:0")
     refused = start(*command, address)
     assert refused.returncode == 2, refused.stderr
     assert "refusing to listen" in refused.stderr and "without a token" in refused.stderr
@@ -94,8 +96,8 @@ def test_a_door_open_to_the_network_needs_a_token_asked_for(kind: str, tmp_path:
     shared = tmp_path / "shared-token"
     shared.write_text("a-token-everyone-can-read\n")
     shared.chmod(0o644)
-    option = "--token-file" if kind == "tcp" else "--ws-token-file"
-    loopback = "127.0.0.1:0" if kind == "tcp" else "ws://127.0.0.1:0"
+    option = "--ws-token-file" if kind == "ws" else "--token-file"
+    loopback = {"tcp": "127.0.0.1:0", "ws": "ws://127.0.0.1:0"}.get(kind, "tcp://127.0.0.1:0")
     leaky = start(*command, loopback, option, str(shared))
     assert leaky.returncode == 2 and "chmod 600" in leaky.stderr, leaky.stderr
     assert "a-token-everyone-can-read" not in leaky.stderr

@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import is_likely_sandbox_denied, wrap_command
 
 DENIALS = ("Permission denied", "Operation not permitted", "Read-only file system")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import SandboxOptions, is_likely_sandbox_denied, wrap_command
 from tests.sandbox.helpers import DENIALS, ISOLATED, PY, make_repo, run
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import WorkspaceWrite
+from codex_lsp.protocol.core.policy import WorkspaceWrite
 from codex_lsp.sandbox import is_path_writable
 from tests.sandbox.helpers import DENIALS, ISOLATED, run
 

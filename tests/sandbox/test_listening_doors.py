@@ -41,7 +41,7 @@ def home(tmp_path: Path, scripted_model: ScriptedModelServer) -> Path:
     return home
 
 
-@pytest.mark.parametrize("kind", ["tcp", "ws"])
+@pytest.mark.parametrize("kind", ["tcp", "ws", "proto"])
 def test_a_client_inside_the_sandbox_is_refused_by_every_door(
     kind: str, home: Path, ws: Path, mode: str, network: bool
 ) -> None:

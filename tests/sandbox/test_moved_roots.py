@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import WorkspaceWrite
+from codex_lsp.protocol.core.policy import WorkspaceWrite
 from tests.sandbox.helpers import wrap
 from tests.support.engine import running_engine, write_config
 from tests.support.scripted_builders import (

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.ops import PatchApproval
+from codex_lsp.protocol.core.ops import PatchApproval
 from codex_lsp.sandbox import beneath
 from codex_lsp.sandbox.beneath import EscapeRefused, open_beneath
 from tests.support.engine import make_git_repo, running_engine, write_config
@@ -148,7 +148,7 @@ def test_a_swap_after_the_last_check_meets_a_refusal(
     # roots), then the folder is swapped before it opens anything. Resolution is made to
     # report the state from before the swap; the open must still refuse the symlink.
     from codex_lsp.engine.patch import confined
-    from codex_lsp.protocol.policy import WorkspaceWrite
+    from codex_lsp.protocol.core.policy import WorkspaceWrite
 
     ws, outside = tmp_path / "ws", tmp_path / "outside"
     (ws / "sub").mkdir(parents=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import (
     SandboxUnavailable,
     WritableRoot,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import WorkspaceWrite
+from codex_lsp.protocol.core.policy import WorkspaceWrite
 from codex_lsp.sandbox import wrap_command
 from tests.sandbox.helpers import DENIALS, run
 

@@ -21,7 +21,7 @@ import pytest
 
 from codex_lsp.engine.unified_exec.process import ExecProcess
 from codex_lsp.engine.unified_exec.spawn import SpawnSpec
-from codex_lsp.protocol.policy import WorkspaceWrite
+from codex_lsp.protocol.core.policy import WorkspaceWrite
 from codex_lsp.sandbox import wrap_command
 from tests.sandbox.helpers import PY, run, wrap
 

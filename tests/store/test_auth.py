@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.providers import ModelProviderInfo
+from codex_lsp.protocol.core.providers import ModelProviderInfo
 from codex_lsp.store.auth import AuthError, AuthStore, parse_jwt_claims
 from codex_lsp.store.providers import built_in_providers
 from codex_lsp.store.ratelimits import RateLimitTracker, parse_rate_limit_headers

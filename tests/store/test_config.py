@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_lsp.protocol.policy import ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import ReadOnly, WorkspaceWrite
 from codex_lsp.store.config import load_config
 from codex_lsp.store.config_errors import ConfigError
 
@@ -130,36 +130,48 @@ def test_unknown_keys_are_ignored(tmp_path: Path) -> None:
     assert load_config(tmp_path).model == "o3"
 
 
-def test_profiles_selected_by_argument_or_key(tmp_path: Path) -> None:
-    write(
-        tmp_path,
-        """
-        model = "base-model"
-        approval_policy = "on-request"
-        profile = "fast"
-
-        [profiles.fast]
-        model = "fast-model"
-        model_reasoning_effort = "low"
-
-        [profiles.careful]
-        model = "careful-model"
-        approval_policy = "untrusted"
-        sandbox_mode = "read-only"
-        """,
+def test_profiles_are_files_beside_config_toml(tmp_path: Path) -> None:
+    write(tmp_path, 'model = "base-model"\napproval_policy = "on-request"\n')
+    (tmp_path / "fast.config.toml").write_text(
+        'model = "fast-model"\nmodel_reasoning_effort = "low"\n'
     )
-    config = load_config(tmp_path)
+    (tmp_path / "careful.config.toml").write_text(
+        'model = "careful-model"\napproval_policy = "untrusted"\nsandbox_mode = "read-only"\n'
+    )
+    assert load_config(tmp_path).model == "base-model"
+    config = load_config(tmp_path, profile="fast")
     assert (config.model, config.model_reasoning_effort, config.profile) == (
         "fast-model",
         "low",
         "fast",
     )
-    config = load_config(tmp_path, profile="careful")
-    assert (config.model, config.approval_policy) == ("careful-model", "untrusted")
+    config = load_config(tmp_path, profile="careful", overrides=["model=o3"])
+    assert (config.model, config.approval_policy) == ("o3", "untrusted")  # -c beats the profile
     assert config.model_reasoning_effort is None
     assert isinstance(config.sandbox_policy(), ReadOnly)
-    error = error_of(tmp_path, profile="nope")
-    assert "profile 'nope' is not defined (defined: careful, fast)" in str(error)
+    # As in Codex, a profile without a file adds nothing.
+    assert load_config(tmp_path, profile="nope").model == "base-model"
+    assert "not a profile name" in str(error_of(tmp_path, profile="../config"))
+
+
+def test_a_bad_value_in_a_profile_file_names_that_file(tmp_path: Path) -> None:
+    write(tmp_path, 'model = "m"\n')
+    profile = tmp_path / "fast.config.toml"
+    profile.write_text('model = "o3"\nsandbox_mode = "yolo"\n')
+    message = str(error_of(tmp_path, profile="fast"))
+    assert message.startswith(f"{profile}:2: sandbox_mode: expected one of read-only")
+
+
+def test_legacy_profile_tables_are_refused_when_selected(tmp_path: Path) -> None:
+    path = write(tmp_path, 'model = "m"\n[profiles.fast]\nmodel = "o3"\n')
+    assert load_config(tmp_path).model == "m"  # an unselected table is left alone
+    message = str(error_of(tmp_path, profile="fast"))
+    assert f"{path}:2: profiles.fast: --profile fast cannot be used" in message
+    assert f"move its settings to {tmp_path}/fast.config.toml" in message
+    write(tmp_path, 'profile = "fast"\nmodel = "m"\n')
+    message = str(error_of(tmp_path))
+    assert 'legacy `profile = "fast"` config is no longer supported' in message
+    assert "use `--profile NAME`" in message
 
 
 def test_overrides_with_dotted_paths(tmp_path: Path) -> None:
@@ -167,9 +179,6 @@ def test_overrides_with_dotted_paths(tmp_path: Path) -> None:
         tmp_path,
         """
         model = "m"
-        profile = "p"
-        [profiles.p]
-        model = "profile-model"
         [sandbox_workspace_write]
         network_access = false
         """,
@@ -185,14 +194,12 @@ def test_overrides_with_dotted_paths(tmp_path: Path) -> None:
             'model_providers.mine={ name = "Mine", base_url = "http://127.0.0.1:1/v1" }',
         ],
     )
-    assert config.model == "o3"  # -c beats the profile
+    assert config.model == "o3"
     assert config.sandbox_workspace_write.network_access is True
     assert config.sandbox_workspace_write.writable_roots == ["/a", "/b"]
     assert config.model_context_window == 1000
     assert config.features == {"subagent_tools": True}
     assert config.model_providers["mine"].base_url == "http://127.0.0.1:1/v1"
-    config = load_config(tmp_path, overrides=["profiles.p.model=gpt-x"])
-    assert config.model == "gpt-x"
     assert "key=value" in str(error_of(tmp_path, overrides=["model"]))
 
 
@@ -287,11 +294,6 @@ def test_bad_value_names_file_line_and_key(tmp_path: Path) -> None:
             ':2: sandbox_workspace_write.network_access: expected true or false, got "maybe"',
         ),
         (
-            'model = "m"\n\n[profiles.fast]\nmodel = "o3"\nsandbox_mode = "yolo"\n',
-            ":5: profiles.fast.sandbox_mode: expected one of read-only, workspace-write, "
-            'danger-full-access, got "yolo"',
-        ),
-        (
             '[model_providers.mine]\nbase_url = "http://x"\n',
             ":1: model_providers.mine.name: required key is missing",
         ),
@@ -345,7 +347,8 @@ def test_bad_override_names_the_flag(tmp_path: Path) -> None:
 
 
 def test_origins(tmp_path: Path) -> None:
-    write(tmp_path, 'model = "m"\n[profiles.p]\napproval_policy = "never"\n')
+    write(tmp_path, 'model = "m"\n')
+    (tmp_path / "p.config.toml").write_text('approval_policy = "never"\n')
     origins = load_config(tmp_path, profile="p", overrides=["sandbox_mode=danger-full-access"])
     origins = origins.config_origins()
     assert origins["model"] == "user"

@@ -1,7 +1,8 @@
 """The listening doors as real processes, and a raw probe that knocks on them (no tests here).
 
 `listening(kind, home, cwd)` starts `codex-lsp app-server --listen ws://127.0.0.1:0` (`ws`) or
-`codex-lsp serve --tcp 127.0.0.1:0` (`tcp`) and yields the port it says it listens on, and
+`codex-lsp serve --tcp 127.0.0.1:0` (`tcp`) or `codex-lsp proto --listen tcp://127.0.0.1:0`
+(`proto`) and yields the port it says it listens on, and
 its pid.
 `PROBE` is a standalone script (standard library only, so it runs as another user or inside
 the sandbox) that tries to read the token file, then opens the door with what it read, and
@@ -24,6 +25,7 @@ WAIT_S = 60.0
 COMMANDS = {
     "ws": ["app-server", "--listen", "ws://127.0.0.1:0"],
     "tcp": ["serve", "--tcp", "127.0.0.1:0"],
+    "proto": ["proto", "--listen", "tcp://127.0.0.1:0"],
 }
 
 PROBE = r"""
@@ -56,6 +58,19 @@ if kind == "ws":
         answer += chunk
     print("status:", answer.split(b"\r\n")[0].decode(errors="replace"))
     print("ACCEPTED" if answer.startswith(b"HTTP/1.1 101") else "REFUSED")
+elif kind == "proto":
+    # Served, a line that is not JSON gets an `error` event saying so.
+    sock.sendall(auth.replace("\r\n", "\n").encode() + b"this is not json\n")
+    answer = b""
+    try:
+        while b"invalid JSON" not in answer and b"Unauthorized" not in answer:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    except OSError as exc:
+        print("read failed:", exc)
+    print("ACCEPTED" if b"invalid JSON" in answer else "REFUSED")
 else:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
                        "params": {"processId": None, "capabilities": {}}}).encode()

@@ -11,9 +11,9 @@ import anyio
 
 from codex_lsp.engine.bootstrap import load_services
 from codex_lsp.engine.codex import Codex
-from codex_lsp.protocol.events import Event
-from codex_lsp.protocol.inputs import TextInput
-from codex_lsp.protocol.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
+from codex_lsp.protocol.core.events import Event
+from codex_lsp.protocol.core.inputs import TextInput
+from codex_lsp.protocol.core.ops import ConfigureSession, ExecApproval, PatchApproval, UserInputOp
 from tests.support.scripted_builders import (
     custom_tool_call_response,
     function_call_response,

@@ -1,7 +1,10 @@
-"""An OAuth issuer on 127.0.0.1 for sign-in tests: a token endpoint that checks PKCE.
+"""An OAuth issuer on 127.0.0.1 for sign-in tests: a token endpoint that checks PKCE, and
+answers a refresh (a JSON body with `grant_type: "refresh_token"`) for the token it last gave.
 
 The test plays the browser: it reads the authorize URL the sign-in printed or returned, then
-calls the local callback the issuer would redirect to, with `CODE` and the state.
+calls the local callback the issuer would redirect to, with `CODE` and the state. Each refresh
+request is kept in `refresh_requests` (its JSON body and content type); the first refresh
+token it accepts is `refresh_token`, and each refresh gives out new tokens numbered from 1.
 """
 
 from __future__ import annotations
@@ -31,14 +34,24 @@ class FakeIssuer:
         self.challenge: str | None = None
         self.token_requests: list[dict[str, str]] = []
         self.fail_with: tuple[int, dict] | None = None
+        self.refresh_requests: list[dict] = []
+        self.refresh_token = "refresh-SECRET"
+        self.refresh_fails_with: tuple[int, dict] | None = None
         issuer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
-                issuer.token_requests.append(form)
-                status, body = issuer.answer(self.path, form)
+                raw = self.rfile.read(length).decode()
+                kind = self.headers.get("Content-Type", "")
+                if kind.startswith("application/json"):
+                    request = json.loads(raw)
+                    issuer.refresh_requests.append({"body": request, "content_type": kind})
+                    status, body = issuer.answer_refresh(self.path, request)
+                else:
+                    form = {k: v[0] for k, v in parse_qs(raw).items()}
+                    issuer.token_requests.append(form)
+                    status, body = issuer.answer(self.path, form)
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -75,6 +88,29 @@ class FakeIssuer:
             "id_token": jwt(claims),
             "access_token": "access-SECRET",
             "refresh_token": "refresh-SECRET",
+        }
+
+    def answer_refresh(self, path: str, request: dict) -> tuple[int, dict]:
+        if path != "/oauth/token":
+            return 404, {"error": "not_found"}
+        if self.refresh_fails_with is not None:
+            return self.refresh_fails_with
+        if (
+            request.get("grant_type") != "refresh_token"
+            or request.get("client_id") != self.client_id
+            or request.get("refresh_token") != self.refresh_token
+        ):
+            return 401, {"error": {"code": "refresh_token_reused"}}
+        number = len(self.refresh_requests)
+        self.refresh_token = f"refresh-SECRET-{number}"
+        claims = {
+            "email": f"renewed-{number}@example.com",
+            "https://api.openai.com/auth": {"chatgpt_plan_type": "pro"},
+        }
+        return 200, {
+            "id_token": jwt(claims),
+            "access_token": f"access-SECRET-{number}",
+            "refresh_token": self.refresh_token,
         }
 
     def close(self) -> None:

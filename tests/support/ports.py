@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from codex_lsp.protocol.common import dump
 from codex_lsp.protocol.v2 import notification_model
-from codex_lsp.protocol.v2_common import dump
 
 
 def sent_params(method: str, params: BaseModel) -> dict[str, Any]:

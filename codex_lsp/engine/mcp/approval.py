@@ -5,6 +5,7 @@ Per tool, `[mcp_servers.<name>.tools.<tool>] approval_mode`, else the server's
 
 * `approve`: run without asking;
 * `prompt`: always ask;
+* `writes`: ask unless the server marks the tool read-only;
 * `auto` (the default): follow the session's approval policy. Under `untrusted` ask, unless
   the server marks the tool read-only; under `on-request`, `on-failure` and `never` run.
 
@@ -24,9 +25,9 @@ from mcp.types import Tool
 
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.tools.base import ToolCall
-from codex_lsp.protocol.decisions import ReviewDecision
-from codex_lsp.protocol.events import ExecApprovalRequestEvent
-from codex_lsp.protocol.policy import AskForApproval
+from codex_lsp.protocol.core.decisions import ReviewDecision
+from codex_lsp.protocol.core.events import ExecApprovalRequestEvent
+from codex_lsp.protocol.core.policy import AskForApproval
 from codex_lsp.store.config_mcp import McpServerConfig
 
 DECISIONS = [
@@ -58,6 +59,8 @@ def needs_approval(config: McpServerConfig, tool: Tool, policy: AskForApproval) 
     if mode == "prompt":
         return True
     read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
+    if mode == "writes":
+        return not read_only
     return policy == AskForApproval.UNTRUSTED and not read_only
 
 

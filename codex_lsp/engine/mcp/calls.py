@@ -26,8 +26,8 @@ from codex_lsp.engine.mcp.connection import McpUnavailable, describe_error
 from codex_lsp.engine.mcp.connections import McpTool
 from codex_lsp.engine.mcp.results import result_for_event, text_for_model
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
-from codex_lsp.protocol.events import Duration, McpToolCallBeginEvent, McpToolCallEndEvent
-from codex_lsp.protocol.policy import AskForApproval
+from codex_lsp.protocol.core.events import Duration, McpToolCallBeginEvent, McpToolCallEndEvent
+from codex_lsp.protocol.core.policy import AskForApproval
 
 INTERRUPTED = "interrupted"
 

@@ -127,7 +127,10 @@ class McpServerConnection:
             try:
                 async with AsyncExitStack() as stack:
                     session = await self._connect(stack)
-                    self.tools = await _list_tools(session)
+                    # Tools left out by `enabled_tools` / `disabled_tools` are neither offered
+                    # to the model nor callable.
+                    listed = await _list_tools(session)
+                    self.tools = [tool for tool in listed if self.config.offers(tool.name)]
                     scope.deadline = math.inf
                     self._session = session
                     self._started.set()
@@ -151,7 +154,7 @@ class McpServerConnection:
             params = StdioServerParameters(
                 command=self.config.command,
                 args=list(self.config.args),
-                env=dict(self.config.env) if self.config.env else None,
+                env=self._child_env(),
                 cwd=self._cwd(),
             )
             # The SDK hands `errlog` to the child as its stderr: only the descriptor matters.
@@ -178,14 +181,31 @@ class McpServerConnection:
             return self._session_cwd
         return self._session_cwd / Path(self.config.cwd).expanduser()
 
+    def _child_env(self) -> dict[str, str] | None:
+        """`env`, plus the variables `env_vars` passes through (the SDK adds a safe base)."""
+        env = dict(self.config.env or {})
+        for name in self.config.env_vars:
+            value = os.environ.get(name)
+            if value is not None:
+                env[name] = value
+        return env or None
+
     def _http_headers(self) -> dict[str, str]:
+        # Static headers, then those read from the environment (left out when unset), then
+        # the bearer token.
+        headers = dict(self.config.http_headers or {})
+        for header, name in (self.config.env_http_headers or {}).items():
+            value = os.environ.get(name, "").strip()
+            if value:
+                headers[header] = value
         variable = self.config.bearer_token_env_var
         if not variable:
-            return {}
+            return headers
         token = os.environ.get(variable)
         if not token:
             raise McpUnavailable(f"the environment variable {variable} (bearer token) is not set")
-        return {"Authorization": f"Bearer {token}"}
+        headers["Authorization"] = f"Bearer {token}"
+        return headers
 
     def _describe(self, error: BaseException | None) -> str:
         reason = describe_error(error, command=self.config.command)

@@ -19,7 +19,7 @@ from anyio.abc import TaskGroup
 
 from codex_lsp.engine.extensions import Extension, OpHandler, ToolHandler
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
-from codex_lsp.protocol.events_mcp import McpStartupState, McpStartupUpdateEvent
+from codex_lsp.protocol.core.events_mcp import McpStartupState, McpStartupUpdateEvent
 from codex_lsp.store.config_mcp import McpServerConfig
 
 # The `mcp` SDK (and the modules here that use it) are imported only once a session has a

@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codex_lsp.protocol.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
+from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import HeldRoots, writable_root_of
 from codex_lsp.sandbox.beneath import EscapeRefused, open_beneath, open_root
 from codex_lsp.store.bounded_read import OPEN_FLAGS, WORKSPACE_TEXT_MAX_BYTES, read_opened

@@ -8,11 +8,12 @@ apply_patch handler, with the `cd` directory as the working directory.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from collections.abc import Sequence
 from typing import NamedTuple
+
+from codex_lsp.engine.shell import shell_script
 
 from .errors import PatchParseError
 from .parser import parse_patch
@@ -22,8 +23,6 @@ RAW_PATCH_MESSAGE = (
     'patch detected without explicit call to apply_patch. Rerun as ["apply_patch", "<patch>"]'
 )
 
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
-_SCRIPT_FLAGS = frozenset({"-c", "-lc", "-cl"})
 
 _HEREDOC_SCRIPT = re.compile(
     r"""
@@ -44,16 +43,6 @@ class ApplyPatchInvocation(NamedTuple):
 
     patch: str
     workdir: str | None
-
-
-def _shell_script(argv: Sequence[str]) -> str | None:
-    """The script of `[shell, -c|-lc, script]` or `[shell, -l, -c, script]`, else None."""
-    if not argv or os.path.basename(argv[0]) not in _SHELLS:
-        return None
-    flags = list(argv[1:-1])
-    if flags == ["-l", "-c"] or (len(flags) == 1 and flags[0] in _SCRIPT_FLAGS):
-        return argv[-1]
-    return None
 
 
 def parse_heredoc_script(script: str) -> ApplyPatchInvocation | None:
@@ -77,7 +66,7 @@ def detect_apply_patch(argv: Sequence[str]) -> ApplyPatchInvocation | None:
     """
     if len(argv) == 2 and argv[0] in APPLY_PATCH_COMMANDS:
         return ApplyPatchInvocation(argv[1], None)
-    script = _shell_script(argv)
+    script = shell_script(argv)
     if script is None:
         return None
     return parse_heredoc_script(script)
@@ -98,5 +87,5 @@ def is_raw_patch(argv: Sequence[str]) -> bool:
     """
     if len(argv) == 1:
         return _parses_as_patch(argv[0])
-    script = _shell_script(argv)
+    script = shell_script(argv)
     return script is not None and _parses_as_patch(script)

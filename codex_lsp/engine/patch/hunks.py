@@ -1,8 +1,10 @@
 """A patch's change hunk by hunk: the pieces a user may accept or decline one at a time.
 
-The hunks of a file are those of the unified diff the user is shown for it (the diff in a
-file-change approval, the diff an editor previews): difflib's groups with three lines of
-context, counted from 0 in diff order. Updating a file in place splits into those hunks;
+The hunks of a file are the blocks of changed lines of the unified diff the user is shown for
+it (the diff in a file-change approval, the diff an editor previews): its `@@` hunks, each cut
+wherever an unchanged line separates two changes (zero lines of context), so changes a few
+lines apart are decided apart; counted from 0 in diff order. Updating a file in place splits
+into those hunks;
 adding, deleting or moving a file is a single hunk, taken or left whole. Files are named by
 the absolute path that keys the change (the source of a move).
 
@@ -119,7 +121,7 @@ def _split_update(
 ) -> FileHunks:
     old, new = split_lines(before), split_lines(after)
     hunks: list[ChangeHunk] = []
-    for index, group in enumerate(diff_hunks(before, after, edits)):
+    for index, group in enumerate(diff_hunks(before, after, edits, context=0)):
         changed = [op for op in group if op[0] != "equal"]
         i1, j1 = changed[0][1], changed[0][3]
         i2, j2 = changed[-1][2], changed[-1][4]

@@ -3,7 +3,7 @@
 Starting a review
 -----------------
 Submit `Review(review_request=ReviewRequest(target=..., user_facing_hint=None,
-append_to_original_thread=True))` with the targets of `codex_lsp.protocol.inputs`:
+append_to_original_thread=True))` with the targets of `codex_lsp.protocol.core.inputs`:
 `UncommittedChangesTarget()`, `BaseBranchTarget(branch=...)`, `CommitTarget(sha=...,
 title=None)` and `CustomTarget(instructions=...)`. Front doors that hold the extension can
 call `ReviewExtension.start_review(session, sub_id, request)` directly instead.

@@ -24,14 +24,14 @@ from codex_lsp.engine.review.git import (
     collect_review_material,
 )
 from codex_lsp.engine.review.prompts import review_prompt, user_facing_hint
-from codex_lsp.protocol.events import ErrorEvent
-from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewRequest
-from codex_lsp.protocol.ops import Review
+from codex_lsp.protocol.core.events import ErrorEvent
+from codex_lsp.protocol.core.inputs import ReviewOutputEvent, ReviewRequest
+from codex_lsp.protocol.core.ops import Review
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import RunningTask, Session
-    from codex_lsp.protocol.ops import Op
+    from codex_lsp.protocol.core.ops import Op
     from codex_lsp.store.config import Config
 
 # The latest finished review of each live session; it goes away with the session.

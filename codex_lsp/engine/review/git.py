@@ -21,7 +21,7 @@ from pathlib import Path
 
 from codex_lsp import git
 from codex_lsp.engine.review.diff_budget import fit_diff
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     BaseBranchTarget,
     CommitTarget,
     CustomTarget,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     ByteRange,
     ReviewCodeLocation,
     ReviewFinding,

@@ -8,7 +8,7 @@ even when the model may not run commands.
 from __future__ import annotations
 
 from codex_lsp.engine.review.git import ReviewMaterial
-from codex_lsp.protocol.inputs import (
+from codex_lsp.protocol.core.inputs import (
     BaseBranchTarget,
     CommitTarget,
     CustomTarget,

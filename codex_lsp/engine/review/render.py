@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from codex_lsp.engine.history import user_message
-from codex_lsp.protocol.inputs import ReviewFinding, ReviewOutputEvent
+from codex_lsp.protocol.core.inputs import ReviewFinding, ReviewOutputEvent
 
 NO_OUTPUT = "The reviewer did not produce a review."
 NOT_FINISHED = (

@@ -31,7 +31,7 @@ from codex_lsp.engine.tools.shell import handle_shell_command
 from codex_lsp.engine.tools.specs import SHELL_COMMAND
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.model import ModelClient, ModelError, Prompt, ResponseEvent
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     EnteredReviewModeEvent,
     ErrorEvent,
     ExitedReviewModeEvent,
@@ -40,8 +40,8 @@ from codex_lsp.protocol.events import (
     UserMessageEvent,
     WarningEvent,
 )
-from codex_lsp.protocol.inputs import ReviewOutputEvent, ReviewTarget
-from codex_lsp.protocol.policy import AskForApproval, ReadOnly
+from codex_lsp.protocol.core.inputs import ReviewOutputEvent, ReviewTarget
+from codex_lsp.protocol.core.policy import AskForApproval, ReadOnly
 
 # A reviewer that keeps reading files must still answer: its last round offers no tools.
 MAX_REVIEW_ROUNDS = 16

@@ -20,15 +20,15 @@ from codex_lsp.engine.skills.loader import (
 )
 from codex_lsp.engine.skills.prompt import mentioned_skills, skill_message, skills_section
 from codex_lsp.engine.skills.settings import apply_settings
-from codex_lsp.protocol.events import ListSkillsResponseEvent, WarningEvent
-from codex_lsp.protocol.ops import ListSkills
+from codex_lsp.protocol.core.events import ListSkillsResponseEvent, WarningEvent
+from codex_lsp.protocol.core.ops import ListSkills
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.turn_context import TurnContext
-    from codex_lsp.protocol.inputs import UserInput
-    from codex_lsp.protocol.ops import Op
+    from codex_lsp.protocol.core.inputs import UserInput
+    from codex_lsp.protocol.core.ops import Op
 
 FEATURE = "skills"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_lsp.engine.skills.loader import SKILL_FILE, Skill, SkillsOutcome
-from codex_lsp.protocol.inputs import SkillInput, TextInput, UserInput
+from codex_lsp.protocol.core.inputs import SkillInput, TextInput, UserInput
 
 # `$name` where name is a skill-like token; `$` inside a word (`a$b`) is not a mention.
 MENTION = re.compile(r"(?<![\w$])\$([A-Za-z0-9][A-Za-z0-9_:-]*)")

@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from codex_lsp.protocol.events import (
+from codex_lsp.engine.shell import shell_script
+from codex_lsp.protocol.core.events import (
     AgentMessageEvent,
     AgentReasoningEvent,
     ErrorEvent,
@@ -34,7 +35,6 @@ MAX_LINE_CHARS = 400
 MAX_HEADER_CHARS = 120
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
-_SHELL_WRAPPERS = frozenset({"-c", "-lc"})
 
 
 def clip(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -56,9 +56,8 @@ def reasoning_header(text: str) -> str | None:
 
 def _command_text(command: list[str]) -> str:
     # `bash -lc "<script>"` reads better as the script itself.
-    if len(command) >= 3 and command[-2] in _SHELL_WRAPPERS:
-        return command[-1]
-    return " ".join(command)
+    script = shell_script(command)
+    return " ".join(command) if script is None else script
 
 
 def activity_line(msg: EventMsg) -> str | None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from codex_lsp.engine.subagents.activity import ACTIVITY_LIMIT
-from codex_lsp.protocol.events import SubagentStatus, SubagentSummary
+from codex_lsp.protocol.core.events import SubagentStatus, SubagentSummary
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import RunningTask, Session

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from codex_lsp.engine.subagents.agent import ROOT_AGENT_ID, Subagent
 from codex_lsp.engine.subagents.tree import AgentTree
-from codex_lsp.protocol.events import SubagentLifecycleEvent, SubagentSummary
+from codex_lsp.protocol.core.events import SubagentLifecycleEvent, SubagentSummary
 from codex_lsp.store.rollout import EVENT_MSG, parse_line
 
 log = logging.getLogger(__name__)

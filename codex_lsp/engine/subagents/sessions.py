@@ -34,7 +34,7 @@ from codex_lsp.engine.subagents.activity import lines_from_persisted
 from codex_lsp.engine.subagents.agent import Subagent
 from codex_lsp.engine.tools.base import ToolError
 from codex_lsp.engine.turn_context import TurnContext
-from codex_lsp.protocol.events import Event
+from codex_lsp.protocol.core.events import Event
 from codex_lsp.store.history import ResumedState, reconstruct_history
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.rollout import read_rollout

@@ -29,7 +29,7 @@ from codex_lsp.engine.subagents.sessions import (
 from codex_lsp.engine.subagents.specs import child_role
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.tools.base import ToolError
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     AgentInboxEvent,
     AgentReasoningEvent,
     ErrorEvent,
@@ -39,7 +39,7 @@ from codex_lsp.protocol.events import (
     SubagentStatus,
     TaskCompleteEvent,
 )
-from codex_lsp.protocol.inputs import TextInput
+from codex_lsp.protocol.core.inputs import TextInput
 from codex_lsp.store.home import new_thread_id
 
 if TYPE_CHECKING:

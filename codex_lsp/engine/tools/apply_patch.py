@@ -23,14 +23,14 @@ from codex_lsp.engine.patch.hunks import ChangeHunk, plan_hunks, without_hunks
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.engine.workspace import WorkspaceEditError
-from codex_lsp.protocol.decisions import ReviewDecision
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.decisions import ReviewDecision
+from codex_lsp.protocol.core.events import (
     ApplyPatchApprovalRequestEvent,
     PatchApplyBeginEvent,
     PatchApplyEndEvent,
     TurnDiffEvent,
 )
-from codex_lsp.protocol.policy import AskForApproval, DangerFullAccess, ReadOnly
+from codex_lsp.protocol.core.policy import AskForApproval, DangerFullAccess, ReadOnly
 from codex_lsp.sandbox import RootMoved, paths_outside_writable_roots
 
 REJECTED_BY_USER = "patch rejected by user"

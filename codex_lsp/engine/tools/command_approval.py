@@ -23,9 +23,9 @@ from codex_lsp.engine.safety import (
 )
 from codex_lsp.engine.shell import shell_script_of
 from codex_lsp.engine.tools.base import ToolCall, ToolOutput
-from codex_lsp.protocol.decisions import ReviewDecision
-from codex_lsp.protocol.events import Duration, ExecApprovalRequestEvent, ExecCommandEndEvent
-from codex_lsp.protocol.policy import DangerFullAccess
+from codex_lsp.protocol.core.decisions import ReviewDecision
+from codex_lsp.protocol.core.events import Duration, ExecApprovalRequestEvent, ExecCommandEndEvent
+from codex_lsp.protocol.core.policy import DangerFullAccess
 
 REJECTED_BY_USER = "exec command rejected by user"
 RETRY_WITHOUT_SANDBOX = "command failed; retry without sandbox?"

@@ -23,7 +23,7 @@ from typing import Any
 
 from codex_lsp.engine.command_parse import parse_command
 from codex_lsp.engine.history import user_message
-from codex_lsp.engine.sandboxing import sandbox_options
+from codex_lsp.engine.sandboxing import prepare_command
 from codex_lsp.engine.shell import default_user_shell
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.tools.command_approval import (
@@ -50,7 +50,6 @@ from codex_lsp.sandbox import (
     RootMoved,
     SandboxUnavailable,
     is_likely_sandbox_denied,
-    wrap_command,
 )
 
 __all__ = ["handle_exec_command", "handle_write_stdin"]
@@ -224,25 +223,34 @@ async def _start(
     """Spawn the process, keep it in the session's store and report it; None when the sandbox
     it needs is missing."""
     session, ctx = call.session, call.ctx
-    config = getattr(session.services, "config", None)
-    env = exec_env(config)
-    run_argv = argv
-    if sandboxed:
-        options = sandbox_options(config, getattr(session.services, "codex_home", None))
-        try:
-            # The policy's roots come from the session's cwd, not the command's workdir.
-            run_argv, env = wrap_command(
-                argv, ctx.sandbox_policy, ctx.cwd, env, options=options, roots=ctx.roots
-            )
-        except RootMoved as err:
-            raise ToolError(f"command refused: {err}") from None
-        except SandboxUnavailable as err:
-            session.warn_once(call.sub_id, str(err))
-            return None
+    config = session.services.config
+    try:
+        # The policy's roots come from the session's cwd, not the command's workdir.
+        prepared = prepare_command(
+            argv,
+            policy=ctx.sandbox_policy,
+            policy_cwd=ctx.cwd,
+            config=config,
+            codex_home=session.services.codex_home,
+            sandboxed=sandboxed,
+            roots=ctx.roots,
+            env=exec_env(config),
+        )
+    except RootMoved as err:
+        raise ToolError(f"command refused: {err}") from None
+    except SandboxUnavailable as err:
+        session.warn_once(call.sub_id, str(err))
+        return None
     store = session.processes
     process_id = store.reserve_id()
     try:
-        spec = SpawnSpec(argv=run_argv, cwd=cwd, env=env, tty=args.tty, sandboxed=run_argv != argv)
+        spec = SpawnSpec(
+            argv=prepared.argv,
+            cwd=cwd,
+            env=prepared.env,
+            tty=args.tty,
+            sandboxed=prepared.sandboxed,
+        )
         process = await ExecProcess.spawn(spec)
     except ProcessError as err:
         store.release(process_id)

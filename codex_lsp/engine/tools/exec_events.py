@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from codex_lsp.engine.exec import MAX_OUTPUT_DELTAS
 from codex_lsp.engine.tools.shell import command_env
 from codex_lsp.engine.unified_exec import ProcessEntry, Stream
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     Duration,
     ExecCommandBeginEvent,
     ExecCommandEndEvent,

@@ -7,7 +7,7 @@ import json
 from pydantic import ValidationError
 
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
-from codex_lsp.protocol.events import PlanUpdateEvent
+from codex_lsp.protocol.core.events import PlanUpdateEvent
 
 
 async def handle_update_plan(call: ToolCall) -> ToolOutput:

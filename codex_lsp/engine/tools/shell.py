@@ -20,7 +20,7 @@ from codex_lsp.engine.tools.command_approval import (
     gate_command,
     offer_rerun_without_sandbox,
 )
-from codex_lsp.protocol.events import (
+from codex_lsp.protocol.core.events import (
     Duration,
     ExecCommandBeginEvent,
     ExecCommandEndEvent,

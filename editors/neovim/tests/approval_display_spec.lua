@@ -147,7 +147,7 @@ local function test_a_command_taller_than_the_screen_is_read_whole_before_approv
   H.wait("the whole command in a tab of its own", function()
     return vim.b.codex_whole_command == true
   end)
-  H.eq(asked[1], { "Show the whole command (Approve comes after)", "Deny (the agent carries on)", "Deny and stop the turn" },
+  H.eq(asked[1], { "Show the whole command (Approve comes after)", "Deny (the agent carries on)", "Deny and say why (Codex is told)", "Deny and stop the turn" },
     "no Approve while part of the command is out of sight")
   local whole = vim.api.nvim_buf_get_lines(0, 0, -1, false)
   H.eq(whole[#whole], "  rm -rf ~/.cache/hidden-at-the-end", "the command's last line, in the tab")

@@ -27,8 +27,8 @@ H.run("chat round trip with a command approval", function()
   end)
 
   vim.cmd("Codex build it and tell me")
-  local win = vim.api.nvim_get_current_win()
-  H.eq(vim.api.nvim_win_get_buf(win), chat.buf(), "the chat is the current window")
+  H.eq(vim.api.nvim_get_current_buf(), require("codex.compose").buf(), "the cursor is in the input area")
+  local win = vim.fn.win_findbuf(chat.buf())[1]
   H.ok(vim.api.nvim_win_get_config(win).relative ~= "", "the chat is a float")
 
   H.wait("the command approval prompt", function()
@@ -45,6 +45,7 @@ H.run("chat round trip with a command approval", function()
     "Approve",
     "Approve for this session",
     "Deny (the agent carries on)",
+    "Deny and say why (Codex is told)",
     "Deny and stop the turn",
   }, "approval choices")
 

@@ -72,7 +72,7 @@ H.run("the chat's input area", function()
   -- Completion.
   H.ok(vim.tbl_contains(complete("look at @uti"), "@util.py"), "@ completes project files")
   H.eq(complete("with #se"), { "#selection" }, "# completes context names")
-  H.eq(complete("/mo"), { "/model" }, "/ completes commands")
+  H.eq(complete("/mo"), { "/mode", "/model" }, "/ completes commands")
 
   -- Slash commands: /new starts a thread, /threads lists the chat thread but not the edit's.
   vim.api.nvim_set_current_win(compose.win())

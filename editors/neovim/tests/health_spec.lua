@@ -42,9 +42,9 @@ H.run("checkhealth codex", function()
   -- The server resolves the config itself, profiles included.
   H.setup({ autostart = false })
   vim.env.SCRIPTED_API_KEY = nil
-  local config = io.open(home .. "/config.toml", "a")
-  config:write('\n[profiles.local]\nmodel_provider = "ollama"\n')
-  config:close()
+  local profile = io.open(home .. "/local.config.toml", "w")
+  profile:write('model_provider = "ollama"\n')
+  profile:close()
   local cmd = vim.json.decode(os.getenv("CODEX_NVIM_SERVER_CMD"))
   vim.list_extend(cmd, { "--profile", "local" })
   require("codex").setup({ autostart = false, cmd = cmd })

@@ -7,13 +7,14 @@ H.run("the server as an lsp-config", function()
   vim.cmd("filetype on")
   H.setup()
   local client_mod = require("codex.client")
-  H.ok(client_mod.uses_lsp_config(), "the plugin registered an lsp-config")
-  H.ok(vim.lsp.is_enabled("codex"), "and enabled it")
-  -- A user's own additions, the 0.11 way.
+  -- A user's own additions, the 0.11 way (before the plugin registers its config, which it
+  -- does with the first file buffer: they still apply).
   vim.lsp.config("codex", { settings = { codex = { probe = "from the user" } } })
-  H.eq(vim.lsp.config.codex.cmd, vim.json.decode(os.getenv("CODEX_NVIM_SERVER_CMD")), "cmd from setup()")
 
   vim.cmd.edit(H.ws .. "/app.py")
+  H.ok(client_mod.uses_lsp_config(), "the plugin registered an lsp-config")
+  H.ok(vim.lsp.is_enabled("codex"), "and enabled it")
+  H.eq(vim.lsp.config.codex.cmd, vim.json.decode(os.getenv("CODEX_NVIM_SERVER_CMD")), "cmd from setup()")
   local buf = vim.api.nvim_get_current_buf()
   local client
   H.wait("Neovim to start and attach the server", function()

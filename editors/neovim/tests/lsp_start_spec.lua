@@ -8,10 +8,9 @@ H.run("the server started with vim.lsp.start", function()
   vim.lsp.enable = nil
   H.setup()
   local client_mod = require("codex.client")
+  vim.cmd.edit(H.ws .. "/app.py")
   H.ok(not client_mod.uses_lsp_config(), "no lsp-config without the API")
   H.ok(#vim.api.nvim_get_autocmds({ group = "codex_autostart" }) > 0, "the plugin's own autostart")
-
-  vim.cmd.edit(H.ws .. "/app.py")
   local buf = vim.api.nvim_get_current_buf()
   local client
   H.wait("the plugin to start and attach the server", function()

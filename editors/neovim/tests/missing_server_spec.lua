@@ -15,6 +15,14 @@ H.run("missing server on several commands", function()
     return out
   end
 
+  -- Opening the file warned once, without an error (no "Press ENTER" on opening a file).
+  H.wait("the warning", function()
+    return #H.notes > 0
+  end)
+  H.eq(#H.notes, 1, "one message on opening the file")
+  H.eq(H.notes[1].level, vim.log.levels.WARN, "a warning")
+  H.has(H.notes[1].msg, "`/nonexistent/codex-lsp` is not an executable, so Codex is off", "what it says")
+
   for _, command in ipairs({ "Codex hi", "2CodexEdit make it loud", "CodexAsk why?", "CodexReview", "CodexThreads", "CodexNew" }) do
     vim.cmd("silent! only")
     vim.api.nvim_set_current_buf(file)
@@ -23,5 +31,9 @@ H.run("missing server on several commands", function()
     local errors = errors_after(before)
     H.eq(#errors, 1, ":" .. command .. " errors shown")
     H.has(errors[1], "`/nonexistent/codex-lsp` is not an executable", ":" .. command .. " says why")
+    H.ok(not errors[1]:find("pip install", 1, true), "no advice that does not work")
+    if command == "Codex hi" then
+      H.eq(require("codex.compose").text(), "hi", "the message waits in the input area")
+    end
   end
 end)

@@ -62,8 +62,9 @@ H.run("review to diagnostics, explain and a previewed fix", function()
     return qf.title == "Codex review" and #qf.items == 2 and not threads.running(threads.current)
   end)
   local items = vim.fn.getqflist()
-  H.eq({ items[1].lnum, items[1].end_lnum }, { 2, 2 }, "quickfix range of the P3 finding")
-  H.eq({ items[2].lnum, items[2].end_lnum }, { 5, 6 }, "quickfix range of the P1 finding")
+  -- The most urgent first, whatever its line.
+  H.eq({ items[1].lnum, items[1].end_lnum }, { 5, 6 }, "quickfix range of the P1 finding")
+  H.eq({ items[2].lnum, items[2].end_lnum }, { 2, 2 }, "quickfix range of the P3 finding")
   H.eq(items[1].bufnr, buf, "quickfix buffer")
   -- One message for the review (the verdict), so no "Press ENTER" between messages.
   H.wait("the review's message", function()

@@ -293,6 +293,10 @@ local function test_help_file()
     H.eq(vim.fn.expand("%:p"), H.root .. "/doc/codex.txt", "help for " .. tag)
     vim.cmd("helpclose")
   end
+  -- `:help codex` opens at the top of the file, not in a section named codex-something.
+  vim.cmd("help codex")
+  H.eq(vim.fn.line("."), 2, ":help codex lands on the file's title")
+  vim.cmd("helpclose")
 end
 
 local function test_setup_validation()
@@ -310,8 +314,13 @@ local function test_server_cannot_start()
   require("codex").setup({ cmd = { "/nonexistent/codex-lsp", "serve" } })
   local before = #H.notes
   vim.cmd.edit(path) -- autostart tries to start it
-  H.has(H.notes[before + 1].msg, "cannot start the language server: `/nonexistent/codex-lsp` is not an executable", "missing binary")
+  H.wait("the missing binary named", function()
+    return H.notes[before + 1] ~= nil
+  end)
+  H.has(H.notes[before + 1].msg, "`/nonexistent/codex-lsp` is not an executable, so Codex is off", "missing binary")
+  H.eq(H.notes[before + 1].level, vim.log.levels.WARN, "opening a file only warns")
   vim.cmd("bwipeout!")
+  H.stop_clients() -- a server started for the files the tests above left open serves this folder too
 
   require("codex").setup({ cmd = { "sh", "-c", "echo broken >&2; exit 3" } })
   vim.cmd.edit(path)

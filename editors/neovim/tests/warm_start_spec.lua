@@ -35,7 +35,7 @@ H.run("the server starts warm by default", function()
   vim.cmd.edit(H.ws .. "/app.py")
   local client = started_client()
 
-  local cmd = client.config.cmd
+  local cmd = require("codex.client").cmdline(client)
   H.eq({ cmd[2], cmd[3], cmd[#cmd] }, { "-I", "-S", "serve" }, "the launcher's interpreter flags and command")
   H.ok(cmd[4]:match("codex_lsp/appserver/attach%.py$"), "the launcher is attach.py: " .. cmd[4])
   H.ok(vim.uv.fs_stat(vim.fn.stdpath("cache") .. "/codex/launcher.json"), "the launcher is remembered")
@@ -45,7 +45,7 @@ H.run("the server starts warm by default", function()
   H.stop_clients()
   require("codex.client").start(vim.api.nvim_get_current_buf())
   client = started_client()
-  H.eq(client.config.cmd, cmd, "the same launcher")
+  H.eq(require("codex.client").cmdline(client), cmd, "the same launcher")
 
   vim.cmd("Codex say hello")
   H.wait("the answer", function()

@@ -15,6 +15,7 @@ local DECISIONS = {
   { label = "Approve", decision = "accept" },
   { label = "Approve for this session", decision = "acceptForSession" },
   { label = "Deny (the agent carries on)", decision = "decline" },
+  { label = "Deny and say why (Codex is told)", decision = "decline", why = true },
   { label = "Deny and stop the turn", decision = "cancel" },
 }
 
@@ -54,7 +55,27 @@ local function ask(items, prompt, kind, params)
     codex = params, -- the full request, for pickers that want to show more
   })
   -- A dismissed prompt declines: the agent is told and carries on.
-  return choice and choice.decision or "decline"
+  return choice and choice.decision or "decline", choice and choice.why
+end
+
+-- Declining with a reason: the user writes it, and it joins the running turn (`turn/steer`)
+-- before the answer goes back, so the model reads it with the refusal.
+local function tell_why(params, ctx)
+  local reason = async.input({ prompt = "Why not? (Codex is told) " })
+  if not reason or vim.trim(reason) == "" then
+    return
+  end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return
+  end
+  async.await(function(resolve)
+    require("codex.client").request(client, "codex/turn/steer", {
+      threadId = params.threadId,
+      expectedTurnId = params.turnId,
+      input = { { type = "text", text = "I declined that. " .. vim.trim(reason) } },
+    }, resolve, { on_error = resolve })
+  end)
 end
 
 --- The prompt for a command approval: command, working directory and reason on one line,
@@ -84,7 +105,7 @@ function M.command(params, ctx)
   local lines = view.command_lines(params)
   local prompt = M.command_prompt(params)
   local float = view.open(title, lines, "sh")
-  local ok, decision
+  local ok, decision, why
   if float.cut then
     -- Approve waits until the whole command has been in sight.
     local first = { SHOW_WHOLE }
@@ -93,19 +114,22 @@ function M.command(params, ctx)
         table.insert(first, c)
       end
     end
-    ok, decision = pcall(ask, first, prompt, "codex.command_approval", params)
+    ok, decision, why = pcall(ask, first, prompt, "codex.command_approval", params)
     if ok and decision == SHOW_WHOLE.decision then
       view.close(float)
       ok, decision = pcall(view.read_whole, title, lines)
       float = view.open(title, lines, "sh")
       if ok then
-        ok, decision = pcall(ask, choices(params), prompt, "codex.command_approval", params)
+        ok, decision, why = pcall(ask, choices(params), prompt, "codex.command_approval", params)
       end
     end
   else
-    ok, decision = pcall(ask, choices(params), prompt, "codex.command_approval", params)
+    ok, decision, why = pcall(ask, choices(params), prompt, "codex.command_approval", params)
   end
   view.close(float)
+  if ok and why then
+    ok = pcall(tell_why, params, ctx)
+  end
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
   if not ok then
     error(decision, 0)
@@ -156,7 +180,7 @@ function M.file_change(params, ctx)
   local cwd = (thread and thread.cwd) or (client and client.root_dir)
   local changes = M.changes_of(params)
   local float = nil
-  local decision, declined = async.await(function(resolve)
+  local decision, declined, why = async.await(function(resolve)
     local proposal = vim.tbl_extend("force", params, { changes = changes })
     local inline = require("codex.preview").show(proposal, { cwd = cwd, client_id = ctx.client_id }, resolve)
     if inline then
@@ -171,11 +195,14 @@ function M.file_change(params, ctx)
         end,
         codex = params,
       }, function(choice)
-        resolve(choice and choice.decision or "decline")
+        resolve(choice and choice.decision or "decline", nil, choice and choice.why)
       end)
     end
   end)
   view.close(float)
+  if why then
+    tell_why(params, ctx)
+  end
   transcript.set_awaiting(params.threadId, params.turnId, params.itemId, false)
   return { decision = decision, declinedHunks = declined }
 end

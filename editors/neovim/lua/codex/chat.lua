@@ -126,6 +126,24 @@ local function ensure_buf()
   map(buf, keys.send, function()
     M.prompt()
   end, "Codex: write a message (in the input area)")
+  -- The transcript is read-only: the keys that would start Insert mode write in the input
+  -- area instead, so what the user types next is not run as Normal-mode commands.
+  for _, lhs in ipairs({ "i", "a", "o", "I", "A", "O" }) do
+    if lhs ~= keys.send then
+      map(buf, lhs, function()
+        M.prompt(lhs == "o" or lhs == "O")
+      end, "Codex: write a message (in the input area)")
+    end
+  end
+  -- A change previewed in a file window is decided from here too (`ga` would only print the
+  -- character under the cursor).
+  local preview_keys = config.options.preview
+  map(buf, preview_keys.accept, function()
+    require("codex.preview").accept()
+  end, "Codex: accept the proposed change")
+  map(buf, preview_keys.reject, function()
+    require("codex.preview").reject()
+  end, "Codex: reject the proposed change")
   map(buf, keys.interrupt, function()
     require("codex.threads").interrupt()
   end, "Codex: interrupt the running turn")
@@ -227,10 +245,18 @@ function M.close()
   end
 end
 
---- Move to the input area under the chat, ready to type a message.
-function M.prompt()
-  local win = windows()[1] or M.open()
-  return require("codex.compose").focus(win)
+--- Move to the input area under the chat, ready to type a message (on a line of its own
+--- after what is already written when `new_line`).
+function M.prompt(new_line)
+  local compose = require("codex.compose")
+  local win = compose.focus(windows()[1] or M.open())
+  local input = compose.buf()
+  local count = vim.api.nvim_buf_line_count(input)
+  if new_line and compose.text() ~= "" then
+    vim.api.nvim_buf_set_lines(input, count, count, false, { "" })
+    vim.api.nvim_win_set_cursor(win, { count + 1, 0 })
+  end
+  return win
 end
 
 --- The chat buffer's lines (for tests and statuslines).

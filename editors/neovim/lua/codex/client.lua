@@ -89,7 +89,7 @@ local function on_exit(code, signal, client_id)
   local queued = ready_queue[client_id]
   local client = vim.lsp.get_client_by_id(client_id)
   local root = client and client.root_dir
-  local started_cmd = client and client.config.cmd
+  local started_cmd = client and M.cmdline(client)
   local cmd = ours[client_id]
     or (type(started_cmd) == "table" and table.concat(started_cmd, " "))
     or table.concat(config.options.cmd, " ")
@@ -164,7 +164,7 @@ end
 local function on_init(client)
   restarts = 0
   -- A server Neovim started for us (vim.lsp.enable) is ours too.
-  ours[client.id] = ours[client.id] or table.concat(client.config.cmd or config.options.cmd, " ")
+  ours[client.id] = ours[client.id] or table.concat(M.cmdline(client) or config.options.cmd, " ")
   local queued = ready_queue[client.id] or {}
   ready_queue[client.id] = nil
   for _, fn in ipairs(queued) do
@@ -196,11 +196,39 @@ local function base_config(cmd)
     on_exit = on_exit,
     -- Changes go out at once: an approval answered right after typing must reach the server
     -- after the text it is about, or a change would be applied to text that is gone.
-    flags = { debounce_text_changes = 0 },
+    -- Quitting Neovim waits this long for the server to end after `shutdown`, then ends it:
+    -- no launcher or session outlives the editor.
+    flags = { debounce_text_changes = 0, exit_timeout = 1000 },
   }
 end
 
 local uses_lsp_config = false
+local registered = false -- the lsp-config was registered once
+
+-- The command line each warm-configured client was started with, by its RPC object.
+local launched = setmetatable({}, { __mode = "k" })
+
+-- The lsp-config's `cmd` with the warm start on: the launcher is looked up when a server is
+-- first started, not when Neovim starts, and then comes from memory or the cache.
+local function start_lazily(dispatchers, cfg)
+  local argv, is_warm = launcher.server_cmd()
+  local rpc = vim.lsp.rpc.start(argv, dispatchers, {
+    cwd = cfg and cfg.cmd_cwd,
+    env = config.options.cmd_env,
+    detached = cfg and cfg.detached,
+  })
+  launched[rpc] = { argv = argv, warm = is_warm }
+  return rpc
+end
+
+--- The command line `client` runs.
+function M.cmdline(client)
+  local started = client.rpc and launched[client.rpc]
+  if started then
+    return started.argv
+  end
+  return type(client.config.cmd) == "table" and client.config.cmd or nil
+end
 
 --- Register the "codex" lsp-config (Neovim 0.11): Neovim starts it for file buffers once it is
 --- enabled, each in its project root. Returns false on older versions.
@@ -209,7 +237,13 @@ function M.register_config()
   if not uses_lsp_config then
     return false
   end
-  local cfg = base_config((launcher.server_cmd()))
+  local cfg = base_config(config.options.warm and start_lazily or config.options.cmd)
+  if not registered then
+    -- What the user gave vim.lsp.config("codex", ...) before the first file buffer wins.
+    local given = type(vim.lsp.config._configs) == "table" and vim.lsp.config._configs[M.name]
+    cfg = vim.tbl_deep_extend("force", cfg, given or {})
+    registered = true
+  end
   cfg.reuse_client = same_root
   cfg.root_dir = function(bufnr, on_dir)
     if is_file_buffer(bufnr) and M.check_cmd(true) then
@@ -267,7 +301,11 @@ local function client_config(root, cmd_override)
     cfg, is_warm = base_config(cmd_override), false
   elseif uses_lsp_config and vim.lsp.config[M.name] then
     cfg = vim.deepcopy(vim.lsp.config[M.name])
-    is_warm = type(cfg.cmd) == "table" and launcher.is_warm(cfg.cmd)
+    if cfg.cmd == start_lazily then
+      cfg.cmd, is_warm = launcher.server_cmd()
+    else
+      is_warm = type(cfg.cmd) == "table" and launcher.is_warm(cfg.cmd)
+    end
   else
     local cmd
     cmd, is_warm = launcher.server_cmd()
@@ -285,16 +323,43 @@ function M.check_cmd(automatic)
   if vim.fn.executable(exe) == 1 then
     return true
   end
-  if not (automatic and warned_missing[exe]) then
-    warned_missing[exe] = true
-    notify(
-      ("cannot start the language server: `%s` is not an executable. Install codex-lsp "
-        .. "(`pip install codex-lsp`) or set `cmd` in require('codex').setup(); "
-        .. "see :checkhealth codex."):format(exe),
-      vim.log.levels.ERROR
-    )
+  if automatic then
+    -- Opening a file is not a Codex command: one short warning, once, outside the autocommand
+    -- (an error there comes with "Press ENTER").
+    if not warned_missing[exe] then
+      warned_missing[exe] = true
+      vim.schedule(function()
+        notify(("`%s` is not an executable, so Codex is off; see :checkhealth codex"):format(exe), vim.log.levels.WARN)
+      end)
+    end
+    return false
   end
+  notify(
+    ("cannot start the language server: `%s` is not an executable. Install codex-lsp "
+      .. "(`./scripts/setup` in a codex-lsp checkout puts it in .venv/bin/codex-lsp) and set "
+      .. "`cmd` in require('codex').setup() to its path; see :checkhealth codex."):format(exe),
+    vim.log.levels.ERROR
+  )
   return false
+end
+
+local active = false
+
+--- Register the server with Neovim and start it for file buffers when autostart is on. Runs
+--- once, when the first file buffer opens (autostart) or the first command needs a server, not
+--- when Neovim starts: an idle plugin loads none of vim.lsp. `again` applies changed options.
+function M.activate(again)
+  if active and not again then
+    return
+  end
+  active = true
+  require("codex.review").register_commands()
+  M.register_config()
+  M.autostart(config.options.autostart)
+end
+
+function M.activated()
+  return active
 end
 
 --- Start (or reuse) the server for `bufnr`'s project (or `root`) and attach the buffer when it
@@ -302,6 +367,7 @@ end
 --- user has been told). `automatic` marks the start on opening a file; `gone` is the id of a
 --- client that exited and must not be reused; `cmd` starts it with that command line instead.
 function M.start(bufnr, root, automatic, gone, cmd)
+  M.activate()
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if not M.check_cmd(automatic) then
     return nil

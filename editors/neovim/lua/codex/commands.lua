@@ -37,6 +37,17 @@ function M.register()
     codex().interrupt()
   end, { desc = "Interrupt the running Codex turn" })
 
+  command("CodexMode", function(o)
+    require("codex").ensure_setup()
+    require("codex.mode").set(vim.trim(o.args))
+  end, {
+    nargs = 1,
+    complete = function(arglead)
+      return require("codex.mode").complete(arglead)
+    end,
+    desc = "How Codex works from the next message: plan | agent | read-only | full",
+  })
+
   command("CodexUndoTurn", function()
     codex().undo_turn()
   end, { desc = "Undo the last Codex turn: every file it changed, on disk and in buffers" })

@@ -67,17 +67,27 @@ end
 --- Send `text` on the chat's thread with the context it names, or run it when it is a slash
 --- command. Returns false when it was not understood (an unknown slash command).
 function M.send(text)
-  local ran, unknown = require("codex.slash").run(text)
+  local ran, unknown, prompt = require("codex.slash").run(text)
   if unknown then
     return false
   end
+  -- A prompt of the library goes out as its file words it; the history keeps `/name`.
+  local message = prompt or (not ran and text) or nil
+  if message then
+    local context = require("codex.context").collect(message, M.origin_buf())
+    if not require("codex.threads").send(message, M.origin_buf(), context) then
+      return false -- no server: the text stays where it was written
+    end
+  end
   table.insert(state.history, text)
   state.at = nil
-  if not ran then
-    local context = require("codex.context").collect(text, M.origin_buf())
-    require("codex.threads").send(text, M.origin_buf(), context)
-  end
   return true
+end
+
+--- Put `text` in the input area (a message that could not be sent, to send again).
+function M.set_text(text)
+  M.buf()
+  set_text(vim.split(text, "\n", { plain = true }))
 end
 
 --- Send what is in the input area; it empties, unless the text was not understood.
@@ -202,11 +212,14 @@ function M.attach(chat_win)
   return win
 end
 
---- Move to the input area (opening it under `chat_win`), ready to type.
-function M.focus(chat_win)
+--- Move to the input area (opening it under `chat_win`), ready to type: in Insert mode at the
+--- end of the text unless `insert` is false.
+function M.focus(chat_win, insert)
   local win = M.attach(chat_win)
   vim.api.nvim_set_current_win(win)
-  vim.cmd("startinsert!")
+  if insert ~= false then
+    vim.cmd("startinsert!")
+  end
   return win
 end
 

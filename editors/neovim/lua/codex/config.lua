@@ -27,23 +27,33 @@ M.defaults = {
     size = 0.4,
     -- Size of the float as fractions of the editor.
     float = { width = 0.8, height = 0.8, border = "rounded" },
+    -- `:Codex` leaves the cursor in the input area; in Insert mode when this is true.
+    auto_insert = false,
   },
   inline = {
     -- Inline edits run on their own thread with this policy, so every patch is previewed
     -- in the buffer before it lands.
     approval_policy = "untrusted",
+    -- Normal-mode key that stops the edit, in the edited buffer while it runs (false: none).
+    interrupt = "<C-c>",
   },
   review = {
     -- Open the quickfix list when a review reports findings.
     open_quickfix = true,
   },
-  -- Global mappings (false disables one). Buffer-local keys are in `preview` and `chat_keys`.
+  -- Global mappings (false disables one). A key the user has mapped already is left alone
+  -- (`:checkhealth codex` lists it). `prefix` puts the keys not set here under it instead
+  -- (prefix .. "e", "a", "c", "r"). Buffer-local keys are in `preview` and `chat_keys`.
   keymaps = {
+    prefix = nil,
     edit = "<leader>ce", -- normal/visual: ask for an instruction, edit the selection
     ask = "<leader>ca", -- normal/visual: ask a question about the selection
     chat = "<leader>cc", -- open the chat
     review = "<leader>cr", -- review uncommitted changes
   },
+  -- The prompt library: each `<name>.md` here is sent by typing `/name [text]` in the chat;
+  -- nil: the codex/prompts folder of Neovim's config (stdpath("config")).
+  prompt_dir = nil,
   -- Keys in a buffer showing an inline diff preview (they exist only during the preview).
   preview = {
     accept = "ga", -- accept the whole change
@@ -68,6 +78,9 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
+-- The default global keys after `keymaps.prefix`.
+M.key_suffixes = { edit = "e", ask = "a", chat = "c", review = "r" }
+
 local layouts = { split = true, hsplit = true, float = true }
 local policies = { untrusted = true, ["on-failure"] = true, ["on-request"] = true, never = true }
 local sandboxes = { ["read-only"] = true, ["workspace-write"] = true, ["danger-full-access"] = true }
@@ -80,6 +93,18 @@ function M.apply(user)
   for _, key in ipairs({ "cmd", "root_markers" }) do
     if user[key] ~= nil then
       merged[key] = vim.deepcopy(user[key])
+    end
+  end
+  local prefix = merged.keymaps.prefix
+  if prefix ~= nil and type(prefix) ~= "string" then
+    return nil, "`keymaps.prefix` must be a string, e.g. '<leader>a'"
+  end
+  if prefix then
+    local given = user.keymaps or {}
+    for name, suffix in pairs(M.key_suffixes) do
+      if given[name] == nil then
+        merged.keymaps[name] = prefix .. suffix
+      end
     end
   end
   if type(merged.cmd) == "string" then

@@ -42,6 +42,53 @@ function M.parse(text)
   return hunks
 end
 
+--- The blocks of changed lines of `hunks`: each hunk cut wherever an unchanged line separates
+--- two changes, with no context lines, as the server counts hunks (zero lines of context), so
+--- changes a few lines apart are decided apart.
+function M.blocks(hunks)
+  local out = {}
+  for _, hunk in ipairs(hunks) do
+    local old, new = hunk.old_start, hunk.new_start
+    -- A hunk with no line on one side starts after that line; count from the next.
+    if hunk.old_count == 0 then
+      old = old + 1
+    end
+    if hunk.new_count == 0 then
+      new = new + 1
+    end
+    local block = nil
+    for _, line in ipairs(hunk.lines) do
+      if line.kind == " " then
+        block = nil
+        old, new = old + 1, new + 1
+      else
+        if not block then
+          block = { old_start = old, old_count = 0, new_start = new, new_count = 0, lines = {} }
+          table.insert(out, block)
+        end
+        table.insert(block.lines, line)
+        if line.kind == "-" then
+          block.old_count = block.old_count + 1
+          old = old + 1
+        else
+          block.new_count = block.new_count + 1
+          new = new + 1
+        end
+      end
+    end
+  end
+  for _, block in ipairs(out) do
+    -- Unified diffs number an empty side by the line before it.
+    if block.old_count == 0 then
+      block.old_start = block.old_start - 1
+    end
+    if block.new_count == 0 then
+      block.new_start = block.new_start - 1
+    end
+  end
+  return out
+end
+
 --- Apply hunks to a list of lines (no fuzz): used to show the result of a change.
 function M.apply(lines, hunks)
   local out, next_old = {}, 1

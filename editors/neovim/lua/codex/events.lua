@@ -42,6 +42,7 @@ local core = {
   end,
   ["turn/completed"] = function(p)
     threads.turn_completed(p.threadId, p.turn)
+    status.set_note(p.threadId, nil) -- a retry note ends with its turn
     transcript.turn_completed(p.threadId, p.turn or {})
     require("codex.preview").turn_ended(p.threadId)
     status.changed()

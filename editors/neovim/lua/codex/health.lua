@@ -37,8 +37,39 @@ local function check_setup(options)
   else
     health.ok("setup() was called; the options are valid")
   end
+  local skipped = {}
+  for _, key in ipairs(require("codex").skipped_keys) do
+    skipped[key.name] = true
+    health.warn(
+      ("keymaps.%s: %s was already mapped (%s mode), so setup() left it alone"):format(key.name, key.lhs, key.mode),
+      {
+        ("Pick another key: require('codex').setup({ keymaps = { %s = '...' } }), or a prefix: { keymaps = { prefix = '<leader>a' } }"):format(key.name),
+      }
+    )
+  end
+  -- Buffer-local mappings (an LSP setup's code action or rename key) hide a global one there.
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" and vim.api.nvim_buf_get_name(buf) ~= "" then
+      for name, lhs in pairs(options.keymaps or {}) do
+        local map = name ~= "prefix" and lhs and not skipped[name] and vim.api.nvim_buf_call(buf, function()
+          return vim.fn.maparg(lhs, "n", false, true)
+        end)
+        if map and map.buffer == 1 and not (map.desc or ""):find("^Codex") then
+          health.warn(
+            ("keymaps.%s: %s is mapped in %s by another plugin (%s), which hides Codex's there"):format(
+              name,
+              lhs,
+              vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":t"),
+              map.desc or map.rhs or "a Lua function"
+            ),
+            { "Pick another key, or a prefix: require('codex').setup({ keymaps = { prefix = '<leader>a' } })" }
+          )
+        end
+      end
+    end
+  end
   for name, lhs in pairs(options.keymaps or {}) do
-    if lhs then
+    if lhs and name ~= "prefix" and not skipped[name] then
       local map = vim.fn.maparg(lhs, "n", false, true)
       local desc = type(map) == "table" and map.desc or nil
       if type(map) ~= "table" or vim.tbl_isempty(map) then
@@ -67,7 +98,7 @@ local function check_server(options)
   local exe = cmd[1]
   if vim.fn.executable(exe) ~= 1 then
     health.error(("`%s` is not executable"):format(exe), {
-      "Install the server: pip install codex-lsp (it provides `codex-lsp`)",
+      "Install the server: `./scripts/setup` in a codex-lsp checkout puts it in .venv/bin/codex-lsp",
       "Or point the plugin at it: require('codex').setup({ cmd = { '/path/to/codex-lsp', 'serve' } })",
     })
     return

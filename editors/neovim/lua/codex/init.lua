@@ -4,13 +4,27 @@ local M = {}
 
 local configured = false
 
+-- Global keys left alone because the user had mapped them: { { name, lhs, mode } }.
+M.skipped_keys = {}
+
+-- Map `lhs` in `mode` unless something that is not ours is mapped there already.
+local function map_unless_taken(name, mode, lhs, rhs, desc)
+  local existing = vim.fn.maparg(lhs, mode, false, true)
+  if not vim.tbl_isempty(existing) and not (existing.desc or ""):find("^Codex") then
+    table.insert(M.skipped_keys, { name = name, lhs = lhs, mode = mode })
+    return
+  end
+  vim.keymap.set(mode, lhs, rhs, { desc = desc })
+end
+
 local function set_keymaps(keys)
-  local function both(lhs, normal, visual, desc)
+  M.skipped_keys = {}
+  local function both(lhs, normal, visual, desc, name)
     if not lhs then
       return
     end
-    vim.keymap.set("n", lhs, normal, { desc = desc })
-    vim.keymap.set("x", lhs, visual, { desc = desc })
+    map_unless_taken(name, "n", lhs, normal, desc)
+    map_unless_taken(name, "x", lhs, visual, desc)
   end
   -- In a visual-mode mapping the selection is still live: read its lines, then leave it.
   local function selected_lines()
@@ -24,20 +38,22 @@ local function set_keymaps(keys)
   end, function()
     local l1, l2 = selected_lines()
     require("codex.inline").prompt_edit(0, l1, l2)
-  end, "Codex: edit with an instruction")
+  end, "Codex: edit with an instruction", "edit")
   both(keys.ask, function()
     require("codex.inline").prompt_ask(0)
   end, function()
     local l1, l2 = selected_lines()
     require("codex.inline").prompt_ask(0, l1, l2)
-  end, "Codex: ask about the code")
+  end, "Codex: ask about the code", "ask")
   if keys.chat then
-    vim.keymap.set("n", keys.chat, M.chat, { desc = "Codex: open the chat" })
+    map_unless_taken("chat", "n", keys.chat, function()
+      M.chat()
+    end, "Codex: open the chat")
   end
   if keys.review then
-    vim.keymap.set("n", keys.review, function()
+    map_unless_taken("review", "n", keys.review, function()
       M.review("uncommitted")
-    end, { desc = "Codex: review uncommitted changes" })
+    end, "Codex: review uncommitted changes")
   end
 end
 
@@ -52,6 +68,43 @@ local function watch_progress()
       if client and client.name == "codex" and data.params then
         require("codex.status").on_progress(data.params, client.id)
       end
+    end,
+  })
+end
+
+local function file_buffer_loaded()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" and vim.api.nvim_buf_get_name(buf) ~= "" then
+      return true
+    end
+  end
+  return false
+end
+
+-- The server side of the plugin (vim.lsp, the lsp-config, autostart) is set up when it is first
+-- needed: the first file buffer with autostart on, else the first command. A second setup()
+-- applies its options at once.
+local function activate_when_needed(options)
+  local client = package.loaded["codex.client"]
+  if client and client.activated() then
+    client.activate(true)
+    return
+  end
+  local group = vim.api.nvim_create_augroup("codex_activate", { clear = true })
+  if not options.autostart then
+    return
+  end
+  if file_buffer_loaded() then
+    require("codex.client").activate()
+    return
+  end
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
+    once = true,
+    callback = function()
+      vim.api.nvim_del_augroup_by_id(group)
+      -- Autostart attaches the buffers already open, this one included.
+      require("codex.client").activate()
     end,
   })
 end
@@ -81,9 +134,7 @@ function M.setup(opts)
   require("codex.commands").register()
   set_keymaps(options.keymaps)
   watch_progress()
-  require("codex.review").register_commands()
-  require("codex.client").register_config()
-  require("codex.client").autostart(options.autostart)
+  activate_when_needed(options)
 end
 
 function M.configured()
@@ -99,11 +150,18 @@ end
 
 function M.chat(message)
   M.ensure_setup()
-  require("codex.compose").set_origin()
-  if message and vim.trim(message) ~= "" then
-    require("codex.compose").send(vim.trim(message))
+  local compose = require("codex.compose")
+  compose.set_origin()
+  local unsent = nil
+  if message and vim.trim(message) ~= "" and not compose.send(vim.trim(message)) then
+    unsent = vim.trim(message)
   end
-  return require("codex.chat").open()
+  local win = require("codex.chat").open()
+  if unsent then
+    compose.set_text(unsent) -- kept in the input area, to send once the server runs
+  end
+  require("codex.compose").focus(win, require("codex.config").options.chat.auto_insert)
+  return win
 end
 
 function M.new_thread()

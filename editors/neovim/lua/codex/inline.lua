@@ -38,6 +38,30 @@ local function selection_args(client, bufnr, l1, l2, prompt, thread_id)
   }
 end
 
+-- While an edit runs, the stop key in its buffer interrupts it, unless the user mapped that
+-- key there; the mapping goes with the edit.
+local function map_stop(thread_id, bufnr)
+  local lhs = config.options.inline.interrupt
+  if not lhs or vim.fn.maparg(lhs, "n", false, true).buffer == 1 then
+    return
+  end
+  vim.api.nvim_buf_call(bufnr, function()
+    if vim.fn.maparg(lhs, "n", false, true).buffer == 1 then
+      return
+    end
+    vim.keymap.set("n", lhs, function()
+      threads.interrupt(thread_id)
+    end, { buffer = bufnr, desc = "Codex: stop the inline edit" })
+    M.edits[thread_id].stop_key = lhs
+  end)
+end
+
+local function unmap_stop(edit)
+  if edit.stop_key and vim.api.nvim_buf_is_valid(edit.bufnr) then
+    pcall(vim.keymap.del, "n", edit.stop_key, { buffer = edit.bufnr })
+  end
+end
+
 --- Start an inline edit of lines l1..l2 of `bufnr` following `instruction`.
 function M.edit(instruction, bufnr, l1, l2)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
@@ -53,6 +77,7 @@ function M.edit(instruction, bufnr, l1, l2)
   l2 = l2 or l1
   threads.start(client, { kind = "edit", approval_policy = config.options.inline.approval_policy }, function(thread_id)
     M.edits[thread_id] = { bufnr = bufnr, instruction = instruction, client_id = client.id }
+    map_stop(thread_id, bufnr)
     local args = selection_args(client, bufnr, l1, l2, nil, thread_id)
     args.instruction = instruction
     -- The server words the request; the plugin only forwards the user's instruction.
@@ -72,6 +97,7 @@ function M.fix(client, finding_id, bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   threads.start(client, { kind = "edit", approval_policy = config.options.inline.approval_policy }, function(thread_id)
     M.edits[thread_id] = { bufnr = bufnr, instruction = "fix", client_id = client.id }
+    map_stop(thread_id, bufnr)
     client_mod.command(client, "codex.fixFinding", { findingId = finding_id, threadId = thread_id }, function(result)
       local edit = M.edits[thread_id]
       if edit and result and type(result.turn) == "table" then
@@ -110,6 +136,7 @@ events.on("turn/completed", function(p)
     return
   end
   M.edits[p.threadId] = nil
+  unmap_stop(edit)
   local turn = p.turn or {}
   if turn.status == "failed" then
     local err = type(turn.error) == "table" and turn.error.message or "unknown error"
@@ -122,15 +149,43 @@ events.on("turn/completed", function(p)
   end
   local text = require("codex.transcript").last_agent_text(p.threadId, turn.id)
   if text and text ~= "" then
-    client_mod.notify(threads.short(text, 300))
+    M.show_reply(text, edit.bufnr)
   end
 end)
+
+--- The reply of an edit that ended without a change: a short one as a message, a longer one
+--- (several lines, code) whole in a markdown float by the edited window.
+function M.show_reply(text, bufnr)
+  text = vim.trim(text)
+  if not text:find("\n") and vim.fn.strchars(text) <= 120 then
+    client_mod.notify(text)
+    return
+  end
+  local win = vim.fn.bufwinid(bufnr)
+  local function open()
+    local _, float = vim.lsp.util.open_floating_preview(vim.split(text, "\n", { plain = true }), "markdown", {
+      border = "rounded",
+      title = " Codex ",
+      max_width = math.max(40, math.floor(vim.o.columns * 0.8)),
+      max_height = math.max(5, math.floor(vim.o.lines * 0.6)),
+      focus_id = "codex_edit_reply",
+    })
+    M.reply_win = float
+  end
+  if win ~= -1 then
+    vim.api.nvim_win_call(win, open)
+  else
+    open()
+  end
+  client_mod.notify("the edit ended without a change; its answer is in the float")
+end
 
 -- A server that went away ends its edits: nothing will complete them.
 events.on("$/clientExited", function(p)
   for thread_id, edit in pairs(M.edits) do
     if edit.client_id == p.clientId then
       M.edits[thread_id] = nil
+      unmap_stop(edit)
       client_mod.notify("the edit stopped with the server", vim.log.levels.WARN)
     end
   end

@@ -15,12 +15,19 @@ local function cache_file()
 end
 
 -- What the launcher depends on: the command, its environment, and the executable's identity
--- (reinstalling codex-lsp rewrites it).
+-- (reinstalling codex-lsp rewrites it). Written in a fixed order, so every Neovim computes the
+-- same key (the order a Lua table's keys come out in is not the same from one process to the next).
 local function key_for(cmd, env)
   local exe = vim.fn.exepath(cmd[1])
   local stat = exe ~= "" and vim.uv.fs_stat(exe) or nil
   local mtime = stat and (stat.mtime.sec .. "." .. stat.mtime.nsec) or "?"
-  return vim.json.encode({ cmd = cmd, env = env or vim.empty_dict(), exe = exe, mtime = mtime })
+  local names = vim.tbl_keys(env or {})
+  table.sort(names)
+  local pairs_ = {}
+  for _, name in ipairs(names) do
+    table.insert(pairs_, { name, tostring(env[name]) })
+  end
+  return vim.json.encode({ cmd, pairs_, exe, mtime })
 end
 
 local function valid(argv)

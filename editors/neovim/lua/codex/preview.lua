@@ -117,18 +117,39 @@ local function draw(buf, hunks)
   return first or 0
 end
 
--- Replace a decided hunk's marks by a one-line note of the decision.
+-- Mark a decided hunk with a note of the decision. A rejected one shows its text as it stays;
+-- an accepted one keeps showing the change it makes, which lands once every hunk is decided.
 local function mark_decided(buf, hunk)
   for _, id in ipairs(hunk.marks or {}) do
     pcall(vim.api.nvim_buf_del_extmark, buf, M.ns, id)
   end
-  local text = hunk.decision == "accept" and "✓ hunk accepted" or "✗ hunk rejected"
-  hunk.marks = {
-    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.row, 0, {
-      virt_lines = { { { text, "CodexPreviewHint" } } },
-      virt_lines_above = true,
-    }),
-  }
+  local text = "✗ hunk rejected"
+  if hunk.decision == "accept" then
+    draw_hunk(buf, hunk)
+    text = "✓ hunk accepted (lands when every hunk is decided)"
+  else
+    hunk.marks = {}
+  end
+  table.insert(hunk.marks, vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.row, 0, {
+    virt_lines = { { { text, "CodexPreviewHint" } } },
+    virt_lines_above = true,
+  }))
+end
+
+-- Scroll `win` so the first hunk (its header, old lines and the new ones drawn below them)
+-- is on screen when it would run past the window's bottom.
+local function into_view(win, first, hunk)
+  if not hunk then
+    return
+  end
+  vim.api.nvim_win_call(win, function()
+    local view = vim.fn.winsaveview()
+    local row = first + 1
+    local needed = #hunk.lines + 2 -- the header above and a line to spare
+    if row - view.topline + needed > vim.api.nvim_win_get_height(win) then
+      vim.fn.winrestview({ topline = math.max(1, row - 2) })
+    end
+  end)
 end
 
 -- A buffer-local mapping of the user's on `lhs`, to put back after the preview.
@@ -311,7 +332,7 @@ function M.show(params, opts, resolve)
     local buf = kind_of(change) == "update" and M.find_buffer(change.path, cwd)
     local moved = type(change.kind) == "table" and change.kind.movePath
     if buf and not active[buf] and (moved == nil or moved == vim.NIL) then
-      table.insert(targets, { buf = buf, hunks = diff.parse(change.diff), path = change.path })
+      table.insert(targets, { buf = buf, hunks = diff.blocks(diff.parse(change.diff)), path = change.path })
     else
       table.insert(others, vim.fn.fnamemodify(change.path or "?", ":~:."))
     end
@@ -403,6 +424,7 @@ function M.show(params, opts, resolve)
     })
     for _, win in ipairs(vim.fn.win_findbuf(buf)) do
       pcall(vim.api.nvim_win_set_cursor, win, { first + 1, 0 })
+      into_view(win, first, t.hunks[1])
     end
   end
   if #p.bufs == 0 then

@@ -29,18 +29,32 @@ function M.parse(args)
   return nil, "usage: :CodexReview [uncommitted | branch NAME | commit SHA]"
 end
 
---- Every codex diagnostic, as quickfix items sorted by file and line.
+-- A finding's priority (its code, "P0" most urgent), else its severity.
+local function urgency(d)
+  local p = type(d.code) == "string" and tonumber(d.code:match("^P(%d)$")) or nil
+  return p or (d.severity or 4) + 10
+end
+
+--- Every codex diagnostic, as quickfix items: the most urgent first, then by file and line.
 function M.items()
   local diags = vim.tbl_filter(function(d)
     return d.source == "codex"
   end, vim.diagnostic.get(nil))
   table.sort(diags, function(a, b)
+    if urgency(a) ~= urgency(b) then
+      return urgency(a) < urgency(b)
+    end
     if a.bufnr ~= b.bufnr then
       return vim.api.nvim_buf_get_name(a.bufnr) < vim.api.nvim_buf_get_name(b.bufnr)
     end
     return a.lnum < b.lnum
   end)
-  return vim.diagnostic.toqflist(diags)
+  -- toqflist sorts by file and line: one diagnostic at a time keeps this order.
+  local items = {}
+  for _, d in ipairs(diags) do
+    vim.list_extend(items, vim.diagnostic.toqflist({ d }))
+  end
+  return items
 end
 
 --- Put the current findings in the quickfix list (replacing our earlier list, if any).

@@ -122,6 +122,10 @@ function M.format()
   elseif threads.running(threads.current) then
     parts[1] = "Codex ⟳ working"
   end
+  local thread = threads.get(threads.current)
+  if thread and thread.mode and thread.mode ~= "agent" then
+    parts[1] = parts[1] .. " [" .. thread.mode .. "]"
+  end
   local note = threads.current and notes[threads.current]
   if note then
     table.insert(parts, note)

@@ -89,6 +89,7 @@ function M.start(client, opts, cb)
   }
   client_mod.request(client, "codex/thread/start", params, function(result)
     local thread = M.record(result.thread, client.id, opts.kind or "chat")
+    thread.started_model = result.model -- what a mode switch names when no /model was chosen
     if cb then
       cb(thread.id, result)
     end
@@ -108,27 +109,29 @@ local function start_chat(client, cb)
 end
 
 --- Call `cb(thread_id, client)` with the chat's thread: the current one, resumed on a new
---- server if its server went away, else a new one.
+--- server if its server went away, else a new one. Returns false when no server can start
+--- (the user has been told why).
 function M.ensure_chat(bufnr, cb)
   local client = M.client_of(M.current)
   if client then
     cb(M.current, client)
-    return
+    return true
   end
   local lost = M.get(M.current)
   client = lost and lost.root and client_mod.for_root(lost.root) or client_mod.get(bufnr)
   if not client then
-    return
+    return false
   end
   if lost and lost.lost and lost.kind == "chat" then
     M.resume_lost(client, lost, function(id)
       cb(id, client)
     end)
-    return
+    return true
   end
   start_chat(client, function(id)
     cb(id, client)
   end)
+  return true
 end
 
 --- Resume a thread whose server went away, keeping the chat as it is (the half answer and
@@ -193,11 +196,21 @@ end
 --- Send a chat message as a new turn on the chat's thread; `context` items (see codex.context)
 --- go along as data through the server's `codex.message`.
 function M.send(text, bufnr, context)
-  M.ensure_chat(bufnr, function(id, client)
+  return M.ensure_chat(bufnr, function(id, client)
     local thread = M.get(id)
     local model = thread and thread.model or nil
     if context and #context > 0 then
       client_mod.command(client, "codex.message", { threadId = id, text = text, context = context, model = model })
+      return
+    end
+    local running = M.running(id)
+    if running then
+      -- A message written while a turn runs joins it: the model reads it at its next request.
+      client_mod.request(client, "codex/turn/steer", {
+        threadId = id,
+        expectedTurnId = running,
+        input = { { type = "text", text = text } },
+      })
       return
     end
     client_mod.request(client, "codex/turn/start", {
@@ -216,9 +229,29 @@ function M.set_model(model)
   end)
 end
 
---- Interrupt the running turn of `thread_id` (default: the chat's thread).
+-- The inline edit whose turn is running, the one editing `bufnr` first.
+local function running_edit(bufnr)
+  local found = nil
+  for id, edit in pairs(require("codex.inline").edits) do
+    if M.running(id) then
+      if edit.bufnr == bufnr then
+        return id
+      end
+      found = found or id
+    end
+  end
+  return found
+end
+
+--- Interrupt the running turn of `thread_id`; by default the chat's, else an inline edit's
+--- (the one in the current buffer first).
 function M.interrupt(thread_id)
-  thread_id = thread_id or M.current
+  if not thread_id then
+    thread_id = M.current
+    if not M.running(thread_id) then
+      thread_id = running_edit(vim.api.nvim_get_current_buf()) or thread_id
+    end
+  end
   local turn = M.running(thread_id)
   local client = M.client_of(thread_id)
   if not (turn and client) then
@@ -268,6 +301,7 @@ M.label = label
 function M.resume(client, thread_id, cb)
   client_mod.request(client, "codex/thread/resume", { threadId = thread_id }, function(result)
     local thread = M.record(result.thread, client.id, "chat")
+    thread.started_model = result.model
     require("codex.transcript").load(result.thread)
     M.current = thread.id
     require("codex.chat").show_thread(thread.id)

@@ -1,0 +1,1 @@
+"""Approvals and questions the API asks the client on a thread's behalf."""

@@ -1,0 +1,1 @@
+"""`model/list` and `skills/list`."""

@@ -1,0 +1,1 @@
+"""Commands run for the client: `command/exec*`, `thread/shellCommand`, background terminals."""

@@ -1,0 +1,1 @@
+"""`config/*`: reading, writing and reloading the user's configuration."""

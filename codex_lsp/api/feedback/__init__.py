@@ -1,0 +1,1 @@
+"""`feedback/save`: a local feedback bundle, secrets redacted."""

@@ -1,0 +1,1 @@
+"""`fuzzyFileSearch*`: fuzzy file search, one-shot and in sessions."""

@@ -1,0 +1,1 @@
+"""`fs/*`: files on absolute host paths, and watching them."""

@@ -1,0 +1,1 @@
+"""The `initialize` handshake: who this server is."""

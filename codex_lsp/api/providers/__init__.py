@@ -1,0 +1,1 @@
+"""`modelProvider/*`: the model providers a client can pick and configure."""

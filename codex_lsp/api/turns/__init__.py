@@ -1,0 +1,1 @@
+"""`turn/*` and `review/start` on a loaded thread."""

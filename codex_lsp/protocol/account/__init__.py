@@ -1,0 +1,1 @@
+"""The `account/*` methods: sign-in, sign-out, the account and its rate limits."""

@@ -1,0 +1,1 @@
+"""Server requests: approvals and questions the server asks the client."""

@@ -1,0 +1,1 @@
+"""What a client picks from: `model/list` and `skills/list`."""

@@ -1,0 +1,1 @@
+"""`config/*`: reading and writing the user's configuration."""

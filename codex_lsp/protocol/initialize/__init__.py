@@ -1,0 +1,1 @@
+"""The `initialize` handshake."""

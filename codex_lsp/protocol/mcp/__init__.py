@@ -1,0 +1,1 @@
+"""`mcpServer*`: MCP servers, their tools and resources."""

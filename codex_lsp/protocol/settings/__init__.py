@@ -1,0 +1,1 @@
+"""Skills settings, hooks, experimental features and permission profiles."""

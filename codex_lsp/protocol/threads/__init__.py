@@ -1,0 +1,1 @@
+"""`thread/*`: threads, their lifecycle, read state, and the notifications a thread sends."""

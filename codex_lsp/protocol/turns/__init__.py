@@ -1,0 +1,1 @@
+"""`turn/*` and `review/start`: turns, their items and editor tasks."""

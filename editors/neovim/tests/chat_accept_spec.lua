@@ -1,0 +1,20 @@
+-- A change previewed in the file's window can be accepted from the chat with `ga`.
+local H = dofile(os.getenv("CODEX_NVIM_ROOT") .. "/tests/helpers.lua")
+
+H.run("accepting from the chat", function()
+  H.setup()
+  vim.cmd.edit(H.ws .. "/app.py")
+  local buf = vim.api.nvim_get_current_buf()
+  local preview = require("codex.preview")
+  vim.cmd("2CodexEdit make the greeting say hello")
+  H.wait("the preview", function()
+    return preview.showing(buf)
+  end)
+  vim.cmd("Codex")
+  vim.api.nvim_set_current_win(vim.fn.win_findbuf(require("codex.chat").buf())[1])
+  H.keys("ga")
+  H.wait("the change in the file's buffer", function()
+    return H.lines(buf)[2] == '    print("hello")'
+  end)
+  H.no_errors()
+end)

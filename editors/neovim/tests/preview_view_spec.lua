@@ -1,0 +1,25 @@
+-- A change proposed near the bottom of the window is scrolled into view: the new lines drawn
+-- below the old one are on screen while the user decides (read from an attached UI).
+local H = dofile(os.getenv("CODEX_NVIM_ROOT") .. "/tests/helpers.lua")
+
+H.run("a preview near the window's bottom", function()
+  H.setup()
+  H.wait_for_ui()
+  vim.cmd.edit(H.ws .. "/long.py")
+  local buf = vim.api.nvim_get_current_buf()
+  local preview = require("codex.preview")
+  local bottom = vim.fn.line("w$")
+  H.ok(bottom >= 29 and bottom <= 31, "the window ends near line 30: " .. bottom)
+  vim.cmd("29CodexEdit split it up")
+  H.wait("the preview", function()
+    return preview.showing(buf)
+  end)
+  vim.cmd("redraw")
+  local screen = table.concat(H.screen(), "\n")
+  H.has(screen, "value_f = 6", "the last new line is on screen")
+  H.has(screen, "Codex proposes a change", "and the header")
+  H.keys("gr")
+  H.wait("the edit to end", function()
+    return next(require("codex.inline").edits) == nil
+  end)
+end)

@@ -1,0 +1,22 @@
+-- The prompt library: `/explain the main function` in the input area sends the user's
+-- explain.md with the text in place of $ARGUMENTS, and completion offers it.
+local H = dofile(os.getenv("CODEX_NVIM_ROOT") .. "/tests/helpers.lua")
+
+H.run("the prompt library", function()
+  local dir = vim.fs.joinpath(vim.fn.stdpath("config"), "codex", "prompts")
+  vim.fn.mkdir(dir, "p")
+  vim.fn.writefile({ "Explain $ARGUMENTS to a newcomer,", "in three short sentences." }, dir .. "/explain.md")
+  H.setup()
+  vim.cmd.edit(H.ws .. "/app.py")
+  local threads = require("codex.threads")
+  local compose = require("codex.compose")
+  vim.cmd("Codex")
+  H.ok(vim.tbl_contains(compose.omnifunc(0, "/ex"), "/explain"), "completion offers the prompt")
+  H.keys("i/explain the main function<C-s>")
+  H.wait("the answer", function()
+    local text = table.concat(require("codex.chat").lines(), "\n")
+    return text:find("It prints hi.", 1, true) and not threads.running(threads.current)
+  end)
+  H.eq(compose.history()[#compose.history()], "/explain the main function", "the history keeps what was typed")
+  H.no_errors()
+end)
