@@ -19,6 +19,7 @@ from codex_lsp.api.mcp import servers as mcp_servers
 from codex_lsp.api.providers import listing as providers
 from codex_lsp.api.settings import features as settings, skills as skills_settings
 from codex_lsp.api.threads import (
+    goals as thread_goals,
     ops as thread_ops,
     pages as thread_pages,
     read_state,
@@ -43,6 +44,7 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     mcp_servers,
     providers,
     read_state,
+    thread_goals,
     skills_settings,
     settings,
     feedback,

@@ -45,7 +45,6 @@ _REASONS: dict[str, tuple[str, ...]] = {
     f"uploading feedback: {_HOSTED}; feedback/save writes the same bundle locally": (
         "feedback/upload",
     ),
-    f"thread goals: {_HOSTED}": ("thread/goal/set", "thread/goal/get", "thread/goal/clear"),
     f"thread attachments and sections: {_HOSTED}": (
         "thread/attachment/add",
         "thread/attachment/list",

@@ -8,12 +8,14 @@ import httpx
 
 from codex_lsp.engine.editor_tools import EditorToolsExtension
 from codex_lsp.engine.extensions import Extension
+from codex_lsp.engine.goals import GoalsExtension
 from codex_lsp.engine.mcp import McpExtension
 from codex_lsp.engine.questions import QuestionsExtension
 from codex_lsp.engine.review import ReviewExtension
 from codex_lsp.engine.services import EngineServices
 from codex_lsp.engine.skills import SkillsExtension
 from codex_lsp.engine.subagents import SubagentsExtension
+from codex_lsp.engine.view_image import ViewImageExtension
 from codex_lsp.engine.web_search import WebSearchExtension
 from codex_lsp.model.transport import http_client
 from codex_lsp.store.auth import AuthStore
@@ -56,6 +58,8 @@ def default_extensions(config: Config) -> list[Extension]:
         ReviewExtension.from_config(config),
         SubagentsExtension(max_active=config.max_active_subagents),
         EditorToolsExtension(),
+        ViewImageExtension(),
+        GoalsExtension(),
     ]
 
 

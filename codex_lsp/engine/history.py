@@ -52,6 +52,10 @@ class ConversationHistory:
     def mark_response(self, response_id: str) -> None:
         self._bookmarks[response_id] = len(self._items)
 
+    def last_bookmark(self) -> str | None:
+        """The newest response id the history can still be rewound to."""
+        return next(reversed(self._bookmarks), None)
+
     def has_bookmark(self, response_id: str) -> bool:
         return response_id in self._bookmarks
 

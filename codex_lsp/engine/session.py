@@ -120,6 +120,9 @@ class Session:
         self.rate_limits: RateLimitSnapshot | None = None
         self.last_response_id: str | None = None
         self.thread_name: str | None = None
+        # The thread's goal (`engine.goals`), and when its running time was last counted.
+        self.goal: dict[str, Any] | None = None
+        self.goal_clock: float | None = None
         # 0 for a root thread. The subagents package gives each child session its agent id,
         # so features that differ for children (questions to the user) need not import it.
         self.agent_id = 0
@@ -311,7 +314,11 @@ class Session:
         self.emit(task.sub_id, TokenCountEvent(info=info, rate_limits=self.rate_limits))
         self.emit(
             task.sub_id,
-            TurnAbortedEvent(turn_id=task.sub_id, reason=task.abort_reason or "interrupted"),
+            TurnAbortedEvent(
+                turn_id=task.sub_id,
+                reason=task.abort_reason or "interrupted",
+                response_id=self.history.last_bookmark(),
+            ),
         )
 
     @staticmethod

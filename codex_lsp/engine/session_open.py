@@ -275,6 +275,7 @@ def _session(
         session.context_seen = ctx if state.history else None
         _restore_usage(session, state.token_info, state.rate_limits)
         session.thread_name = state.thread_name
+        session.goal = state.goal
     elif isinstance(origin, NewThread) and origin.history:
         session.record_items(origin.history)
         session.context_seen = ctx

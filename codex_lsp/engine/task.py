@@ -17,6 +17,7 @@ from typing import Any
 from codex_lsp.engine.base_instructions import base_instructions
 from codex_lsp.engine.compact import maybe_compact
 from codex_lsp.engine.editor_tasks import developer_note
+from codex_lsp.engine.goals import account_usage as account_goal_usage
 from codex_lsp.engine.instructions import (
     context_update_message,
     contextual_user_message,
@@ -265,6 +266,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             session.history.mark_response(result.response_id)
             task.last_response_id = session.last_response_id = result.response_id
         session.record_usage(result.usage)
+        account_goal_usage(session, sub_id, result.usage)
         last_message = result.last_agent_message or last_message
         calls = result.tool_calls
         if not calls:

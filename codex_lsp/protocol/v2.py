@@ -27,6 +27,7 @@ from codex_lsp.protocol.methods import Method, MethodTable
 from codex_lsp.protocol.providers import models as providers
 from codex_lsp.protocol.settings import models as settings
 from codex_lsp.protocol.threads import (
+    goals as thread_goals,
     models as threads,
     ops as thread_ops,
     read_state,
@@ -40,6 +41,7 @@ FAMILIES: tuple[MethodTable, ...] = (
     threads.METHODS,
     thread_ops.METHODS,
     read_state.METHODS,
+    thread_goals.METHODS,
     turns.METHODS,
     tasks.METHODS,
     catalog.METHODS,

@@ -38,6 +38,20 @@ FEATURES: tuple[Feature, ...] = (
         "Let the model ask the user short questions in the middle of a turn.",
     ),
     Feature(
+        "view_image",
+        "stable",
+        True,
+        "View images",
+        "Let the model look at image files on disk (`view_image`).",
+    ),
+    Feature(
+        "goals",
+        "stable",
+        True,
+        "Goals",
+        "Offer the model the goal tools: a thread's objective, its status and token budget.",
+    ),
+    Feature(
         "subagent_tools",
         "beta",
         False,

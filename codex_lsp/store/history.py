@@ -53,6 +53,8 @@ class ResumedState:
     rate_limits: dict[str, Any] | None = None
     # Persisted `EventMsg` payloads in order, rollbacks included, to rebuild turns for display.
     events: list[dict[str, Any]] = field(default_factory=list)
+    # The thread's goal as its last `thread_goal_updated` left it (None once cleared).
+    goal: dict[str, Any] | None = None
     thread_name: str | None = None
     # Response ids that ended a turn, and how long the history was then: the bookmarks a
     # later turn may fork from. A compaction or rollback invalidates the ones before it.
@@ -169,11 +171,19 @@ def reconstruct_history(
         elif kind == COMPACTED:
             if not isinstance(payload, dict):
                 continue
-            state.bookmarks.clear()
             replacement = payload.get("replacement_history")
             if isinstance(replacement, list):
-                history = [item for item in replacement if isinstance(item, dict)]
+                rebuilt = [item for item in replacement if isinstance(item, dict)]
+                # A replacement that is a prefix of the history is a rewind to a bookmark (an
+                # in-thread fork): the bookmarks it keeps stay valid, as they do in the session.
+                if history[: len(rebuilt)] == rebuilt:
+                    kept = len(rebuilt)
+                    state.bookmarks = {k: n for k, n in state.bookmarks.items() if n <= kept}
+                else:
+                    state.bookmarks.clear()
+                history = rebuilt
             else:
+                state.bookmarks.clear()
                 summary = payload.get("message")
                 summary = summary if isinstance(summary, str) else ""
                 history = compacted_history(history, summary, summary_prefix=summary_prefix)
@@ -211,6 +221,11 @@ def _apply_event(state: ResumedState, event: dict[str, Any]) -> None:
             state.token_info = event["info"]
         if event.get("rate_limits") is not None:
             state.rate_limits = event["rate_limits"]
+    elif event_type == "thread_goal_updated" and isinstance(event.get("goal"), dict):
+        # A `null` budget is left out when the event is written.
+        state.goal = {"tokenBudget": None, **event["goal"]}
+    elif event_type == "thread_goal_cleared" and event.get("cleared", True):
+        state.goal = None
     elif event_type == "thread_name_updated":
         name = event.get("thread_name")
         if isinstance(name, str):

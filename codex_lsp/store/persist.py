@@ -41,7 +41,11 @@ EXTRA_EVENTS = frozenset(
         "turn_aborted",
         "mcp_tool_call_end",
         "web_search_end",
+        "view_image_tool_call",
         "proposed_plan",
+        # A resumed thread finds its goal where these left it.
+        "thread_goal_updated",
+        "thread_goal_cleared",
         # A resumed thread rebuilds its subagents from these before replaying turns.
         "subagent_lifecycle",
         "agent_inbox",

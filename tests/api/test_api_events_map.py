@@ -27,10 +27,10 @@ class Recorder:
     def notify(self, method: str, params: BaseModel) -> None:
         self.sent.append((method, sent_params(method, params)))
 
-    def ask_exec(self, turn_id: str, event: Any) -> None:
+    def ask_exec(self, turn_id: str, event: Any, *, scope: str | None = None) -> None:
         self.asked.append(("exec", event.call_id))
 
-    def ask_patch(self, turn_id: str, event: Any, diffs: Any) -> None:
+    def ask_patch(self, turn_id: str, event: Any, diffs: Any, *, scope: str | None = None) -> None:
         self.asked.append(("patch", event.call_id))
 
     def ask_user_input(self, turn_id: str, event: Any) -> None:

@@ -32,18 +32,21 @@ OURS = {"subagent/lifecycle", "agent/inbox"}  # our extension: not in the refere
 class McpRecorder(Recorder):
     def __init__(self) -> None:
         super().__init__()
-        self.turns: list[str] = []  # the turn id each request was asked under
+        # The turn id each request was shown under, and the task whose end cancels it.
+        self.turns: list[tuple[str, str | None]] = []
 
-    def ask_exec(self, turn_id: str, event: Any) -> None:
-        self.turns.append(turn_id)
+    def ask_exec(self, turn_id: str, event: Any, *, scope: str | None = None) -> None:
+        self.turns.append((turn_id, scope))
         super().ask_exec(turn_id, event)
 
-    def ask_patch(self, turn_id: str, event: Any, diffs: Any) -> None:
-        self.turns.append(turn_id)
+    def ask_patch(self, turn_id: str, event: Any, diffs: Any, *, scope: str | None = None) -> None:
+        self.turns.append((turn_id, scope))
         super().ask_patch(turn_id, event, diffs)
 
-    def ask_mcp_tool(self, turn_id: str, event: Any, server: str, tool: str) -> None:
-        self.turns.append(turn_id)
+    def ask_mcp_tool(
+        self, turn_id: str, event: Any, server: str, tool: str, *, scope: str | None = None
+    ) -> None:
+        self.turns.append((turn_id, scope))
         self.asked.append(("mcp", f"{server}/{tool}/{event.call_id}"))
 
 
@@ -155,15 +158,17 @@ def test_a_command_named_mcp_is_still_a_command(rec):
     assert rec.of("item/started")[0]["item"]["type"] == "commandExecution"
 
 
-def test_a_subagents_requests_are_asked_under_its_own_task_id(rec):
+def test_a_subagents_requests_are_shown_under_the_root_turn_and_bound_to_its_task(rec):
     mapper = ThreadEventMap(THREAD, rec.notify, rec, mcp_servers=frozenset({"tests"}))
     child = "agent-1-turn-1"
     patch = ev.ApplyPatchApprovalRequestEvent(
         call_id="p1", turn_id=child, changes={"a.txt": {"type": "add", "content": "x\n"}}
     )
-    # The root thread is idle: the child still gets its answer.
+    # The root thread's turn ended: the child still gets its answer, under the turn it knows.
+    start(mapper, "t0")
+    feed(mapper, "t0", ev.TaskCompleteEvent(turn_id="t0"))
     feed(mapper, child, mcp_request(["ls"]), patch)
-    # The root's turn runs: the child's request is not made part of it.
+    # The root's turn runs: the child's request is shown under it, not made part of it.
     start(mapper, "t1")
     feed(
         mapper,
@@ -172,8 +177,8 @@ def test_a_subagents_requests_are_asked_under_its_own_task_id(rec):
         ev.TaskCompleteEvent(turn_id="t1"),
     )
     assert rec.asked == [("exec", "m1"), ("patch", "p1"), ("mcp", "tests/add/m1")]
-    assert rec.turns == [child, child, child]
-    assert rec.of("item/started") == [] and rec.ended == ["t1"]
+    assert rec.turns == [("t0", child), ("t0", child), ("t1", child)]
+    assert rec.of("item/started") == [] and rec.ended == ["t0", "t1"]
 
 
 def failed_review() -> ReviewOutputEvent:

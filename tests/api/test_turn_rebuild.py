@@ -100,3 +100,20 @@ def test_older_rollouts_without_turn_markers_get_a_turn_per_user_message():
     turns = _turns(events)
     assert [len(turn["items"]) for turn in turns] == [2, 1]
     assert len({turn["id"] for turn in turns}) == 2
+
+
+def test_a_look_at_an_image_comes_back_as_its_image_view_item():
+    events = [
+        {"type": "task_started", "turn_id": "t1"},
+        {"type": "user_message", "message": "look"},
+        {"type": "view_image_tool_call", "call_id": "v1", "path": "/w/dot.png"},
+        {"type": "agent_message", "message": "A dot.", "item_id": "msg_1"},
+        {"type": "task_complete", "turn_id": "t1"},
+    ]
+    (turn,) = _turns(events)
+    assert [(i["type"], i.get("path")) for i in turn["items"]] == [
+        ("userMessage", None),
+        ("imageView", "/w/dot.png"),
+        ("agentMessage", None),
+    ]
+    assert turn["items"][1]["id"] == "v1"

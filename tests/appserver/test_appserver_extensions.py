@@ -292,6 +292,8 @@ def test_a_subagent_asks_for_approval_after_the_root_turn_ended(scripted_model, 
     assert done["params"]["turn"]["status"] == "completed"
     assert asked["params"]["threadId"] == thread["id"]
     assert asked["params"]["itemId"] == "c1"
+    # The child's request names the root turn that set it to work, a turn the client knows.
+    assert asked["params"]["turnId"] == done["params"]["turn"]["id"]
     assert "touch child.flag" in asked["params"]["command"]
     assert (ws / "child.flag").exists()
     assert_schema_valid(client)

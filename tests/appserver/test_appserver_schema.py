@@ -189,6 +189,12 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         client.result("thread/read", {"threadId": thread["id"], "includeTurns": True})
         client.result("thread/name/set", {"threadId": thread["id"], "name": "Schema walk"})
         client.wait_method("thread/name/updated")
+        goal = {"threadId": thread["id"], "objective": "Walk the schema", "tokenBudget": 500}
+        client.result("thread/goal/set", goal)
+        client.wait_method("thread/goal/updated")
+        client.result("thread/goal/get", {"threadId": thread["id"]})
+        assert client.result("thread/goal/clear", {"threadId": thread["id"]}) == {"cleared": True}
+        client.wait_method("thread/goal/cleared")
         fork = client.result("thread/fork", {"threadId": thread["id"]})["thread"]
         client.run_turn(fork["id"], "On the fork.")
         client.result("thread/archive", {"threadId": fork["id"]})

@@ -301,3 +301,42 @@ async def test_the_chat_wire_runs_tools_and_answers(scripted_model, tmp_path):
     assert {t["function"]["name"] for t in first["tools"]} >= {"exec_command", "write_stdin"}
     tool_messages = [m for m in second["messages"] if m["role"] == "tool"]
     assert "from-chat" in tool_messages[0]["content"]
+
+
+async def test_an_interrupted_turn_names_the_response_to_continue_from(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    scripted_model.enqueue(text_response("first answer", response_id="resp_0"))
+    scripted_model.enqueue(
+        [{"sse": {"type": "response.created", "response": {"id": "resp_x"}}}, {"stall_s": 30}]
+    )
+    scripted_model.enqueue(
+        function_call_response(
+            "exec_command",
+            {"cmd": "sleep 30", "workdir": str(ws), "yield_time_ms": 30_000},
+            call_id="call_sleep",
+            response_id="resp_1",
+        )
+    )
+    scripted_model.enqueue(text_response("continued", response_id="resp_2"))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        await engine.run_turn("question zero")
+        # Cut before the turn's first response completed: the previous turn's response.
+        stalled = await engine.send("think for long")
+        await engine.until("task_started", sub_id=stalled)
+        while len(scripted_model.requests) < 2:
+            await anyio.sleep(0.05)
+        await engine.codex.submit(Interrupt())
+        aborted = await engine.until("turn_aborted", sub_id=stalled)
+        assert aborted.msg.response_id == "resp_0"
+        # Cut while a tool runs: the response that asked for it.
+        long_turn = await engine.send("run something long")
+        await engine.until("exec_command_begin", sub_id=long_turn)
+        await engine.codex.submit(Interrupt())
+        aborted = await engine.until("turn_aborted", sub_id=long_turn)
+        assert aborted.msg.response_id == "resp_1"
+        events = await engine.run_turn("go on", previous_response_id="resp_1")
+        assert not engine.of_type("warning", events)
+    sent = json.dumps(scripted_model.requests[-1].body["input"])
+    assert "run something long" in sent and "call_sleep" in sent and "go on" in sent

@@ -221,3 +221,27 @@ async def test_a_resumed_thread_keeps_its_response_bookmarks(scripted_model, tmp
     sent = _input_text(scripted_model.requests[-1])
     assert "question one" in sent and "answer one" in sent
     assert "question two" not in sent and "answer two" not in sent
+
+
+async def test_after_an_in_thread_fork_a_resumed_thread_forks_again_from_an_older_bookmark(
+    scripted_model, tmp_path
+):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)
+    for n in (1, 2, 3):
+        scripted_model.enqueue(text_response(f"answer {n}", response_id=f"r{n}"))
+    scripted_model.enqueue(text_response("branch from two", response_id="r4"))
+    scripted_model.enqueue(text_response("branch from one", response_id="r5"))
+    async with running_engine(home) as engine:
+        configured = await engine.configure(cwd=str(ws))
+        for n in (1, 2, 3):
+            await engine.run_turn(f"question {n}")
+        await engine.run_turn("again from two", previous_response_id="r2")
+    async with running_engine(home) as engine:
+        await engine.configure(resume_path=configured.msg.rollout_path)
+        events = await engine.run_turn("again from one", previous_response_id="r1")
+        assert not engine.of_type("warning", events)
+    sent = _input_text(scripted_model.requests[-1])
+    assert "question 1" in sent and "answer 1" in sent
+    for gone in ("question 2", "answer 2", "question 3", "again from two", "branch from two"):
+        assert gone not in sent

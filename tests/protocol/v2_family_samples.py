@@ -15,7 +15,7 @@ from codex_lsp.protocol.fs import models as fs
 from codex_lsp.protocol.mcp import models as mcp
 from codex_lsp.protocol.providers import models as pr
 from codex_lsp.protocol.settings import models as st
-from codex_lsp.protocol.threads import ops as to, read_state as rs
+from codex_lsp.protocol.threads import goals as gl, ops as to, read_state as rs
 from codex_lsp.protocol.turns import items as it
 from tests.protocol.test_v2_items import item_variants, thread, turn
 
@@ -183,8 +183,38 @@ _GATEWAY = pr.ModelProviderSummary(
     ),
 )
 
+_GOAL = gl.ThreadGoal(
+    thread_id="t1",
+    objective="Ship the parser",
+    status="active",
+    token_budget=5000,
+    tokens_used=38,
+    time_used_seconds=4,
+    created_at=1795931492,
+    updated_at=1795931493,
+)
+
 REQUEST_SAMPLES.update(
     {
+        "thread/goal/get": [
+            (gl.ThreadGoalGetParams(thread_id="t1"), gl.ThreadGoalGetResponse(goal=_GOAL)),
+            (gl.ThreadGoalGetParams(thread_id="t1"), gl.ThreadGoalGetResponse(goal=None)),
+        ],
+        "thread/goal/set": [
+            (
+                gl.ThreadGoalSetParams(
+                    thread_id="t1", objective="Ship the parser", token_budget=5000, origin="user"
+                ),
+                gl.ThreadGoalSetResponse(goal=_GOAL),
+            ),
+            (
+                gl.ThreadGoalSetParams(thread_id="t1", status="paused"),
+                gl.ThreadGoalSetResponse(goal=_GOAL.model_copy(update={"status": "paused"})),
+            ),
+        ],
+        "thread/goal/clear": [
+            (gl.ThreadGoalClearParams(thread_id="t1"), gl.ThreadGoalClearResponse(cleared=True))
+        ],
         "mcpServerStatus/list": [
             (
                 mcp.ListMcpServerStatusParams(thread_id="t1", detail="toolsAndAuthOnly", limit=1),
@@ -417,6 +447,13 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
         ),
     ],
     "skills/changed": [st.SkillsChangedNotification()],
+    "thread/goal/updated": [
+        gl.ThreadGoalUpdatedNotification(thread_id="t1", turn_id="turn1", goal=_GOAL),
+        gl.ThreadGoalUpdatedNotification(
+            thread_id="t1", goal=_GOAL.model_copy(update={"token_budget": None})
+        ),
+    ],
+    "thread/goal/cleared": [gl.ThreadGoalClearedNotification(thread_id="t1")],
     "thread/readState/changed": [
         rs.ThreadReadStateChangedNotification(
             thread_id="t1",

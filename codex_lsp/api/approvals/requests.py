@@ -158,7 +158,9 @@ class ApprovalRouter:
 
     # -- ApprovalHooks ----------------------------------------------------------------------
 
-    def ask_exec(self, turn_id: str, event: ev.ExecApprovalRequestEvent) -> None:
+    def ask_exec(
+        self, turn_id: str, event: ev.ExecApprovalRequestEvent, *, scope: str | None = None
+    ) -> None:
         amendment = proposed_execpolicy_amendment(event.command)
         params = CommandExecutionRequestApprovalParams(
             thread_id=self._thread_id,
@@ -182,7 +184,7 @@ class ApprovalRouter:
             return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
 
         self._ask(
-            turn_id,
+            scope or turn_id,
             APPROVAL_FLAG,
             "item/commandExecution/requestApproval",
             params,
@@ -191,7 +193,12 @@ class ApprovalRouter:
         )
 
     def ask_patch(
-        self, turn_id: str, event: ev.ApplyPatchApprovalRequestEvent, diffs: list[FileUpdateChange]
+        self,
+        turn_id: str,
+        event: ev.ApplyPatchApprovalRequestEvent,
+        diffs: list[FileUpdateChange],
+        *,
+        scope: str | None = None,
     ) -> None:
         params = FileChangeRequestApprovalParams(
             thread_id=self._thread_id,
@@ -211,7 +218,7 @@ class ApprovalRouter:
             return PatchApproval(id=event.call_id, decision=decision, declined_hunks=refs)
 
         self._ask(
-            turn_id,
+            scope or turn_id,
             APPROVAL_FLAG,
             "item/fileChange/requestApproval",
             params,
@@ -246,7 +253,13 @@ class ApprovalRouter:
         )
 
     def ask_mcp_tool(
-        self, turn_id: str, event: ev.ExecApprovalRequestEvent, server: str, tool: str
+        self,
+        turn_id: str,
+        event: ev.ExecApprovalRequestEvent,
+        server: str,
+        tool: str,
+        *,
+        scope: str | None = None,
     ) -> None:
         question_id = f"{MCP_APPROVAL_QUESTION_PREFIX}{event.call_id}"
         question = ToolRequestUserInputQuestion(
@@ -276,7 +289,7 @@ class ApprovalRouter:
             return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
 
         self._ask(
-            turn_id,
+            scope or turn_id,
             APPROVAL_FLAG,
             "item/tool/requestUserInput",
             params,
@@ -296,7 +309,7 @@ class ApprovalRouter:
 
     def _ask(
         self,
-        turn_id: str,
+        scope_key: str,
         flag: ThreadActiveFlag,
         method: str,
         params: ServerRequestParams,
@@ -306,7 +319,7 @@ class ApprovalRouter:
         """Ask the client `method`; its result, read as `result` (None when it failed or did
         not fit), becomes the op `answer` makes of it."""
         scope = anyio.CancelScope()
-        self._scopes.setdefault(turn_id, set()).add(scope)
+        self._scopes.setdefault(scope_key, set()).add(scope)
         # The thread shows it waits on the client now, before the caller announces the item
         # the request is about; the request itself goes out from the task, after that.
         self._waiting(flag, +1)
@@ -321,7 +334,7 @@ class ApprovalRouter:
                     answered = None
                 finally:
                     self._waiting(flag, -1)
-                    scopes = self._scopes.get(turn_id)
+                    scopes = self._scopes.get(scope_key)
                     if scopes is not None:
                         scopes.discard(scope)
                 await self._submit(answer(answered))

@@ -18,7 +18,7 @@ from codex_lsp.api.convert import turn_error, user_input_from_event
 from codex_lsp.api.threads import items
 from codex_lsp.api.threads.events.review import failed_review_message
 from codex_lsp.protocol.core.events import ExecCommandEndEvent
-from codex_lsp.protocol.turns.items import PatchApplyStatus, PlanThreadItem
+from codex_lsp.protocol.turns.items import ImageViewThreadItem, PatchApplyStatus, PlanThreadItem
 from codex_lsp.protocol.turns.models import Turn, TurnError, TurnStatus
 
 
@@ -145,6 +145,9 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
                 str(event.get("call_id") or turn.next_id("ws")), str(event.get("query") or "")
             )
         )
+    elif kind == "view_image_tool_call":
+        call_id = str(event.get("call_id") or turn.next_id("image"))
+        turn.add(ImageViewThreadItem(id=call_id, path=str(event.get("path") or "")))
     elif kind == "mcp_tool_call_end":
         raw_invocation = event.get("invocation")
         invocation: dict[str, Any] = raw_invocation if isinstance(raw_invocation, dict) else {}

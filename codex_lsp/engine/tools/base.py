@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import RunningTask, Session
@@ -35,6 +35,8 @@ class ToolCall:
 class ToolOutput:
     text: str
     success: bool = True
+    # Content items (`input_image`, `input_text`) the model reads instead of `text`.
+    content: list[dict[str, Any]] | None = None
 
 
 class ToolError(Exception):

@@ -73,4 +73,5 @@ def output_item(call_item: dict[str, Any], output: ToolOutput) -> dict[str, Any]
         if call_item.get("type") == "custom_tool_call"
         else "function_call_output"
     )
-    return {"type": kind, "call_id": call_item.get("call_id"), "output": output.text}
+    body: str | list[dict[str, Any]] = output.content if output.content else output.text
+    return {"type": kind, "call_id": call_item.get("call_id"), "output": body}

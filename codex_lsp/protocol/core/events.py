@@ -34,6 +34,7 @@ from codex_lsp.protocol.core.events_mcp import (
     McpToolCallBeginEvent as McpToolCallBeginEvent,
     McpToolCallEndEvent as McpToolCallEndEvent,
 )
+from codex_lsp.protocol.core.goals import ThreadGoalClearedEvent, ThreadGoalUpdatedEvent
 from codex_lsp.protocol.core.inputs import (
     PlanItem,
     RateLimitSnapshot,
@@ -106,6 +107,9 @@ class TurnAbortedEvent(WireModel):
     type: Literal["turn_aborted"] = "turn_aborted"
     turn_id: str
     reason: TurnAbortReason
+    # The last response the model completed before the cut: the bookmark a client passes as
+    # `previous_response_id` to continue from there.
+    response_id: str | None = None
 
 
 class UserMessageEvent(WireModel):
@@ -201,6 +205,14 @@ class WebSearchEndEvent(WireModel):
     type: Literal["web_search_end"] = "web_search_end"
     call_id: str
     query: str
+
+
+class ViewImageToolCallEvent(WireModel):
+    """The model looked at the image at `path` (absolute) with `view_image`."""
+
+    type: Literal["view_image_tool_call"] = "view_image_tool_call"
+    call_id: str
+    path: str
 
 
 class ContextCompactionStartedEvent(WireModel):
@@ -313,12 +325,15 @@ EventMsg = Annotated[
     | McpToolCallEndEvent
     | WebSearchBeginEvent
     | WebSearchEndEvent
+    | ViewImageToolCallEvent
     | ContextCompactionStartedEvent
     | ContextCompactedEvent
     | EnteredReviewModeEvent
     | ExitedReviewModeEvent
     | ListSkillsResponseEvent
     | ThreadNameUpdatedEvent
+    | ThreadGoalUpdatedEvent
+    | ThreadGoalClearedEvent
     | SubagentLifecycleEvent
     | AgentInboxEvent
     | ShutdownCompleteEvent

@@ -8,6 +8,7 @@ from pydantic import Field, TypeAdapter, model_validator
 
 from codex_lsp.protocol.core.decisions import ReviewDecision
 from codex_lsp.protocol.core.editor_tasks import Attachment, EditorTask
+from codex_lsp.protocol.core.goals import ClearThreadGoal, SetThreadGoal
 from codex_lsp.protocol.core.inputs import (
     CollaborationModeKind,
     Personality,
@@ -235,6 +236,8 @@ Op = Annotated[
     | InjectItems
     | RevertToTurn
     | SetThreadName
+    | SetThreadGoal
+    | ClearThreadGoal
     | Review
     | RefreshMcpServers
     | ReloadUserConfig
@@ -291,6 +294,8 @@ _KNOWN_OP_TYPES = frozenset(
         InjectItems,
         RevertToTurn,
         SetThreadName,
+        SetThreadGoal,
+        ClearThreadGoal,
         Review,
         RefreshMcpServers,
         ReloadUserConfig,

@@ -17,7 +17,13 @@ from codex_lsp.protocol.account.models import (
 )
 from codex_lsp.protocol.core import events as ev
 from codex_lsp.protocol.core.events_mcp import McpStartupUpdateEvent
+from codex_lsp.protocol.core.goals import ThreadGoalClearedEvent, ThreadGoalUpdatedEvent
 from codex_lsp.protocol.mcp.models import McpServerStatusUpdatedNotification
+from codex_lsp.protocol.threads.goals import (
+    ThreadGoal,
+    ThreadGoalClearedNotification,
+    ThreadGoalUpdatedNotification,
+)
 from codex_lsp.protocol.threads.notifications import (
     ThreadNameUpdatedNotification,
     ThreadTokenUsageUpdatedNotification,
@@ -64,6 +70,8 @@ class TurnNotices:
             "stream_error": self._stream_error,
             "warning": self._warning,
             "thread_name_updated": self._name_updated,
+            "thread_goal_updated": self._goal_updated,
+            "thread_goal_cleared": self._goal_cleared,
             "mcp_startup_update": self._mcp_startup,
             "subagent_lifecycle": self._subagent_lifecycle,
             "agent_inbox": self._agent_inbox,
@@ -146,6 +154,20 @@ class TurnNotices:
         self._notifier.warning(event.msg_as(ev.WarningEvent).message)
 
     # -- the thread -------------------------------------------------------------------------
+
+    def _goal_updated(self, event: ev.Event) -> None:
+        msg = event.msg_as(ThreadGoalUpdatedEvent)
+        params = ThreadGoalUpdatedNotification(
+            thread_id=self._state.thread_id,
+            turn_id=msg.turn_id,
+            goal=ThreadGoal.model_validate(msg.goal),
+        )
+        self._notifier.send("thread/goal/updated", params)
+
+    def _goal_cleared(self, event: ev.Event) -> None:
+        if event.msg_as(ThreadGoalClearedEvent).cleared:
+            params = ThreadGoalClearedNotification(thread_id=self._state.thread_id)
+            self._notifier.send("thread/goal/cleared", params)
 
     def _name_updated(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.ThreadNameUpdatedEvent)

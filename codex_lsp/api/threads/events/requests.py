@@ -31,16 +31,31 @@ from codex_lsp.protocol.turns.items import FileUpdateChange
 class ApprovalHooks(Protocol):
     """Where the map sends what needs an answer from the user."""
 
-    def ask_exec(self, turn_id: str, event: ev.ExecApprovalRequestEvent) -> None: ...
+    # `scope` names the task whose end makes a request moot when that is not the turn shown
+    # (a subagent's request is shown under the root's turn but outlives it).
+    def ask_exec(
+        self, turn_id: str, event: ev.ExecApprovalRequestEvent, *, scope: str | None = None
+    ) -> None: ...
 
     def ask_patch(
-        self, turn_id: str, event: ev.ApplyPatchApprovalRequestEvent, diffs: list[FileUpdateChange]
+        self,
+        turn_id: str,
+        event: ev.ApplyPatchApprovalRequestEvent,
+        diffs: list[FileUpdateChange],
+        *,
+        scope: str | None = None,
     ) -> None: ...
 
     def ask_user_input(self, turn_id: str, event: ev.RequestUserInputEvent) -> None: ...
 
     def ask_mcp_tool(
-        self, turn_id: str, event: ev.ExecApprovalRequestEvent, server: str, tool: str
+        self,
+        turn_id: str,
+        event: ev.ExecApprovalRequestEvent,
+        server: str,
+        tool: str,
+        *,
+        scope: str | None = None,
     ) -> None:
         """The engine's approval question for an MCP tool call (an exec approval in form)."""
 
@@ -127,12 +142,16 @@ class RequestEvents:
             self._hooks.ask_user_input(self._state.turn.id, msg)
 
     def _subagent_request(self, event: ev.Event) -> None:
+        """A subagent's request, shown under the root thread's running (else latest) turn,
+        the one a client knows; the subagent's own task bounds how long it is waited for."""
         msg = event.msg
+        shown = self._state.turn_id() or event.id
         if isinstance(msg, ev.ExecApprovalRequestEvent):
             target = mcp_approval_target(msg, self._mcp_servers)
             if target is not None:
-                self._hooks.ask_mcp_tool(event.id, msg, target[0], target[1])
+                self._hooks.ask_mcp_tool(shown, msg, target[0], target[1], scope=event.id)
             else:
-                self._hooks.ask_exec(event.id, msg)
+                self._hooks.ask_exec(shown, msg, scope=event.id)
         elif isinstance(msg, ev.ApplyPatchApprovalRequestEvent):
-            self._hooks.ask_patch(event.id, msg, file_change_diffs(msg.changes))
+            diffs = file_change_diffs(msg.changes)
+            self._hooks.ask_patch(shown, msg, diffs, scope=event.id)

@@ -16,7 +16,7 @@ from codex_lsp.protocol.threads.notifications import (
     CommandExecutionOutputDeltaNotification,
     FileChangeOutputDeltaNotification,
 )
-from codex_lsp.protocol.turns.items import FileChangeThreadItem
+from codex_lsp.protocol.turns.items import FileChangeThreadItem, ImageViewThreadItem
 
 
 class ToolEvents:
@@ -37,6 +37,7 @@ class ToolEvents:
             "web_search_end": self._web_search_end,
             "mcp_tool_call_begin": self._mcp_begin,
             "mcp_tool_call_end": self._mcp_end,
+            "view_image_tool_call": self._view_image,
         }
 
     # -- commands ---------------------------------------------------------------------------
@@ -133,6 +134,15 @@ class ToolEvents:
         if self._state.turn is not None:
             item = items.web_search(msg.call_id, msg.query)
             self._items.end_tool(self._state.turn, msg.call_id, item)
+
+    def _view_image(self, event: ev.Event) -> None:
+        """One event for a look at an image: its item starts and completes at once."""
+        msg = event.msg_as(ev.ViewImageToolCallEvent)
+        if self._state.turn is not None:
+            self._items.close_streams()
+            item = ImageViewThreadItem(id=msg.call_id, path=msg.path)
+            self._notifier.item_started(item)
+            self._notifier.item_completed(item.model_copy())
 
     def _mcp_begin(self, event: ev.Event) -> None:
         msg = event.msg_as(ev.McpToolCallBeginEvent)
