@@ -320,6 +320,47 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
         "threadAlpha": [_one(text_response("Alpha answer.", response_id="resp_al"))],
         "threadBeta": [_one(text_response("Beta answer.", response_id="resp_be"))],
         "stalled": [_one(_stalled("Once upon a time, a partial answer "))],
+        # Modes: the same in-project patch in Agent, Chat and Chat with "never".
+        **{
+            name: [
+                _one(
+                    custom_tool_call_response(
+                        "apply_patch",
+                        _add_file(file),
+                        call_id=f"call_{name}",
+                        response_id=f"resp_{name}1",
+                    )
+                ),
+                _one(text_response(f"Done with {file}.", response_id=f"resp_{name}2")),
+            ]
+            for name, file in (
+                ("modeAgent", "agent_notes.txt"),
+                ("modeChat", "chat_notes.txt"),
+                ("modeNever", "never_notes.txt"),
+                ("modeAgainAgent", "planned.txt"),
+            )
+        },
+        "modePlan": [
+            _one(
+                function_call_response(
+                    "update_plan", PLAN_FIRST, call_id="call_plan1", response_id="resp_pl1"
+                )
+            ),
+            _one(
+                custom_tool_call_response(
+                    "apply_patch",
+                    _add_file("planned.txt"),
+                    call_id="call_planpatch",
+                    response_id="resp_pl2",
+                )
+            ),
+            _one(
+                function_call_response(
+                    "update_plan", PLAN_SECOND, call_id="call_plan2", response_id="resp_pl3"
+                )
+            ),
+            _one(text_response(PLAN_ANSWER, response_id="resp_pl4")),
+        ],
         "fix": [
             _one(
                 custom_tool_call_response(
@@ -329,6 +370,28 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             _one(text_response("Guarded the division.", response_id="resp_f2")),
         ],
     }
+
+
+def _add_file(name: str) -> str:
+    return f"*** Begin Patch\n*** Add File: {name}\n+written in this mode\n*** End Patch\n"
+
+
+PLAN_FIRST = {
+    "explanation": "Two steps.",
+    "plan": [
+        {"step": "Read calc.py", "status": "in_progress"},
+        {"step": "Write planned.txt", "status": "pending"},
+    ],
+}
+PLAN_SECOND = {
+    "plan": [
+        {"step": "Read calc.py", "status": "completed"},
+        {"step": "Write planned.txt", "status": "in_progress"},
+    ],
+}
+PLAN_ANSWER = (
+    "Here is the plan.\n<proposed_plan>\n1. Add planned.txt with one line\n</proposed_plan>"
+)
 
 
 def journey_workspace(path: Path) -> Path:

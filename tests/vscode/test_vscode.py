@@ -164,7 +164,16 @@ def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path
     # The extension starts the server warm: its per-user server is the test's own, and stopped.
     with warm_runtime() as runtime, ScriptedModelServer() as model:
         home = tmp_path / "codex-home"
-        write_config(home, model.base_url, approval_policy="untrusted")
+        config_toml = write_config(home, model.base_url)
+        # No approval policy in the config: the panel's mode chooses it (the suite picks
+        # "untrusted" for the journeys that answer approvals).
+        config_toml.write_text(
+            "".join(
+                line
+                for line in config_toml.read_text().splitlines(keepends=True)
+                if not line.startswith("approval_policy")
+            )
+        )
         config = {
             "harnessDir": str(HARNESS),
             "extensionDir": str(EXT / "e2e" / "host"),

@@ -6,14 +6,15 @@
  */
 
 import * as vscode from 'vscode';
-import type {
-  ApprovalPolicy,
-  ContextItem,
-  RequestParams,
-  ReviewTarget,
-  Thread,
-  TurnOverrides,
-  TurnTask,
+import {
+  type ApprovalPolicy,
+  type ContextItem,
+  MODES,
+  type RequestParams,
+  type ReviewTarget,
+  type Thread,
+  type TurnOverrides,
+  type TurnTask,
 } from '../shared/protocol';
 import { errorText, type ServerConnection, type UndoTurnResult } from './server';
 import type { ChatStore } from './store';
@@ -26,6 +27,7 @@ interface Picks {
   model?: string;
   effort?: string;
   approvalPolicy?: string;
+  mode?: string;
 }
 
 /**
@@ -110,13 +112,15 @@ export class ChatController {
 
   async loadConfig(): Promise<void> {
     try {
-      const { config } = await this.server.request('config/read', {});
+      const { config, origins } = await this.server.request('config/read', {});
       this.store.dispatch({
         type: 'configured',
         model: config.model ?? undefined,
         effort: config.model_reasoning_effort ?? undefined,
-        // A granular policy has no entry in the picker: it stays as configured.
-        approvalPolicy: typeof config.approval_policy === 'string' ? config.approval_policy : undefined,
+        // A granular policy has no entry in the picker: it stays as configured. A policy the
+        // user's config does not set is the mode's.
+        approvalPolicy:
+          typeof config.approval_policy === 'string' && origins?.approval_policy ? config.approval_policy : undefined,
       });
     } catch (err) {
       this.server.client?.outputChannel.warn(`config/read failed: ${errorText(err)}`);
@@ -134,9 +138,25 @@ export class ChatController {
     const info = models.find((x) => (x.model || x.id) === m);
     const e = pick(effort, configured.effort ?? info?.defaultReasoningEffort ?? undefined);
     if (e) out.effort = e;
-    const p = pick(approvalPolicy, configured.approvalPolicy);
-    if (p) out.approvalPolicy = wirePolicy(p);
+    const mode = MODES[this.store.state.mode];
+    out.approvalPolicy = wirePolicy(pick(approvalPolicy, configured.approvalPolicy) ?? mode.approvalPolicy);
+    out.sandboxPolicy = mode.sandboxPolicy;
     return out;
+  }
+
+  // The collaboration mode each thread was last set to from here.
+  private readonly collaboration = new Map<string, string>();
+
+  /** Put `threadId` in the mode's collaboration mode (Plan or the default) before a turn. */
+  private async applyMode(threadId: string): Promise<void> {
+    const wanted = MODES[this.store.state.mode].collaboration;
+    if (this.collaboration.get(threadId) === wanted) return;
+    const model = this.overrides().model ?? '';
+    await this.server.updateThreadSettings({
+      threadId,
+      collaborationMode: { mode: wanted, settings: { model, reasoning_effort: null, developer_instructions: null } },
+    });
+    this.collaboration.set(threadId, wanted);
   }
 
   async newThread(): Promise<string> {
@@ -146,8 +166,8 @@ export class ChatController {
   }
 
   private threadParams(): RequestParams<'thread/start'> {
-    const { effort, ...overrides } = this.overrides();
-    const params: RequestParams<'thread/start'> = { ...overrides };
+    const { effort, sandboxPolicy: _, ...overrides } = this.overrides();
+    const params: RequestParams<'thread/start'> = { ...overrides, sandbox: MODES[this.store.state.mode].sandbox };
     if (this.cwd) params.cwd = this.cwd;
     // thread/start takes the effort as a config key.
     if (effort) params.config = { model_reasoning_effort: effort };
@@ -202,6 +222,7 @@ export class ChatController {
   async send(text: string, context: ContextItem[] = []): Promise<void> {
     const threadId = await this.ensureThread();
     this.store.dispatch({ type: 'userText', text });
+    await this.applyMode(threadId);
     if (context.length) {
       await this.startTask(threadId, { type: 'ask', text }, context);
       return;
@@ -216,6 +237,7 @@ export class ChatController {
   }
 
   private async startTask(threadId: string, task: TurnTask, context: ContextItem[]): Promise<void> {
+    await this.applyMode(threadId);
     await this.server.request('turn/startTask', { threadId, task, context, ...this.overrides() });
   }
 
@@ -244,8 +266,8 @@ export class ChatController {
 
   select(change: Picks): void {
     this.store.dispatch({ type: 'select', ...change });
-    const { model, effort, approvalPolicy } = this.store.state;
-    void this.memento.update(SETTINGS_KEY, { model, effort, approvalPolicy });
+    const { model, effort, approvalPolicy, mode } = this.store.state;
+    void this.memento.update(SETTINGS_KEY, { model, effort, approvalPolicy, mode });
   }
 
   notice(text: string, kind: 'error' | 'warning' | 'info' = 'error'): void {

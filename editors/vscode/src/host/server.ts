@@ -12,6 +12,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { CollaborationMode } from '../generated/CollaborationMode';
 import {
   CancellationToken,
   CloseAction,
@@ -174,6 +175,12 @@ export interface UndoTurnResult {
   turnId: string;
   restored: string[];
   skipped: { path: string; reason: string }[];
+}
+
+/** `thread/settings/update`'s params as the extension sends them (the collaboration mode only). */
+export interface ThreadSettingsUpdate {
+  threadId: string;
+  collaborationMode: CollaborationMode;
 }
 
 export class ServerConnection implements vscode.Disposable {
@@ -355,6 +362,18 @@ export class ServerConnection implements vscode.Disposable {
       throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
     }
     return client.sendRequest<UndoTurnResult>('codex/turn/undo', threadId ? { threadId } : {});
+  }
+
+  /**
+   * `codex/thread/settings/update`: what a thread's next turns run with (here, its collaboration
+   * mode, which `turn/startTask` and `review/start` do not take).
+   */
+  async updateThreadSettings(params: ThreadSettingsUpdate): Promise<void> {
+    const client = this.client;
+    if (!client || !this.running) {
+      throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
+    }
+    await client.sendRequest('codex/thread/settings/update', params);
   }
 
   /** The v2 request `method` over LSP (`codex/<method>`), with the params and result v2 types for it. */

@@ -35,7 +35,7 @@ export type FromWebview =
   | { type: 'decide'; key: string; decision: Decision }
   | { type: 'answer'; key: string; answers: UserInputAnswers }
   | { type: 'openDiff'; key?: string; itemId?: string; index: number }
-  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string }
+  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }
   | { type: 'dismiss'; id: number }
   | { type: 'showLog' }
   | { type: 'openSettings' }

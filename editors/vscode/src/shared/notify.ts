@@ -210,6 +210,17 @@ export function notify(state: ChatState, notification: FollowedNotification): Ch
         withTurn(c, String(p.turnId ?? ''), (t) => withItem(t, p.itemId, (old) => appendOutput(old, p.itemId, String(p.delta ?? '')))),
       );
     }
+    case 'item/fileChange/outputDelta': {
+      const p = notification.params;
+      return onConversation(state, p.threadId, (c) =>
+        withTurn(c, String(p.turnId ?? ''), (t) =>
+          withItem(t, p.itemId, (old) => {
+            const base: ThreadItemOf<'fileChange'> = old?.type === 'fileChange' ? old : { type: 'fileChange', id: p.itemId };
+            return { ...base, output: (base.output ?? '') + String(p.delta ?? '') };
+          }),
+        ),
+      );
+    }
     case 'thread/tokenUsage/updated': {
       const p = notification.params;
       state = { ...state, tokenUsage: p.tokenUsage };

@@ -157,6 +157,7 @@ function renderFileChange(item: ThreadItemOf<'fileChange'>, options: ItemOptions
     `<div class="files status-${classToken(item.status)}">` +
     `<div class="files-head">File changes <span class="status">${e(status)}</span></div>` +
     renderFileList(item.changes ?? [], { item: item.id }, options) +
+    (item.output && item.status !== 'completed' ? `<pre class="files-out">${e(visible(item.output, true))}</pre>` : '') +
     `</div>`
   );
 }

@@ -7,7 +7,7 @@
 import { classToken, escapeHtml as e } from './escape';
 import { visible } from './visible';
 import { formatRateLimits, formatTokenUsage } from './format';
-import { APPROVAL_POLICIES, type ModelInfo, REASONING_EFFORTS } from './protocol';
+import { APPROVAL_POLICIES, type Mode, MODES, type ModelInfo, REASONING_EFFORTS } from './protocol';
 import { type ChatState, threadTitle } from './state';
 
 export function button(label: string, action: string, data: Record<string, string | number> = {}, cls = '', title = ''): string {
@@ -55,10 +55,18 @@ export function renderToolbar(state: ChatState): string {
   const efforts = [option('', configuredValue('Effort', configuredEffort ?? undefined), !state.effort)]
     .concat(supported.map((effort) => option(effort, `Effort: ${effort}`, effort === state.effort)))
     .join('');
-  const policies = [option('', configuredValue('Approvals', state.configured.approvalPolicy), !state.approvalPolicy)]
+  const mode = MODES[state.mode];
+  const unpicked = state.configured.approvalPolicy
+    ? configuredValue('Approvals', state.configured.approvalPolicy)
+    : `Approvals: ${mode.approvalPolicy} (${mode.label} mode)`;
+  const policies = [option('', unpicked, !state.approvalPolicy)]
     .concat(APPROVAL_POLICIES.map((p) => option(p, `Approvals: ${p}`, p === state.approvalPolicy)))
     .join('');
+  const modes = (Object.keys(MODES) as Mode[])
+    .map((m) => `<option value="${m}" title="${e(MODES[m].description)}"${m === state.mode ? ' selected' : ''}>${e(MODES[m].label)}</option>`)
+    .join('');
   return (
+    `<select id="mode" data-action="mode" title="${e(`Mode: ${mode.description}`)}" aria-label="Mode">${modes}</select>` +
     `<select id="model" data-action="model" title="Model for the next turns" aria-label="Model">${models}</select>` +
     `<select id="effort" data-action="effort" title="Reasoning effort for the next turns" aria-label="Reasoning effort">${efforts}</select>` +
     `<select id="policy" data-action="policy" title="When Codex asks before running commands and changing files" aria-label="Approval policy">${policies}</select>`

@@ -7,6 +7,7 @@
  */
 
 import { notify } from './notify';
+import { DEFAULT_MODE, isMode, type Mode } from './protocol';
 import type {
   FollowedNotification,
   InlineRequest,
@@ -90,6 +91,8 @@ export interface ChatState {
   model: string;
   effort: string;
   approvalPolicy: string;
+  /** Chat, Agent, Full access or Plan: the sandbox and collaboration mode of the next turns. */
+  mode: Mode;
   /** What the user's config.toml says, for "as configured (…)" and for going back to it. */
   configured: { model?: string; effort?: string; approvalPolicy?: string };
   attachments: Attachment[];
@@ -107,7 +110,7 @@ export type Action =
   | { type: 'threadQuery'; query: string }
   | { type: 'models'; models: ModelInfo[] }
   | { type: 'configured'; model?: string; effort?: string; approvalPolicy?: string }
-  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string }
+  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }
   | { type: 'open'; thread: Thread }
   | { type: 'close' }
   | { type: 'userText'; text: string }
@@ -137,6 +140,7 @@ export function initialState(): ChatState {
     model: '',
     effort: '',
     approvalPolicy: '',
+    mode: DEFAULT_MODE,
     configured: {},
     attachments: [],
     changeMarks: {},
@@ -212,6 +216,7 @@ export function reduce(state: ChatState, action: Action): ChatState {
         model: action.model ?? state.model,
         effort: action.effort ?? state.effort,
         approvalPolicy: action.approvalPolicy ?? state.approvalPolicy,
+        mode: isMode(action.mode) ? action.mode : state.mode,
       };
     case 'open':
       return {

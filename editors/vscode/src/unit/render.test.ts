@@ -112,6 +112,24 @@ describe('toolbar, thread list, usage', () => {
     assert.deepEqual(offered, ['untrusted', 'on-request', 'never']);
   });
 
+  it('offers the modes, Agent first chosen, with approvals by mode unless configured', () => {
+    const html = renderToolbar(initialState());
+    const modes = [...html.matchAll(/<option value="(chat|agent|full|plan)"[^>]*?( selected)?>([^<]+)</g)].map((m) => `${m[3]}${m[2] ? '*' : ''}`);
+    assert.deepEqual(modes, ['Chat', 'Agent*', 'Full access', 'Plan']);
+    assert.match(html, /Approvals: on-request \(Agent mode\)/);
+    const full = reduce(initialState(), { type: 'select', mode: 'full' });
+    assert.match(renderToolbar(full), /Approvals: never \(Full access mode\)/);
+    const configured = reduce(full, { type: 'configured', approvalPolicy: 'untrusted' });
+    assert.match(renderToolbar(configured), /Approvals: untrusted \(as configured\)/);
+    assert.equal(reduce(initialState(), { type: 'select', mode: 'bogus' }).mode, 'agent');
+  });
+
+  it('shows why a declined file change did not land', () => {
+    const html = renderItem({ type: 'fileChange', id: 'f', status: 'declined', changes: [], output: `patch rejected: ${EVIL}` });
+    noRawMarkup(html);
+    assert.match(html, /<pre class="files-out">patch rejected: /);
+  });
+
   it('lists threads with open and archive actions, escaped', () => {
     const s = reduce(initialState(), { type: 'threads', threads: [{ id: 'a"b', preview: EVIL, updatedAt: 0 }] });
     const html = renderThreadList(s);

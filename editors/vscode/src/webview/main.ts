@@ -358,6 +358,7 @@ document.addEventListener('change', (event) => {
   if (target.dataset.action === 'model') post({ type: 'select', model: target.value });
   if (target.dataset.action === 'effort') post({ type: 'select', effort: target.value });
   if (target.dataset.action === 'policy') post({ type: 'select', approvalPolicy: target.value });
+  if (target.dataset.action === 'mode') post({ type: 'select', mode: target.value });
 });
 
 input.addEventListener('keydown', (event) => {
