@@ -16,6 +16,7 @@ from tests.support.scripted_builders import (
     created,
     custom_tool_call_response,
     function_call_response,
+    http_error,
     rate_limit_headers,
     sse,
     text_response,
@@ -106,6 +107,16 @@ def greet(name):
     return f"hi {name}"
 ```
 """
+WIDE_ANSWER = (
+    "A wide table and a long line:\n\n"
+    "| File | Lines | Functions | Classes | Imports | Owner |\n"
+    "| --- | ---: | ---: | ---: | ---: | --- |\n"
+    "| edit_me.py | 2 | 1 | 0 | 0 | nobody-in-particular |\n\n"
+    "```python\n"
+    "totals = {name: sum(len(line) for line in open(name))"
+    " for name in ['edit_me.py', 'review_me.py', 'stats.py']}\n"
+    "```\n"
+)
 LONG_STORY = "\n\n".join(
     f"Paragraph {n} of a long story, long enough to scroll." for n in range(1, 60)
 )
@@ -222,6 +233,13 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
                 2,
                 2,
             ),
+            _finding(
+                "[P3] Nit: alpha.txt could say what it is for",
+                "A one-word file; a line about its purpose would help.",
+                ws / "alpha.txt",
+                1,
+                3,
+            ),
         ],
         "patch is incorrect",
         "The new parameter can be zero.",
@@ -252,6 +270,22 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             ),
             _one(text_response("The command ran.", response_id="resp_d2")),
         ],
+        "commandDenied": [
+            _one(
+                function_call_response(
+                    "exec_command",
+                    {"cmd": "touch denied.txt && echo denied-output", "workdir": str(ws)},
+                    call_id="call_denied",
+                    response_id="resp_n1",
+                )
+            ),
+            _one(text_response("Not run, then.", response_id="resp_n2")),
+        ],
+        "badRequest": [
+            _one(
+                http_error(400, {"error": {"message": "The scripted model refused this request."}})
+            )
+        ],
         "edit": [
             _one(
                 custom_tool_call_response(
@@ -269,6 +303,7 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             )
         ],
         "markdown": [_one(text_response(MARKDOWN_ANSWER, response_id="resp_md"))],
+        "wideMarkdown": [_one(text_response(WIDE_ANSWER, response_id="resp_wide"))],
         "applyCode": [
             _one(
                 custom_tool_call_response(

@@ -17,15 +17,19 @@ import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
 import { modeJourneys } from './journeys/modes';
+import { narrowJourneys } from './journeys/narrow';
 import { reviewJourneys } from './journeys/review';
+import { firstStartJourneys } from './journeys/firstStart';
 import { startupJourneys } from './journeys/startup';
 import { threadJourneys } from './journeys/threads';
 import { type Context, getConfig, log, post, setDriverUrl, ui, waitFor, type Journey } from './support';
 
 const journeys: Journey[] = [
+  ...firstStartJourneys,
   ...startupJourneys,
   ...chatJourneys,
   ...modeJourneys,
+  ...narrowJourneys,
   ...editorJourneys,
   ...editorContextJourneys,
   ...hunkReviewJourneys,
@@ -93,12 +97,16 @@ export async function run(): Promise<void> {
     const extension = vscode.extensions.getExtension<CodexApi>('codex-lsp.codex-lsp-vscode');
     if (!extension) throw new Error('the Codex extension is not installed');
     const api = await extension.activate();
-    log(`phase ${ctx.phase}: waiting for the server`);
-    await waitFor('the Codex server to start', () => api.store.state.server.state === 'ready', 120000);
-    if (ctx.phase === 1) api.controller.select({ ...BASELINE });
+    if (!ctx.fresh) {
+      log(`phase ${ctx.phase}: waiting for the server`);
+      await waitFor('the Codex server to start', () => api.store.state.server.state === 'ready', 120000);
+      if (ctx.phase === 1) api.controller.select({ ...BASELINE });
+    }
     const workspace = await snapshot(vscode.Uri.file(ctx.workspace));
     const parts = (ctx.only ?? '').split('|').filter(Boolean);
-    const chosen = journeys.filter((j) => !parts.length || parts.some((part) => j.name.includes(part)));
+    const chosen = journeys
+      .filter((j) => Boolean(j.fresh) === Boolean(ctx.fresh))
+      .filter((j) => !parts.length || parts.some((part) => j.name.includes(part)));
     for (const journey of chosen.filter((j) => (j.phase ?? 1) === ctx.phase)) {
       const start = Date.now();
       log(`start: ${journey.name}`);

@@ -65,7 +65,7 @@ export class ChatController {
     // A thread the user opens while this runs (a new one, say) stays shown: it is not replaced
     // by the one shown before the restart when that one's resume comes back later.
     const opened = this.opened;
-    await Promise.all([this.refreshThreads(), this.loadModels(), this.loadConfig()]);
+    await Promise.all([this.refreshThreads(), this.loadModels(), this.loadConfig(), this.loadAccount()]);
     // The thread of the last review first: resuming it brings its open findings back.
     const review = this.memento.get<string>(REVIEW_THREAD_KEY);
     const saved = this.threadId ?? this.memento.get<string>(THREAD_KEY);
@@ -125,6 +125,49 @@ export class ChatController {
     } catch (err) {
       this.server.client?.outputChannel.warn(`config/read failed: ${errorText(err)}`);
     }
+  }
+
+  /** Who the server signs in as, for the panel's account line or sign-in form. */
+  async loadAccount(): Promise<void> {
+    try {
+      const result = await this.server.request('account/read', { refreshToken: false });
+      const pendingLogin = this.store.state.account?.pendingLogin && !result.account;
+      this.store.dispatch({
+        type: 'account',
+        account: { account: result.account, requiresOpenaiAuth: result.requiresOpenaiAuth, pendingLogin, error: this.store.state.account?.error },
+      });
+    } catch (err) {
+      this.server.client?.outputChannel.warn(`account/read failed: ${errorText(err)}`);
+    }
+  }
+
+  /** Sign in with an API key (stored by the server, never kept here), or with ChatGPT in the browser. */
+  async login(apiKey?: string): Promise<void> {
+    const current = this.store.state.account ?? { account: null, requiresOpenaiAuth: true };
+    try {
+      if (apiKey !== undefined) {
+        await this.server.request('account/login/start', { type: 'apiKey', apiKey });
+      } else {
+        const started = await this.server.request('account/login/start', { type: 'chatgpt' });
+        this.store.dispatch({ type: 'account', account: { ...current, pendingLogin: true, error: undefined } });
+        if (started.type === 'chatgpt') await vscode.env.openExternal(vscode.Uri.parse(started.authUrl));
+        return;
+      }
+    } catch (err) {
+      this.store.dispatch({ type: 'account', account: { ...current, pendingLogin: false, error: errorText(err) } });
+      return;
+    }
+    this.store.dispatch({ type: 'account', account: { ...current, error: undefined } });
+    await this.loadAccount();
+  }
+
+  async logout(): Promise<void> {
+    try {
+      await this.server.request('account/logout', undefined);
+    } catch (err) {
+      this.notice(`Could not sign out: ${errorText(err)}`);
+    }
+    await this.loadAccount();
   }
 
   /** The turn settings the pickers stand for; "as configured" is the configured value. */
@@ -243,7 +286,10 @@ export class ChatController {
 
   /** Undo the last turn that changed files (of this conversation's thread, when it has one). */
   async undoTurn(): Promise<UndoTurnResult> {
-    return this.server.undoTurn(this.store.state.conversation?.threadId);
+    const result = await this.server.undoTurn(this.store.state.conversation?.threadId);
+    // The turn's list of changed files says which were put back.
+    for (const path of result.restored) this.store.dispatch({ type: 'changeMark', turnId: result.turnId, path, mark: 'undone' });
+    return result;
   }
 
   async interrupt(): Promise<boolean> {

@@ -38,6 +38,9 @@ export type FromWebview =
   | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }
   | { type: 'dismiss'; id: number }
   | { type: 'showLog' }
+  | { type: 'installServer' }
+  | { type: 'login'; apiKey?: string }
+  | { type: 'logout' }
   | { type: 'openSettings' }
   | { type: 'restart' }
   | { type: 'contextQuery'; query: string }

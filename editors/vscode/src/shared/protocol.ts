@@ -12,6 +12,7 @@ import type { ClientRequest, ReasoningEffort as WireReasoningEffort, ServerNotif
 export type { ServerNotification } from '../generated';
 
 export type {
+  Account,
   AgentMessageDeltaNotification,
   ContextItem,
   EditorProblem,
@@ -208,6 +209,9 @@ export interface RequestResults {
   'review/start': v2.ReviewStartResponse;
   'model/list': v2.ModelListResponse;
   'config/read': v2.ConfigReadResponse;
+  'account/read': v2.GetAccountResponse;
+  'account/login/start': v2.LoginAccountResponse;
+  'account/logout': v2.LogoutAccountResponse;
 }
 
 /** A name that must be a v2 method: a misspelt key of `RequestResults` fails the type check. */
@@ -262,6 +266,8 @@ export const FOLLOWED_NOTIFICATIONS = [
   'thread/tokenUsage/updated',
   'account/rateLimits/updated',
   'serverRequest/resolved',
+  'account/updated',
+  'account/login/completed',
   'error',
   'warning',
   'review/completed',

@@ -15,7 +15,7 @@ import { renderChanges, renderRequest } from './renderRequests';
 import { type ChatState, type TurnView, visibleRequests } from './state';
 import { turnActivity } from './status';
 
-export { renderChips, renderNotices, renderThreadList, renderToolbar, renderUsage } from './renderControls';
+export { renderAccount, renderChips, renderNotices, renderThreadList, renderToolbar, renderUsage } from './renderControls';
 export { renderDiff, shortPath } from './renderFiles';
 
 export interface Block {

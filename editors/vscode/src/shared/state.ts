@@ -9,6 +9,7 @@
 import { notify } from './notify';
 import { DEFAULT_MODE, isMode, type Mode } from './protocol';
 import type {
+  Account,
   FollowedNotification,
   InlineRequest,
   LspRange,
@@ -23,7 +24,7 @@ import type {
   Turn,
 } from './protocol';
 
-export type ServerState = 'starting' | 'ready' | 'error' | 'stopped';
+export type ServerState = 'starting' | 'installing' | 'ready' | 'error' | 'stopped';
 
 export interface ServerInfo {
   state: ServerState;
@@ -31,6 +32,8 @@ export interface ServerInfo {
   /** The last lines the server printed before it exited, and how it exited. */
   output?: string;
   exitCode?: number | null;
+  /** The server the extension carries can be installed to fix this. */
+  installable?: boolean;
 }
 
 export interface TurnView {
@@ -102,10 +105,21 @@ export interface ChatState {
   rateLimits?: RateLimits;
   notices: Notice[];
   nextNoticeId: number;
+  /** Who the server signs in as (`account/read`); undefined until read. */
+  account?: AccountInfo;
+}
+
+export interface AccountInfo {
+  account: Account | null;
+  requiresOpenaiAuth: boolean;
+  /** A ChatGPT sign-in under way in the browser. */
+  pendingLogin?: boolean;
+  /** Why the last sign-in failed. */
+  error?: string;
 }
 
 export type Action =
-  | { type: 'server'; state: ServerState; message?: string; output?: string; exitCode?: number | null }
+  | { type: 'server'; state: ServerState; message?: string; output?: string; exitCode?: number | null; installable?: boolean }
   | { type: 'threads'; threads: Thread[] }
   | { type: 'threadQuery'; query: string }
   | { type: 'models'; models: ModelInfo[] }
@@ -122,7 +136,8 @@ export type Action =
   | { type: 'clearAttachments' }
   | { type: 'changeMark'; turnId: string; path: string; mark: ChangeMark }
   | { type: 'notice'; kind: Notice['kind']; text: string }
-  | { type: 'dismissNotice'; id: number };
+  | { type: 'dismissNotice'; id: number }
+  | { type: 'account'; account: AccountInfo };
 
 export const MAX_NOTICES = 3;
 /** Live command output kept per command; the head is dropped past this. */
@@ -188,9 +203,13 @@ function turnView(turn: Turn): TurnView {
 
 export function reduce(state: ChatState, action: Action): ChatState {
   switch (action.type) {
+    case 'account':
+      return { ...state, account: action.account };
     case 'server': {
-      const { state: serverState, message, output, exitCode } = action;
-      return { ...state, server: { state: serverState, message, output, exitCode } };
+      const { state: serverState, message, output, exitCode, installable } = action;
+      // A server that came (back) up makes the earlier failures' banners stale.
+      const notices = serverState === 'ready' ? [] : state.notices;
+      return { ...state, notices, server: { state: serverState, message, output, exitCode, installable } };
     }
     case 'threads': {
       // The server may not list a thread until it has a turn: keep the one on screen listed.
@@ -219,8 +238,10 @@ export function reduce(state: ChatState, action: Action): ChatState {
         mode: isMode(action.mode) ? action.mode : state.mode,
       };
     case 'open':
+      // Banners belong to what was on screen: another thread starts clean.
       return {
         ...state,
+        notices: [],
         conversation: conversationFrom(action.thread),
         threads: upsertThread(state.threads, action.thread),
       };

@@ -13,6 +13,7 @@ import {
   type Block,
   renderChips,
   renderConversation,
+  renderAccount,
   renderNotices,
   renderThreadList,
   renderToolbar,
@@ -129,6 +130,7 @@ function render() {
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   setHtml($('toolbar'), renderToolbar(state));
   setHtml($('notices'), renderNotices(state));
+  setHtml($('account'), renderAccount(state));
   setHtml($('usage'), renderUsage(state));
   setHtml($('chips'), renderChips(state));
   if (!threadsPanel.hidden) setHtml(threads, renderThreadList(state));
@@ -247,6 +249,21 @@ function confirmDelete(row: HTMLElement, threadId: string) {
   ask.querySelector<HTMLButtonElement>('[data-action="cancelDelete"]')?.focus();
 }
 
+/** Send the API key field's key to the server once; the panel keeps no copy. */
+function loginWithKey(): void {
+  const field = document.getElementById('api-key') as HTMLInputElement | null;
+  const apiKey = field?.value.trim() ?? '';
+  if (!field || !apiKey) return field?.focus();
+  field.value = '';
+  post({ type: 'login', apiKey });
+}
+
+document.addEventListener('submit', (event) => {
+  if (!(event.target as HTMLElement).closest('.account-key')) return;
+  event.preventDefault();
+  loginWithKey();
+});
+
 document.addEventListener('click', (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
   if (!target || target.tagName === 'SELECT') return;
@@ -309,7 +326,17 @@ document.addEventListener('click', (event) => {
     case 'dismiss':
       post({ type: 'dismiss', id: Number(data.id) });
       break;
+    case 'loginApiKey':
+      loginWithKey();
+      break;
+    case 'loginChatgpt':
+      post({ type: 'login' });
+      break;
+    case 'logout':
+      post({ type: 'logout' });
+      break;
     case 'showLog':
+    case 'installServer':
     case 'openSettings':
     case 'restart':
       post({ type: data.action });

@@ -130,6 +130,31 @@ export const chatJourneys: Journey[] = [
     },
   },
   {
+    name: 'banners: an error banner goes when the next turn succeeds, and when a new thread starts',
+    screenshot: 'banner-cleared',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'badRequest');
+      await ui('chat.send', { text: 'This one fails' });
+      await ui('chat.waitFor', { selector: '#notices .notice.error', text: 'The scripted model refused this request.' });
+      await turnFinished(api, threadId);
+      await enqueue(ctx, 'askMenu');
+      await ui('chat.send', { text: 'This one works' });
+      await turnFinished(api, threadId, 2);
+      await ui('chat.waitFor', { selector: '#log', text: 'It returns the greeting' });
+      await ui('chat.waitFor', { absent: '#notices .notice.error' });
+
+      await enqueue(ctx, 'badRequest');
+      await ui('chat.send', { text: 'This one fails again' });
+      await ui('chat.waitFor', { selector: '#notices .notice.error', text: 'The scripted model refused this request.' });
+      await turnFinished(api, threadId, 3);
+      await ui('chat.click', { selector: '#new-thread' });
+      await waitFor('a new thread', () => api.store.state.conversation?.threadId !== threadId);
+      await ui('chat.waitFor', { absent: '#notices .notice.error' });
+      await ui('screenshot', { name: 'banner-cleared' });
+    },
+  },
+  {
     name: 'stop: Stop ends a streaming answer and the partial text stays, also when the thread is reopened',
     screenshot: 'stopped-partial',
     async run(api, ctx) {
