@@ -40,8 +40,9 @@ export function renderConversation(state: ChatState): Block[] {
   const blocks: Block[] = [{ key: 'title', html: `<h2 class="conv-title">${e(visible(conv.title))}</h2>` }];
   for (const turn of conv.turns) {
     const running = turn.status === 'inProgress';
+    const planned = turn.items.some((i) => i.type === 'plan');
     for (const item of turn.items) {
-      const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running };
+      const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running, planned };
       blocks.push({ key: `item:${turn.id}:${item.id}`, html: renderItem(item, options) });
     }
     const end = renderTurnEnd(turn);
@@ -88,7 +89,12 @@ export interface ItemOptions {
   compact?: boolean;
   /** The item's turn is still running. */
   running?: boolean;
+  /** The turn has a proposed plan item, shown on its own. */
+  planned?: boolean;
 }
+
+/** An answer's `<proposed_plan>` blocks, which its plan item shows already. */
+const PROPOSED_PLAN = /<proposed_plan>[\s\S]*?<\/proposed_plan>/g;
 
 export function renderItem(item: ThreadItem, options: ItemOptions = {}): string {
   switch (item.type) {
@@ -99,8 +105,11 @@ export function renderItem(item: ThreadItem, options: ItemOptions = {}): string 
       );
       return renderUserText(first ?? '', false, rest);
     }
-    case 'agentMessage':
-      return `<div class="msg agent"><div class="role">Codex</div><div class="md">${renderMarkdown(item.text ?? '', options.cwd)}</div></div>`;
+    case 'agentMessage': {
+      const text = options.planned ? (item.text ?? '').replace(PROPOSED_PLAN, '').trim() : (item.text ?? '');
+      if (!text && options.planned) return '';
+      return `<div class="msg agent"><div class="role">Codex</div><div class="md">${renderMarkdown(text, options.cwd)}</div></div>`;
+    }
     case 'plan':
       return `<div class="msg plan-item"><div class="role">Proposed plan</div><div class="md">${renderMarkdown(item.text ?? '', options.cwd)}</div></div>`;
     case 'reasoning': {

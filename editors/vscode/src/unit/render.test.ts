@@ -124,6 +124,14 @@ describe('toolbar, thread list, usage', () => {
     assert.equal(reduce(initialState(), { type: 'select', mode: 'bogus' }).mode, 'agent');
   });
 
+  it('leaves an answer\'s proposed plan to its plan item', () => {
+    const text = 'Here is the plan.\n<proposed_plan>\n1. Add a file\n</proposed_plan>';
+    const planned = renderItem({ type: 'agentMessage', id: 'a', text }, { planned: true });
+    assert.match(planned, /Here is the plan\./);
+    assert.doesNotMatch(planned, /proposed_plan|Add a file/);
+    assert.match(renderItem({ type: 'agentMessage', id: 'a', text }), /Add a file/);
+  });
+
   it('shows why a declined file change did not land', () => {
     const html = renderItem({ type: 'fileChange', id: 'f', status: 'declined', changes: [], output: `patch rejected: ${EVIL}` });
     noRawMarkup(html);

@@ -73,6 +73,9 @@ export const modeJourneys: Journey[] = [
       await ui('chat.waitFor', { selector: '.plan-steps .step-completed', text: 'Read calc.py' });
       await ui('chat.waitFor', { selector: '.plan-steps .step-inProgress', text: 'Write planned.txt' });
       await ui('chat.waitFor', { selector: '.plan-item', text: 'Add planned.txt with one line' });
+      await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'Here is the plan.' });
+      const answers = await ui<string[]>('chat.query', { selector: '#log .msg.agent' });
+      assert(!answers.some((a) => a.includes('proposed_plan') || a.includes('Add planned.txt')), `the plan shows once, got ${JSON.stringify(answers)}`);
       await ui('chat.waitFor', { selector: '.files.status-declined .files-out', text: 'Plan mode is read-only' });
       assert(!(await exists(workspaceFile(ctx, 'planned.txt'))), 'Plan mode wrote nothing');
       const told = JSON.stringify((await modelRequests(ctx))[2]?.body.input ?? []);
