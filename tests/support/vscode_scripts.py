@@ -281,6 +281,11 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             ),
             _one(text_response("Not run, then.", response_id="resp_n2")),
         ],
+        # The first answer waits before its headers: a message sent meanwhile steers the turn.
+        "steer": [
+            _one([{"stall_s": 20}, *text_response("A very long story.", response_id="resp_s1")]),
+            _one(text_response("Short, as you asked.", response_id="resp_s2")),
+        ],
         "badRequest": [
             _one(
                 http_error(400, {"error": {"message": "The scripted model refused this request."}})

@@ -255,6 +255,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async send(text: string): Promise<void> {
     if (!text.trim()) return;
+    // While a turn runs, the message steers it; attached context waits for the next turn.
+    if (this.store.state.conversation?.runningTurnId) return this.controller.steer(text);
     const attachments = this.store.state.attachments;
     const context = await this.parts.picker.resolve(attachments);
     this.store.dispatch({ type: 'clearAttachments' });

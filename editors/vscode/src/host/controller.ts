@@ -273,6 +273,26 @@ export class ChatController {
     await this.server.request('turn/start', { threadId, input: [{ type: 'text', text }], ...this.overrides() });
   }
 
+  /**
+   * A message sent while a turn runs goes into that turn (`turn/steer`): Codex reads it at its
+   * next step, and the turn shows it where it arrived.
+   */
+  async steer(text: string): Promise<void> {
+    const conv = this.store.state.conversation;
+    if (!conv?.runningTurnId) return this.send(text);
+    try {
+      await this.server.request('turn/steer', {
+        threadId: conv.threadId,
+        input: [{ type: 'text', text, text_elements: [] }],
+        expectedTurnId: conv.runningTurnId,
+      });
+    } catch (err) {
+      // The turn ended meanwhile: the message starts the next one instead.
+      if (!this.store.state.conversation?.runningTurnId) return this.send(text);
+      this.notice(`Could not send to the running turn: ${errorText(err)}`);
+    }
+  }
+
   /** An editor request (ask about or edit a selection, apply a code block) in the chat's thread. */
   async task(task: TurnTask, context: ContextItem[] = []): Promise<void> {
     const threadId = await this.ensureThread();

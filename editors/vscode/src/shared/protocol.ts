@@ -206,6 +206,7 @@ export interface RequestResults {
   'turn/start': v2.TurnStartResponse;
   'turn/startTask': v2.TurnStartResponse;
   'turn/interrupt': v2.TurnInterruptResponse;
+  'turn/steer': v2.TurnSteerResponse;
   'review/start': v2.ReviewStartResponse;
   'model/list': v2.ModelListResponse;
   'config/read': v2.ConfigReadResponse;

@@ -138,7 +138,9 @@ function render() {
   const running = !!state.conversation?.runningTurnId;
   const up = state.server.state === 'ready';
   send.disabled = !up;
-  send.hidden = running;
+  // While a turn runs, Enter steers it: the button says so.
+  send.textContent = running ? 'Steer' : 'Send';
+  send.title = running ? 'Send to the running turn: Codex reads it at its next step' : 'Send (Enter)';
   stop.hidden = !running;
   document.body.dataset.server = state.server.state;
   document.body.dataset.running = String(running);
@@ -182,7 +184,7 @@ window.addEventListener('resize', () => revealRequests());
 
 function submit() {
   const text = input.value;
-  if (!text.trim() || send.disabled || state.conversation?.runningTurnId) return;
+  if (!text.trim() || send.disabled) return;
   post({ type: 'send', text });
   input.value = '';
   picker.hide();

@@ -155,6 +155,28 @@ export const chatJourneys: Journey[] = [
     },
   },
   {
+    name: 'steer: Enter while a turn runs sends the message into that turn (the button says Steer), and Codex answers with it',
+    screenshot: 'steered',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'steer');
+      await ui('chat.send', { text: 'Tell me a long story' });
+      await waitFor('the turn to run', () => api.store.state.conversation?.runningTurnId);
+      await ui('chat.waitFor', { selector: '#send', text: 'Steer' });
+      await ui('chat.send', { text: 'Make it short' });
+      await ui('chat.waitFor', { selector: '#log', text: 'Short, as you asked.' });
+      await turnFinished(api, threadId);
+      assert(api.store.state.conversation?.turns.length === 1, 'the message went into the running turn, not a new one');
+      const users = (await ui<string[]>('chat.query', { selector: '#log .msg.user .text' })).map((t) => t.trim());
+      assert(JSON.stringify(users) === JSON.stringify(['Tell me a long story', 'Make it short']), `both messages shown, got ${JSON.stringify(users)}`);
+      const requests = await modelRequests(ctx);
+      const last = requests.at(-1);
+      assert(last && textsByRole(last, 'user').some((t) => t.includes('Make it short')), 'the model got the steering message');
+      await ui('chat.waitFor', { selector: '#send', text: 'Send' });
+      await ui('screenshot', { name: 'steered' });
+    },
+  },
+  {
     name: 'stop: Stop ends a streaming answer and the partial text stays, also when the thread is reopened',
     screenshot: 'stopped-partial',
     async run(api, ctx) {
