@@ -21,7 +21,7 @@ describe('renderItem', () => {
     noRawMarkup(renderItem({ type: 'userMessage', id: 'u', content: [{ type: 'text', text: EVIL }] }));
     const cmd = renderItem({ type: 'commandExecution', id: 'c', command: EVIL, aggregatedOutput: EVIL, status: 'completed', exitCode: 2 });
     noRawMarkup(cmd);
-    assert.match(cmd, /completed, exit 2/);
+    assert.match(cmd, /finished, exit 2/);
   });
 
   it('renders agent text as Markdown', () => {
@@ -130,6 +130,16 @@ describe('toolbar, thread list, usage', () => {
     assert.match(planned, /Here is the plan\./);
     assert.doesNotMatch(planned, /proposed_plan|Add a file/);
     assert.match(renderItem({ type: 'agentMessage', id: 'a', text }), /Add a file/);
+  });
+
+  it('says statuses in words, and a change left in progress by an ended turn was stopped', () => {
+    const change: ThreadItem = { type: 'fileChange', id: 'f', status: 'inProgress', changes: [] };
+    assert.match(renderItem(change, { running: true }), /<span class="status">running<\/span>/);
+    const stopped = renderItem(change, { running: false });
+    assert.match(stopped, /class="files status-stopped"/);
+    assert.match(stopped, /<span class="status">stopped<\/span>/);
+    assert.match(renderItem({ ...change, status: 'completed' }), /<span class="status">applied<\/span>/);
+    assert.doesNotMatch(renderItem({ type: 'commandExecution', id: 'c', command: 'ls', status: 'inProgress' }), /inProgress<\/span>/);
   });
 
   it('shows why a declined file change did not land', () => {

@@ -63,6 +63,23 @@ export const approvalJourneys: Journey[] = [
     },
   },
   {
+    name: 'approvals: Abort on a file change ends the turn, and the change shows as stopped, in words',
+    screenshot: 'patch-aborted',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'edit');
+      await ui('chat.send', { text: 'Change the greeting' });
+      await ui('chat.waitFor', { selector: '.request.approval', text: 'Apply this change?' });
+      await ui('chat.click', { selector: '.request.approval button[data-action="decide"][data-decision="cancel"]' });
+      await turnFinished(api, threadId);
+      await ui('chat.waitFor', { selector: '.files.status-stopped .status', text: 'stopped' });
+      const statuses = await ui<string[]>('chat.query', { selector: '#log .status' });
+      assert(!statuses.some((s) => /inProgress|completed/.test(s)), `statuses in words, got ${JSON.stringify(statuses)}`);
+      assert((await readDisk(workspaceFile(ctx, 'edit_me.py'))).includes('return "hi"'), 'nothing was written');
+      await ui('screenshot', { name: 'patch-aborted' });
+    },
+  },
+  {
     name: 'approvals: a command is approved inline and its output shows',
     screenshot: 'command-approval',
     async run(api, ctx) {
