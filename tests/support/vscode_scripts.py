@@ -286,6 +286,14 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             _one([{"stall_s": 20}, *text_response("A very long story.", response_id="resp_s1")]),
             _one(text_response("Short, as you asked.", response_id="resp_s2")),
         ],
+        "relativeLinks": [
+            _one(
+                text_response(
+                    "The greeting is at edit_me.py:2; see also [review_me.py](review_me.py).",
+                    response_id="resp_links",
+                )
+            )
+        ],
         "badRequest": [
             _one(
                 http_error(400, {"error": {"message": "The scripted model refused this request."}})

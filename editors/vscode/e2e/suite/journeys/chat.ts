@@ -177,6 +177,25 @@ export const chatJourneys: Journey[] = [
     },
   },
   {
+    name: 'links: `edit_me.py:2` and [review_me.py](review_me.py) in an answer open the file, at the line',
+    screenshot: 'relative-links',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'relativeLinks');
+      await ui('chat.send', { text: 'Where is the greeting?' });
+      await turnFinished(api, threadId);
+      await ui('chat.click', { selector: 'a.file-link:has-text("edit_me.py:2")' });
+      await waitFor('edit_me.py open at line 2', () => {
+        const ed = vscode.window.activeTextEditor;
+        return ed?.document.uri.fsPath.endsWith('/edit_me.py') && ed.selection.active.line === 1;
+      });
+      await ui('chat.click', { selector: 'a.file-link:has-text("review_me.py")' });
+      await waitFor('review_me.py open', () => vscode.window.activeTextEditor?.document.uri.fsPath.endsWith('/review_me.py'));
+      await ui('screenshot', { name: 'relative-links' });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+  {
     name: 'stop: Stop ends a streaming answer and the partial text stays, also when the thread is reopened',
     screenshot: 'stopped-partial',
     async run(api, ctx) {
