@@ -390,11 +390,35 @@ document.addEventListener('change', (event) => {
   if (target.dataset.action === 'mode') post({ type: 'select', mode: target.value });
 });
 
+// The messages sent from this panel, oldest first, for ArrowUp / ArrowDown in an empty box.
+const sentHistory: string[] = [];
+let historyAt = -1;
+
 input.addEventListener('keydown', (event) => {
   if (picker.keydown(event)) return;
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
+    const text = input.value;
+    if (text.trim() && !send.disabled && sentHistory.at(-1) !== text) sentHistory.push(text);
+    historyAt = -1;
     submit();
+    return;
+  }
+  if (event.key === 'Escape' && state.conversation?.runningTurnId) {
+    event.preventDefault();
+    post({ type: 'stop' });
+    return;
+  }
+  // Earlier messages come back only into an empty box (or one showing a recalled message),
+  // so the arrows still move the cursor through text being written.
+  const recalling = historyAt >= 0 && input.value === sentHistory[historyAt];
+  if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && sentHistory.length && (!input.value || recalling)) {
+    const up = event.key === 'ArrowUp';
+    const from = historyAt < 0 ? sentHistory.length : historyAt;
+    const next = up ? Math.max(0, from - 1) : from + 1;
+    event.preventDefault();
+    historyAt = next >= sentHistory.length ? -1 : next;
+    input.value = historyAt < 0 ? '' : sentHistory[historyAt];
   }
 });
 input.addEventListener('input', () => {

@@ -196,6 +196,29 @@ export const chatJourneys: Journey[] = [
     },
   },
   {
+    name: 'keys: ArrowUp in the empty box brings back the last message, ArrowDown clears it; Escape stops a running turn',
+    screenshot: 'keys-escape',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'askMenu');
+      await ui('chat.send', { text: 'What does greet return?' });
+      await turnFinished(api, threadId);
+      const value = () => ui<string>('chat.eval', { expression: 'document.getElementById("input").value' });
+      await ui('chat.press', { selector: '#input', key: 'ArrowUp' });
+      assert((await value()) === 'What does greet return?', 'ArrowUp recalls the last message');
+      await ui('chat.press', { selector: '#input', key: 'ArrowDown' });
+      assert((await value()) === '', 'ArrowDown goes back to the empty box');
+
+      await enqueue(ctx, 'stalled');
+      await ui('chat.send', { text: 'Tell me a story' });
+      await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'Once upon a time' });
+      await ui('chat.press', { selector: '#input', key: 'Escape' });
+      await turnFinished(api, threadId, 2);
+      await ui('chat.waitFor', { selector: '.turn-end.interrupted', text: 'Stopped' });
+      await ui('screenshot', { name: 'keys-escape' });
+    },
+  },
+  {
     name: 'stop: Stop ends a streaming answer and the partial text stays, also when the thread is reopened',
     screenshot: 'stopped-partial',
     async run(api, ctx) {
