@@ -20,12 +20,13 @@ SOURCE = "codex"
 CORRECT = "patch is correct"
 INCORRECT = "patch is incorrect"
 
-# P0 blocks a release, P3 is a nit: the editor's four severities line up one to one.
+# P0 blocks a release, P3 is a nit. A nit is still a finding: not a Hint, which editors show
+# only as dots and the Problems panel leaves out; the diagnostic's code says P2 or P3.
 SEVERITIES = {
     0: types.DiagnosticSeverity.Error,
     1: types.DiagnosticSeverity.Warning,
     2: types.DiagnosticSeverity.Information,
-    3: types.DiagnosticSeverity.Hint,
+    3: types.DiagnosticSeverity.Information,
 }
 
 

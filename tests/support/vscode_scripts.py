@@ -16,6 +16,7 @@ from tests.support.scripted_builders import (
     created,
     custom_tool_call_response,
     function_call_response,
+    http_error,
     rate_limit_headers,
     sse,
     text_response,
@@ -106,6 +107,16 @@ def greet(name):
     return f"hi {name}"
 ```
 """
+WIDE_ANSWER = (
+    "A wide table and a long line:\n\n"
+    "| File | Lines | Functions | Classes | Imports | Owner |\n"
+    "| --- | ---: | ---: | ---: | ---: | --- |\n"
+    "| edit_me.py | 2 | 1 | 0 | 0 | nobody-in-particular |\n\n"
+    "```python\n"
+    "totals = {name: sum(len(line) for line in open(name))"
+    " for name in ['edit_me.py', 'review_me.py', 'stats.py']}\n"
+    "```\n"
+)
 LONG_STORY = "\n\n".join(
     f"Paragraph {n} of a long story, long enough to scroll." for n in range(1, 60)
 )
@@ -222,6 +233,13 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
                 2,
                 2,
             ),
+            _finding(
+                "[P3] Nit: alpha.txt could say what it is for",
+                "A one-word file; a line about its purpose would help.",
+                ws / "alpha.txt",
+                1,
+                3,
+            ),
         ],
         "patch is incorrect",
         "The new parameter can be zero.",
@@ -252,6 +270,35 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             ),
             _one(text_response("The command ran.", response_id="resp_d2")),
         ],
+        "commandDenied": [
+            _one(
+                function_call_response(
+                    "exec_command",
+                    {"cmd": "touch denied.txt && echo denied-output", "workdir": str(ws)},
+                    call_id="call_denied",
+                    response_id="resp_n1",
+                )
+            ),
+            _one(text_response("Not run, then.", response_id="resp_n2")),
+        ],
+        # The first answer waits before its headers: a message sent meanwhile steers the turn.
+        "steer": [
+            _one([{"stall_s": 20}, *text_response("A very long story.", response_id="resp_s1")]),
+            _one(text_response("Short, as you asked.", response_id="resp_s2")),
+        ],
+        "relativeLinks": [
+            _one(
+                text_response(
+                    "The greeting is at edit_me.py:2; see also [review_me.py](review_me.py).",
+                    response_id="resp_links",
+                )
+            )
+        ],
+        "badRequest": [
+            _one(
+                http_error(400, {"error": {"message": "The scripted model refused this request."}})
+            )
+        ],
         "edit": [
             _one(
                 custom_tool_call_response(
@@ -269,6 +316,7 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             )
         ],
         "markdown": [_one(text_response(MARKDOWN_ANSWER, response_id="resp_md"))],
+        "wideMarkdown": [_one(text_response(WIDE_ANSWER, response_id="resp_wide"))],
         "applyCode": [
             _one(
                 custom_tool_call_response(
@@ -320,6 +368,47 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
         "threadAlpha": [_one(text_response("Alpha answer.", response_id="resp_al"))],
         "threadBeta": [_one(text_response("Beta answer.", response_id="resp_be"))],
         "stalled": [_one(_stalled("Once upon a time, a partial answer "))],
+        # Modes: the same in-project patch in Agent, Chat and Chat with "never".
+        **{
+            name: [
+                _one(
+                    custom_tool_call_response(
+                        "apply_patch",
+                        _add_file(file),
+                        call_id=f"call_{name}",
+                        response_id=f"resp_{name}1",
+                    )
+                ),
+                _one(text_response(f"Done with {file}.", response_id=f"resp_{name}2")),
+            ]
+            for name, file in (
+                ("modeAgent", "agent_notes.txt"),
+                ("modeChat", "chat_notes.txt"),
+                ("modeNever", "never_notes.txt"),
+                ("modeAgainAgent", "planned.txt"),
+            )
+        },
+        "modePlan": [
+            _one(
+                function_call_response(
+                    "update_plan", PLAN_FIRST, call_id="call_plan1", response_id="resp_pl1"
+                )
+            ),
+            _one(
+                custom_tool_call_response(
+                    "apply_patch",
+                    _add_file("planned.txt"),
+                    call_id="call_planpatch",
+                    response_id="resp_pl2",
+                )
+            ),
+            _one(
+                function_call_response(
+                    "update_plan", PLAN_SECOND, call_id="call_plan2", response_id="resp_pl3"
+                )
+            ),
+            _one(text_response(PLAN_ANSWER, response_id="resp_pl4")),
+        ],
         "fix": [
             _one(
                 custom_tool_call_response(
@@ -329,6 +418,28 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             _one(text_response("Guarded the division.", response_id="resp_f2")),
         ],
     }
+
+
+def _add_file(name: str) -> str:
+    return f"*** Begin Patch\n*** Add File: {name}\n+written in this mode\n*** End Patch\n"
+
+
+PLAN_FIRST = {
+    "explanation": "Two steps.",
+    "plan": [
+        {"step": "Read calc.py", "status": "in_progress"},
+        {"step": "Write planned.txt", "status": "pending"},
+    ],
+}
+PLAN_SECOND = {
+    "plan": [
+        {"step": "Read calc.py", "status": "completed"},
+        {"step": "Write planned.txt", "status": "in_progress"},
+    ],
+}
+PLAN_ANSWER = (
+    "Here is the plan.\n<proposed_plan>\n1. Add planned.txt with one line\n</proposed_plan>"
+)
 
 
 def journey_workspace(path: Path) -> Path:

@@ -43,11 +43,13 @@ def _node_env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], *, timeout: float, cwd: Path = EXT) -> subprocess.CompletedProcess:
+def _run(
+    args: list[str], *, timeout: float, cwd: Path = EXT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     result = subprocess.run(
         args,
         cwd=cwd,
-        env=_node_env(),
+        env=env or _node_env(),
         stdin=subprocess.DEVNULL,  # nothing may stop to ask (CI has no terminal)
         capture_output=True,
         text=True,
@@ -164,7 +166,16 @@ def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path
     # The extension starts the server warm: its per-user server is the test's own, and stopped.
     with warm_runtime() as runtime, ScriptedModelServer() as model:
         home = tmp_path / "codex-home"
-        write_config(home, model.base_url, approval_policy="untrusted")
+        config_toml = write_config(home, model.base_url)
+        # No approval policy in the config: the panel's mode chooses it (the suite picks
+        # "untrusted" for the journeys that answer approvals).
+        config_toml.write_text(
+            "".join(
+                line
+                for line in config_toml.read_text().splitlines(keepends=True)
+                if not line.startswith("approval_policy")
+            )
+        )
         config = {
             "harnessDir": str(HARNESS),
             "extensionDir": str(EXT / "e2e" / "host"),
@@ -198,3 +209,62 @@ def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path
     for journey in results["tests"]:
         shot = ARTIFACTS / f"{journey['screenshot']}.png"
         assert shot.exists(), f"{journey['name']}: no screenshot {shot.name}"
+
+
+def test_first_answer_from_a_fresh_profile(
+    node: str, built: Path, vsix: Path, tmp_path: Path
+) -> None:
+    """A profile with nothing but the .vsix and a Python 3.11 without codex-lsp on PATH: the
+    panel installs the server the extension carries, signs in with an API key, and answers."""
+    entry = HARNESS / "node_modules" / "code-server" / "out" / "node" / "entry.js"
+    if not entry.exists():
+        pytest.fail(f"code-server is not in {HARNESS}: {SETUP_HINT}")
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    probe = [python or "python3", "-c", "import sys, codex_lsp"]
+    found = subprocess.run(probe, cwd=tmp_path, capture_output=True, check=False)
+    if python is None or found.returncode == 0:
+        pytest.fail("this test needs a python3 in /usr/bin without codex-lsp installed")
+    artifacts = ARTIFACTS.parent / "vscode-first-start"
+    if artifacts.exists():
+        shutil.rmtree(artifacts)
+    artifacts.mkdir(parents=True)
+    ws = journey_workspace(tmp_path / "ws")
+    with warm_runtime() as runtime, ScriptedModelServer() as model:
+        home = tmp_path / "codex-home"
+        config_toml = write_config(home, model.base_url)
+        # As the OpenAI provider: no answer without a sign-in. The approval policy is the mode's.
+        lines = config_toml.read_text().splitlines(keepends=True)
+        kept = "".join(line for line in lines if not line.startswith("approval_policy"))
+        config_toml.write_text(kept + "requires_openai_auth = true\n")
+        config = {
+            "harnessDir": str(HARNESS),
+            "extensionDir": str(EXT / "e2e" / "host"),
+            "vsix": str(vsix),
+            "suitePath": str(built / "test" / "suite.js"),
+            "workspace": str(ws),
+            "runDir": str(tmp_path / "vscode"),
+            "artifactsDir": str(artifacts),
+            "chromium": shutil.which("chromium") or "/usr/bin/chromium",
+            "timeoutMs": 600_000,
+            "settings": {},
+            "env": {"CODEX_HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)},
+            "context": {
+                "modelControl": model.base_url.removesuffix("/v1"),
+                "scripts": journey_scripts(ws),
+                "workspace": str(ws),
+                "python": python,
+                "fresh": True,
+            },
+        }
+        config_path = tmp_path / "e2e.json"
+        config_path.write_text(json.dumps(config))
+        # No codex-lsp, no Node and no virtual environment on PATH: what a user's machine has.
+        env = {**os.environ, "PATH": "/usr/bin:/bin"}
+        env.pop("VIRTUAL_ENV", None)
+        result = _run(
+            [node, str(EXT / "e2e" / "driver.mjs"), str(config_path)], timeout=700, env=env
+        )
+    assert result.returncode == 0, f"the first-start journey failed; see {artifacts}"
+    results = json.loads((artifacts / "results.json").read_text())
+    assert [t["name"][:12] for t in results["tests"]] == ["first start:"], "the journey did not run"
+    assert (artifacts / "first-start-answer.png").exists()

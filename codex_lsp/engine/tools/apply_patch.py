@@ -97,6 +97,9 @@ def assess_patch(plan: PatchPlan, ctx: TurnContext) -> tuple[str, str | None]:
             "reject",
             f"writing outside of the project; rejected by user approval settings: {listed}",
         )
+    if isinstance(ctx.sandbox_policy, ReadOnly):
+        # Nothing is writable: a file inside the project is no more "outside" than any other.
+        return "ask", f"the sandbox is read-only; the patch writes {listed}"
     return "ask", f"the patch writes outside the writable roots: {listed}"
 
 
@@ -141,7 +144,18 @@ async def apply_patch(call: ToolCall, text: str, cwd: Path) -> ToolOutput:
     changes = await anyio.to_thread.run_sync(plan.changes, abandon_on_cancel=True)
     verdict, reason = assess_patch(plan, call.ctx)
     if verdict == "reject":
-        return ToolOutput(f"patch rejected: {reason}", success=False)
+        # Shown to the user as a declined change with its reason, not only told to the model.
+        session.emit(
+            call.sub_id,
+            PatchApplyBeginEvent(
+                call_id=call.call_id, turn_id=call.sub_id, auto_approved=False, changes=changes
+            ),
+        )
+        refusal = f"patch rejected: {reason}"
+        session.emit(
+            call.sub_id, _end(call, changes, success=False, status="declined", stderr=refusal)
+        )
+        return ToolOutput(refusal, success=False)
     plan = dataclasses.replace(plan, confinement=confine_patch(plan, call.ctx))
     paths = [str(path) for path in plan.touched_paths()]
     auto_approved = verdict == "auto" or session.approval_cache.paths_approved(paths)

@@ -51,7 +51,7 @@ H.run("review to diagnostics, explain and a previewed fix", function()
   local diags = codex_diagnostics(buf)
   -- Lines 2 and 5-6 (1-based): each ends on its own last line.
   H.eq({ diags[1].lnum, diags[1].end_lnum }, { 1, 1 }, "the P3 finding's lines")
-  H.eq(diags[1].severity, vim.diagnostic.severity.HINT, "P3 is a hint")
+  H.eq(diags[1].severity, vim.diagnostic.severity.INFO, "P3 is listed as information, not a hint")
   H.eq({ diags[2].lnum, diags[2].end_lnum }, { 4, 5 }, "the P1 finding's lines")
   H.eq(diags[2].end_col, #"    return a / b", "the P1 finding ends at the end of its last line")
   H.eq(diags[2].severity, vim.diagnostic.severity.WARN, "P1 is a warning")

@@ -177,6 +177,17 @@ const ops = {
     await page.keyboard.press(key);
     return true;
   },
+  /** Drag the side bar's edge, as a user resizes it, to `width` px (VS Code keeps it ≥ 170). */
+  async 'page.resizeSidebar'({ width }) {
+    const box = await page.locator('[id="workbench.parts.sidebar"]').boundingBox();
+    if (!box) throw new Error('no side bar');
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + width, y, { steps: 8 });
+    await page.mouse.up();
+    return (await page.locator('[id="workbench.parts.sidebar"]').boundingBox())?.width;
+  },
   async 'page.query'({ selector }) {
     return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((el) => el.textContent ?? ''), selector);
   },

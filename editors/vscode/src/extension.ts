@@ -30,7 +30,7 @@ let running: ServerConnection | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<CodexApi> {
   const output = vscode.window.createOutputChannel('Codex', { log: true });
   const store = new ChatStore();
-  const server = new ServerConnection(output, store);
+  const server = new ServerConnection(output, store, { storage: context.globalStorageUri, extensionPath: context.extensionPath });
   running = server;
   const controller = new ChatController(server, store, context.workspaceState);
   const diffs = new DiffPreview();
@@ -58,6 +58,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     picker,
     showLog: () => output.show(true),
     restart,
+    installServer: () => server.install(),
   });
 
   context.subscriptions.push(
@@ -70,8 +71,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     new StatusBar(store),
     vscode.window.registerWebviewViewProvider(VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     server.onReady(() => void controller.onServerReady()),
+    server.accountChanged.event(() => void controller.loadAccount()),
+    server.accountChanged,
     vscode.commands.registerCommand('codexChat.showLog', () => output.show(true)),
     vscode.commands.registerCommand('codexChat.restartServer', restart),
+    vscode.commands.registerCommand('codexChat.installServer', () => server.install()),
     ...registerEditorCommands(controller, chat, picker),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (SERVER_SETTINGS.some((k) => e.affectsConfiguration(`${CLIENT_ID}.${k}`))) {

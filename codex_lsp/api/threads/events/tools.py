@@ -109,14 +109,16 @@ class ToolEvents:
         item = items.file_change(msg.call_id, changes, msg.status)
         if not changes and running is not None and isinstance(running.item, FileChangeThreadItem):
             item.changes = running.item.changes
-        if msg.stdout:
+        # What the patch printed, or why it did not land (a refusal, a failed write).
+        said = msg.stdout or msg.stderr
+        if said:
             self._notifier.send(
                 "item/fileChange/outputDelta",
                 FileChangeOutputDeltaNotification(
                     thread_id=self._state.thread_id,
                     turn_id=turn.id,
                     item_id=msg.call_id,
-                    delta=msg.stdout,
+                    delta=said,
                 ),
             )
         self._items.end_tool(turn, msg.call_id, item)

@@ -16,14 +16,20 @@ import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
+import { modeJourneys } from './journeys/modes';
+import { narrowJourneys } from './journeys/narrow';
 import { reviewJourneys } from './journeys/review';
+import { firstStartJourneys } from './journeys/firstStart';
 import { startupJourneys } from './journeys/startup';
 import { threadJourneys } from './journeys/threads';
 import { type Context, getConfig, log, post, setDriverUrl, ui, waitFor, type Journey } from './support';
 
 const journeys: Journey[] = [
+  ...firstStartJourneys,
   ...startupJourneys,
   ...chatJourneys,
+  ...modeJourneys,
+  ...narrowJourneys,
   ...editorJourneys,
   ...editorContextJourneys,
   ...hunkReviewJourneys,
@@ -52,6 +58,12 @@ async function snapshot(root: vscode.Uri, files = new Map<string, Uint8Array>())
 }
 
 /**
+ * The pickers each journey starts with: the default mode (Agent), approvals asked for every
+ * change and command (journeys answer them), model and effort as configured.
+ */
+export const BASELINE = { model: '', effort: '', approvalPolicy: 'untrusted', mode: 'agent' } as const;
+
+/**
  * After a failed journey, put back what journeys share, so that one failure is reported once
  * rather than as every journey after it: no running turn, the pickers and settings as
  * configured, the workspace's files and buffers as the phase began, no editor open, and the
@@ -59,7 +71,7 @@ async function snapshot(root: vscode.Uri, files = new Map<string, Uint8Array>())
  */
 async function recover(api: CodexApi, ctx: Context, files: Map<string, Uint8Array>): Promise<void> {
   await api.controller.interrupt().catch(() => false);
-  api.controller.select({ model: '', effort: '', approvalPolicy: '' });
+  api.controller.select({ ...BASELINE });
   await vscode.workspace.getConfiguration('codexChat').update('hunkReview', undefined, vscode.ConfigurationTarget.Workspace);
   await vscode.commands.executeCommand('refactorPreview.discard').then(undefined, () => undefined);
   for (const [path, content] of files) {
@@ -85,11 +97,16 @@ export async function run(): Promise<void> {
     const extension = vscode.extensions.getExtension<CodexApi>('codex-lsp.codex-lsp-vscode');
     if (!extension) throw new Error('the Codex extension is not installed');
     const api = await extension.activate();
-    log(`phase ${ctx.phase}: waiting for the server`);
-    await waitFor('the Codex server to start', () => api.store.state.server.state === 'ready', 120000);
+    if (!ctx.fresh) {
+      log(`phase ${ctx.phase}: waiting for the server`);
+      await waitFor('the Codex server to start', () => api.store.state.server.state === 'ready', 120000);
+      if (ctx.phase === 1) api.controller.select({ ...BASELINE });
+    }
     const workspace = await snapshot(vscode.Uri.file(ctx.workspace));
     const parts = (ctx.only ?? '').split('|').filter(Boolean);
-    const chosen = journeys.filter((j) => !parts.length || parts.some((part) => j.name.includes(part)));
+    const chosen = journeys
+      .filter((j) => Boolean(j.fresh) === Boolean(ctx.fresh))
+      .filter((j) => !parts.length || parts.some((part) => j.name.includes(part)));
     for (const journey of chosen.filter((j) => (j.phase ?? 1) === ctx.phase)) {
       const start = Date.now();
       log(`start: ${journey.name}`);

@@ -19,6 +19,8 @@ export interface Context {
   only?: string;
   /** 1 on the first window, 2 after the suite reloaded it, and so on. */
   phase: number;
+  /** A profile with nothing but the .vsix: only the journeys marked `fresh` run. */
+  fresh?: boolean;
 }
 
 export interface Journey {
@@ -27,11 +29,15 @@ export interface Journey {
   screenshot: string;
   /** Journeys after a window reload carry on from their first half. */
   phase?: number;
+  /** Runs in a fresh profile with nothing but the .vsix (and only there). */
+  fresh?: boolean;
   run(api: CodexApi, ctx: Context): Promise<void>;
 }
 
 export interface RecordedRequest {
   path: string;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
   body: {
     model?: string;
     instructions?: string;

@@ -26,6 +26,7 @@ export interface ChatViewParts {
   picker: ContextPicker;
   showLog(): void;
   restart(): Promise<void>;
+  installServer(): Promise<void>;
 }
 
 export const VIEW_ID = 'codexChat.chatView';
@@ -116,6 +117,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 <body>
 <div id="app">
   <div id="toolbar" class="toolbar"></div>
+  <div id="account"></div>
   <div class="bar">
     <button type="button" class="secondary" data-action="toggleThreads" id="threads-toggle" aria-expanded="false">Threads</button>
     <button type="button" class="secondary" data-action="newThread" id="new-thread">New thread</button>
@@ -205,6 +207,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'restart':
           await parts.restart();
           return;
+        case 'installServer':
+          await parts.installServer();
+          return;
+        case 'login':
+          await this.controller.login(message.apiKey);
+          return;
+        case 'logout':
+          await this.controller.logout();
+          return;
         case 'contextQuery':
           this.post({ type: 'contextOptions', query: message.query, options: await parts.picker.options(message.query) });
           return;
@@ -244,6 +255,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async send(text: string): Promise<void> {
     if (!text.trim()) return;
+    // While a turn runs, the message steers it; attached context waits for the next turn.
+    if (this.store.state.conversation?.runningTurnId) return this.controller.steer(text);
     const attachments = this.store.state.attachments;
     const context = await this.parts.picker.resolve(attachments);
     this.store.dispatch({ type: 'clearAttachments' });

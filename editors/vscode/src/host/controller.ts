@@ -6,14 +6,15 @@
  */
 
 import * as vscode from 'vscode';
-import type {
-  ApprovalPolicy,
-  ContextItem,
-  RequestParams,
-  ReviewTarget,
-  Thread,
-  TurnOverrides,
-  TurnTask,
+import {
+  type ApprovalPolicy,
+  type ContextItem,
+  MODES,
+  type RequestParams,
+  type ReviewTarget,
+  type Thread,
+  type TurnOverrides,
+  type TurnTask,
 } from '../shared/protocol';
 import { errorText, type ServerConnection, type UndoTurnResult } from './server';
 import type { ChatStore } from './store';
@@ -26,6 +27,7 @@ interface Picks {
   model?: string;
   effort?: string;
   approvalPolicy?: string;
+  mode?: string;
 }
 
 /**
@@ -63,7 +65,7 @@ export class ChatController {
     // A thread the user opens while this runs (a new one, say) stays shown: it is not replaced
     // by the one shown before the restart when that one's resume comes back later.
     const opened = this.opened;
-    await Promise.all([this.refreshThreads(), this.loadModels(), this.loadConfig()]);
+    await Promise.all([this.refreshThreads(), this.loadModels(), this.loadConfig(), this.loadAccount()]);
     // The thread of the last review first: resuming it brings its open findings back.
     const review = this.memento.get<string>(REVIEW_THREAD_KEY);
     const saved = this.threadId ?? this.memento.get<string>(THREAD_KEY);
@@ -110,17 +112,62 @@ export class ChatController {
 
   async loadConfig(): Promise<void> {
     try {
-      const { config } = await this.server.request('config/read', {});
+      const { config, origins } = await this.server.request('config/read', {});
       this.store.dispatch({
         type: 'configured',
         model: config.model ?? undefined,
         effort: config.model_reasoning_effort ?? undefined,
-        // A granular policy has no entry in the picker: it stays as configured.
-        approvalPolicy: typeof config.approval_policy === 'string' ? config.approval_policy : undefined,
+        // A granular policy has no entry in the picker: it stays as configured. A policy the
+        // user's config does not set is the mode's.
+        approvalPolicy:
+          typeof config.approval_policy === 'string' && origins?.approval_policy ? config.approval_policy : undefined,
       });
     } catch (err) {
       this.server.client?.outputChannel.warn(`config/read failed: ${errorText(err)}`);
     }
+  }
+
+  /** Who the server signs in as, for the panel's account line or sign-in form. */
+  async loadAccount(): Promise<void> {
+    try {
+      const result = await this.server.request('account/read', { refreshToken: false });
+      const pendingLogin = this.store.state.account?.pendingLogin && !result.account;
+      this.store.dispatch({
+        type: 'account',
+        account: { account: result.account, requiresOpenaiAuth: result.requiresOpenaiAuth, pendingLogin, error: this.store.state.account?.error },
+      });
+    } catch (err) {
+      this.server.client?.outputChannel.warn(`account/read failed: ${errorText(err)}`);
+    }
+  }
+
+  /** Sign in with an API key (stored by the server, never kept here), or with ChatGPT in the browser. */
+  async login(apiKey?: string): Promise<void> {
+    const current = this.store.state.account ?? { account: null, requiresOpenaiAuth: true };
+    try {
+      if (apiKey !== undefined) {
+        await this.server.request('account/login/start', { type: 'apiKey', apiKey });
+      } else {
+        const started = await this.server.request('account/login/start', { type: 'chatgpt' });
+        this.store.dispatch({ type: 'account', account: { ...current, pendingLogin: true, error: undefined } });
+        if (started.type === 'chatgpt') await vscode.env.openExternal(vscode.Uri.parse(started.authUrl));
+        return;
+      }
+    } catch (err) {
+      this.store.dispatch({ type: 'account', account: { ...current, pendingLogin: false, error: errorText(err) } });
+      return;
+    }
+    this.store.dispatch({ type: 'account', account: { ...current, error: undefined } });
+    await this.loadAccount();
+  }
+
+  async logout(): Promise<void> {
+    try {
+      await this.server.request('account/logout', undefined);
+    } catch (err) {
+      this.notice(`Could not sign out: ${errorText(err)}`);
+    }
+    await this.loadAccount();
   }
 
   /** The turn settings the pickers stand for; "as configured" is the configured value. */
@@ -134,9 +181,25 @@ export class ChatController {
     const info = models.find((x) => (x.model || x.id) === m);
     const e = pick(effort, configured.effort ?? info?.defaultReasoningEffort ?? undefined);
     if (e) out.effort = e;
-    const p = pick(approvalPolicy, configured.approvalPolicy);
-    if (p) out.approvalPolicy = wirePolicy(p);
+    const mode = MODES[this.store.state.mode];
+    out.approvalPolicy = wirePolicy(pick(approvalPolicy, configured.approvalPolicy) ?? mode.approvalPolicy);
+    out.sandboxPolicy = mode.sandboxPolicy;
     return out;
+  }
+
+  // The collaboration mode each thread was last set to from here.
+  private readonly collaboration = new Map<string, string>();
+
+  /** Put `threadId` in the mode's collaboration mode (Plan or the default) before a turn. */
+  private async applyMode(threadId: string): Promise<void> {
+    const wanted = MODES[this.store.state.mode].collaboration;
+    if (this.collaboration.get(threadId) === wanted) return;
+    const model = this.overrides().model ?? '';
+    await this.server.updateThreadSettings({
+      threadId,
+      collaborationMode: { mode: wanted, settings: { model, reasoning_effort: null, developer_instructions: null } },
+    });
+    this.collaboration.set(threadId, wanted);
   }
 
   async newThread(): Promise<string> {
@@ -146,8 +209,8 @@ export class ChatController {
   }
 
   private threadParams(): RequestParams<'thread/start'> {
-    const { effort, ...overrides } = this.overrides();
-    const params: RequestParams<'thread/start'> = { ...overrides };
+    const { effort, sandboxPolicy: _, ...overrides } = this.overrides();
+    const params: RequestParams<'thread/start'> = { ...overrides, sandbox: MODES[this.store.state.mode].sandbox };
     if (this.cwd) params.cwd = this.cwd;
     // thread/start takes the effort as a config key.
     if (effort) params.config = { model_reasoning_effort: effort };
@@ -202,11 +265,32 @@ export class ChatController {
   async send(text: string, context: ContextItem[] = []): Promise<void> {
     const threadId = await this.ensureThread();
     this.store.dispatch({ type: 'userText', text });
+    await this.applyMode(threadId);
     if (context.length) {
       await this.startTask(threadId, { type: 'ask', text }, context);
       return;
     }
     await this.server.request('turn/start', { threadId, input: [{ type: 'text', text }], ...this.overrides() });
+  }
+
+  /**
+   * A message sent while a turn runs goes into that turn (`turn/steer`): Codex reads it at its
+   * next step, and the turn shows it where it arrived.
+   */
+  async steer(text: string): Promise<void> {
+    const conv = this.store.state.conversation;
+    if (!conv?.runningTurnId) return this.send(text);
+    try {
+      await this.server.request('turn/steer', {
+        threadId: conv.threadId,
+        input: [{ type: 'text', text, text_elements: [] }],
+        expectedTurnId: conv.runningTurnId,
+      });
+    } catch (err) {
+      // The turn ended meanwhile: the message starts the next one instead.
+      if (!this.store.state.conversation?.runningTurnId) return this.send(text);
+      this.notice(`Could not send to the running turn: ${errorText(err)}`);
+    }
   }
 
   /** An editor request (ask about or edit a selection, apply a code block) in the chat's thread. */
@@ -216,12 +300,16 @@ export class ChatController {
   }
 
   private async startTask(threadId: string, task: TurnTask, context: ContextItem[]): Promise<void> {
+    await this.applyMode(threadId);
     await this.server.request('turn/startTask', { threadId, task, context, ...this.overrides() });
   }
 
   /** Undo the last turn that changed files (of this conversation's thread, when it has one). */
   async undoTurn(): Promise<UndoTurnResult> {
-    return this.server.undoTurn(this.store.state.conversation?.threadId);
+    const result = await this.server.undoTurn(this.store.state.conversation?.threadId);
+    // The turn's list of changed files says which were put back.
+    for (const path of result.restored) this.store.dispatch({ type: 'changeMark', turnId: result.turnId, path, mark: 'undone' });
+    return result;
   }
 
   async interrupt(): Promise<boolean> {
@@ -244,8 +332,8 @@ export class ChatController {
 
   select(change: Picks): void {
     this.store.dispatch({ type: 'select', ...change });
-    const { model, effort, approvalPolicy } = this.store.state;
-    void this.memento.update(SETTINGS_KEY, { model, effort, approvalPolicy });
+    const { model, effort, approvalPolicy, mode } = this.store.state;
+    void this.memento.update(SETTINGS_KEY, { model, effort, approvalPolicy, mode });
   }
 
   notice(text: string, kind: 'error' | 'warning' | 'info' = 'error'): void {

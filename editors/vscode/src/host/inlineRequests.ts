@@ -8,6 +8,8 @@
  * (`surface`), and a notification says what is asked and can answer it too. Approve sits in the
  * notification only beside the whole command (`commandNotice`); a longer one is approved from a
  * modal dialog that shows it whole ("Review…"). Every untrusted name goes through `visible`.
+ * VS Code cannot take a notification back: a button clicked after the request was answered
+ * elsewhere says how it was answered and does nothing.
  */
 
 import * as vscode from 'vscode';
@@ -38,8 +40,22 @@ const DENY = 'Deny';
 const SHOW = 'Show in chat';
 const REVIEW = 'Review…';
 
+function outcome(result: InlineRequestResult | undefined): string {
+  if (!result) return 'its turn ended first';
+  if (!('decision' in result)) return 'answered in the chat';
+  const said: Record<string, string> = {
+    accept: 'approved',
+    acceptForSession: 'approved for this session',
+    decline: 'denied',
+    cancel: 'denied, and the turn stopped',
+  };
+  return said[String(result.decision)] ?? String(result.decision);
+}
+
 export class InlineRequests implements vscode.Disposable {
   private readonly waiting = new Map<string, Waiting>();
+  /** How each settled request ended, for a notification button clicked afterwards. */
+  private readonly outcomes = new Map<string, string>();
   private counter = 0;
   private readonly subscription: vscode.Disposable;
 
@@ -98,6 +114,11 @@ export class InlineRequests implements vscode.Disposable {
   }
 
   private answerNotice(key: string, request: ApprovalRequest, choice: string | undefined): void {
+    if ((choice === APPROVE || choice === DENY) && !this.waiting.has(key)) {
+      const how = this.outcomes.get(key) ?? 'it is no longer waiting';
+      void vscode.window.showInformationMessage(`Codex: that approval was already answered (${how}); ${choice} did nothing.`);
+      return;
+    }
     if (choice === APPROVE) this.decide(key, 'accept');
     else if (choice === DENY) this.decide(key, 'decline');
     else if (choice === SHOW) void this.surface(request.params.threadId);
@@ -118,6 +139,8 @@ export class InlineRequests implements vscode.Disposable {
     const entry = this.waiting.get(key);
     if (!entry) return;
     this.waiting.delete(key);
+    this.outcomes.set(key, outcome(result));
+    if (this.outcomes.size > 200) this.outcomes.delete(this.outcomes.keys().next().value ?? '');
     entry.settle(result ?? (entry.method === USER_INPUT ? { answers: {} } : { decision: 'decline' }));
     this.store.dispatch({ type: 'requestDone', key });
   }

@@ -12,6 +12,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { CollaborationMode } from '../generated/CollaborationMode';
+import { bundledWheel, hasInstalledServer, installedPython, installServer } from './serverInstall';
 import {
   CancellationToken,
   CloseAction,
@@ -176,12 +178,20 @@ export interface UndoTurnResult {
   skipped: { path: string; reason: string }[];
 }
 
+/** `thread/settings/update`'s params as the extension sends them (the collaboration mode only). */
+export interface ThreadSettingsUpdate {
+  threadId: string;
+  collaborationMode: CollaborationMode;
+}
+
 export class ServerConnection implements vscode.Disposable {
   client: LanguageClient | undefined;
   private restarts: number[] = [];
   private startedOnce = false;
   private warnedIgnored = false;
   private readonly ready = new vscode.EventEmitter<void>();
+  /** Fires when the server says the account changed (a sign-in or sign-out ended). */
+  readonly accountChanged = new vscode.EventEmitter<void>();
   /** Fires each time the server has (re)started and answered `initialize`. */
   readonly onReady = this.ready.event;
   inlineRequestHandler: InlineRequestHandler | undefined;
@@ -191,6 +201,8 @@ export class ServerConnection implements vscode.Disposable {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly store: ChatStore,
+    /** Where the server the extension carries is, and where it is installed. */
+    private readonly bundle?: { storage: vscode.Uri; extensionPath: string },
   ) {}
 
   get running(): boolean {
@@ -206,6 +218,9 @@ export class ServerConnection implements vscode.Disposable {
     this.startedOnce = false;
     const config = vscode.workspace.getConfiguration(CLIENT_ID);
     const settings = this.userSettings(config);
+    // Neither a Python nor a command chosen: the installed server, else python3 from PATH.
+    const chosen = Boolean(settings.serverCommand?.length || settings.pythonPath?.trim());
+    if (!chosen && this.bundle && hasInstalledServer(this.bundle.storage)) settings.pythonPath = installedPython(this.bundle.storage);
     let cmd = serverCommand(settings);
     const check = await preflight(cmd, { ...process.env, ...cmd.env }, !settings.serverCommand?.length);
     const warm = !cold && check.launcher !== undefined;
@@ -236,7 +251,9 @@ export class ServerConnection implements vscode.Disposable {
       },
     };
     if (check.problem) {
-      this.failed(`The Codex server cannot start (${described}): ${check.problem}`);
+      const installable = !chosen && this.bundle !== undefined && bundledWheel(this.bundle.extensionPath) !== undefined;
+      const message = `The Codex server cannot start (${described}): ${check.problem}`;
+      this.failed(installable ? `${message} The extension carries the server: install it with one click.` : message, undefined, undefined, installable);
       return false;
     }
     const client = new LanguageClient(CLIENT_ID, 'Codex', serverOptions, clientOptions);
@@ -246,9 +263,10 @@ export class ServerConnection implements vscode.Disposable {
     client.onRequest(EDITOR_REQUESTS.selection, () => editorContext.selection());
     client.onRequest(EDITOR_REQUESTS.diagnostics, (params: { uri?: unknown } | null) => editorContext.diagnostics(params));
     for (const method of FOLLOWED_NOTIFICATIONS) {
-      client.onNotification(`codex/${method}`, (params: unknown) =>
-        this.store.dispatch({ type: 'notify', ...followedNotification(method, params) }),
-      );
+      client.onNotification(`codex/${method}`, (params: unknown) => {
+        this.store.dispatch({ type: 'notify', ...followedNotification(method, params) });
+        if (method.startsWith('account/')) this.accountChanged.fire();
+      });
     }
     for (const method of INLINE_REQUESTS) {
       client.onRequest(`codex/${method}`, (params: unknown, token: vscode.CancellationToken) => {
@@ -338,14 +356,36 @@ export class ServerConnection implements vscode.Disposable {
   }
 
   /** Show the failure in the panel (with what the server printed) and as an error with ways out. */
-  private failed(message: string, output?: string, exitCode?: number | null): void {
+  private failed(message: string, output?: string, exitCode?: number | null, installable = false): void {
     this.output.error(output ? `${message}\n${output}` : message);
-    this.store.dispatch({ type: 'server', state: 'error', message, output, exitCode });
-    void vscode.window.showErrorMessage(message, 'Show log', 'Open settings', 'Restart').then((choice) => {
+    this.store.dispatch({ type: 'server', state: 'error', message, output, exitCode, installable });
+    const ways = installable ? ['Install the Codex server', 'Show log', 'Open settings'] : ['Show log', 'Open settings', 'Restart'];
+    void vscode.window.showErrorMessage(message, ...ways).then((choice) => {
+      if (choice === 'Install the Codex server') void this.install();
       if (choice === 'Show log') this.output.show(true);
       if (choice === 'Open settings') void openSettings();
       if (choice === 'Restart') void this.start();
     });
+  }
+
+  /**
+   * Install the server the extension carries (see serverInstall.ts) with the User settings'
+   * Python or python3 from PATH, then start it.
+   */
+  async install(): Promise<void> {
+    if (!this.bundle || this.store.state.server.state === 'installing') return;
+    const settings = this.userSettings(vscode.workspace.getConfiguration(CLIENT_ID));
+    const python = settings.pythonPath?.trim() || 'python3';
+    const env = { ...process.env, ...(settings.serverEnv ?? {}) };
+    this.store.dispatch({ type: 'server', state: 'installing' });
+    try {
+      await installServer(python, this.bundle.extensionPath, this.bundle.storage, env, this.output);
+    } catch (err) {
+      this.failed(`Could not install the Codex server: ${errorText(err)}`, undefined, undefined, true);
+      return;
+    }
+    this.output.info('The Codex server is installed.');
+    await this.start();
   }
 
   /** `codex/turn/undo` (this server's own, not v2): every file the last turn changed, put back. */
@@ -357,13 +397,26 @@ export class ServerConnection implements vscode.Disposable {
     return client.sendRequest<UndoTurnResult>('codex/turn/undo', threadId ? { threadId } : {});
   }
 
+  /**
+   * `codex/thread/settings/update`: what a thread's next turns run with (here, its collaboration
+   * mode, which `turn/startTask` and `review/start` do not take).
+   */
+  async updateThreadSettings(params: ThreadSettingsUpdate): Promise<void> {
+    const client = this.client;
+    if (!client || !this.running) {
+      throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
+    }
+    await client.sendRequest('codex/thread/settings/update', params);
+  }
+
   /** The v2 request `method` over LSP (`codex/<method>`), with the params and result v2 types for it. */
   async request<M extends KnownRequest>(method: M, params: RequestParams<M>): Promise<RequestResults[M]> {
     const client = this.client;
     if (!client || !this.running) {
       throw new Error('The Codex server is not running. Use "Codex: Restart server" or see "Codex: Show server log".');
     }
-    return client.sendRequest<RequestResults[M]>(`codex/${method}`, params);
+    // A method v2 types without params still takes an object over LSP.
+    return client.sendRequest<RequestResults[M]>(`codex/${method}`, params ?? {});
   }
 
 

@@ -35,9 +35,12 @@ export type FromWebview =
   | { type: 'decide'; key: string; decision: Decision }
   | { type: 'answer'; key: string; answers: UserInputAnswers }
   | { type: 'openDiff'; key?: string; itemId?: string; index: number }
-  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string }
+  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }
   | { type: 'dismiss'; id: number }
   | { type: 'showLog' }
+  | { type: 'installServer' }
+  | { type: 'login'; apiKey?: string }
+  | { type: 'logout' }
   | { type: 'openSettings' }
   | { type: 'restart' }
   | { type: 'contextQuery'; query: string }

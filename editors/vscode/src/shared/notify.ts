@@ -135,6 +135,10 @@ export function notify(state: ChatState, notification: FollowedNotification): Ch
       const p = notification.params;
       const turnId = String(p.turn?.id ?? '');
       state = { ...state, requests: state.requests.filter((r) => !(r.threadId === p.threadId && r.turnId === turnId)) };
+      // A turn that succeeded answers the errors and retries shown before it.
+      if (p.turn?.status === 'completed' && p.threadId === state.conversation?.threadId) {
+        state = { ...state, notices: state.notices.filter((n) => n.kind === 'info') };
+      }
       return onConversation(state, p.threadId, (c) => {
         const next = withTurn(c, turnId, (t) => ({
           ...t,
@@ -210,6 +214,17 @@ export function notify(state: ChatState, notification: FollowedNotification): Ch
         withTurn(c, String(p.turnId ?? ''), (t) => withItem(t, p.itemId, (old) => appendOutput(old, p.itemId, String(p.delta ?? '')))),
       );
     }
+    case 'item/fileChange/outputDelta': {
+      const p = notification.params;
+      return onConversation(state, p.threadId, (c) =>
+        withTurn(c, String(p.turnId ?? ''), (t) =>
+          withItem(t, p.itemId, (old) => {
+            const base: ThreadItemOf<'fileChange'> = old?.type === 'fileChange' ? old : { type: 'fileChange', id: p.itemId };
+            return { ...base, output: (base.output ?? '') + String(p.delta ?? '') };
+          }),
+        ),
+      );
+    }
     case 'thread/tokenUsage/updated': {
       const p = notification.params;
       state = { ...state, tokenUsage: p.tokenUsage };
@@ -223,6 +238,15 @@ export function notify(state: ChatState, notification: FollowedNotification): Ch
       if (incoming.secondary) merged.secondary = incoming.secondary;
       return { ...state, rateLimits: merged };
     }
+    case 'account/login/completed': {
+      const p = notification.params;
+      if (!state.account) return state;
+      return { ...state, account: { ...state.account, pendingLogin: false, error: p.success ? undefined : (p.error ?? 'the sign-in failed') } };
+    }
+    case 'account/updated':
+      // Who it is now comes from `account/read`; a sign-out needs nothing more.
+      if (!state.account || notification.params.authMode) return state;
+      return { ...state, account: { ...state.account, account: null } };
     case 'error': {
       const p = notification.params;
       // Older servers put the message at the top level.

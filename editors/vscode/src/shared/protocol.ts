@@ -12,6 +12,7 @@ import type { ClientRequest, ReasoningEffort as WireReasoningEffort, ServerNotif
 export type { ServerNotification } from '../generated';
 
 export type {
+  Account,
   AgentMessageDeltaNotification,
   ContextItem,
   EditorProblem,
@@ -35,6 +36,61 @@ export type ProblemsContextItem = Extract<v2.ContextItem, { type: 'problems' }>;
 /** An approval policy the picker offers: v2's named ones (a granular policy is config's alone). */
 export type ApprovalPolicy = Extract<v2.AskForApproval, string>;
 export const APPROVAL_POLICIES: ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
+
+/**
+ * The panel's modes, as codex's IDE extension offers them: each stands for a sandbox, the
+ * approval policy used unless one is picked or configured, and a collaboration mode.
+ */
+export type Mode = 'chat' | 'agent' | 'full' | 'plan';
+export interface ModeSettings {
+  label: string;
+  /** What the mode lets Codex do, for the picker's tooltip. */
+  description: string;
+  sandboxPolicy: v2.SandboxPolicy;
+  /** The same sandbox as `thread/start` names it. */
+  sandbox: v2.SandboxMode;
+  approvalPolicy: ApprovalPolicy;
+  collaboration: 'default' | 'plan';
+}
+export const DEFAULT_MODE: Mode = 'agent';
+export const MODES: Record<Mode, ModeSettings> = {
+  chat: {
+    label: 'Chat',
+    description: 'Read-only: Codex reads and answers; any change or command outside the sandbox asks first',
+    sandboxPolicy: { type: 'readOnly' },
+    sandbox: 'read-only',
+    approvalPolicy: 'on-request',
+    collaboration: 'default',
+  },
+  agent: {
+    label: 'Agent',
+    description: 'Codex edits files in the project and runs commands in the sandbox; anything beyond asks first',
+    sandboxPolicy: { type: 'workspaceWrite' },
+    sandbox: 'workspace-write',
+    approvalPolicy: 'on-request',
+    collaboration: 'default',
+  },
+  full: {
+    label: 'Full access',
+    description: 'No sandbox and no approvals: Codex changes any file and runs any command without asking',
+    sandboxPolicy: { type: 'dangerFullAccess' },
+    sandbox: 'danger-full-access',
+    approvalPolicy: 'never',
+    collaboration: 'default',
+  },
+  plan: {
+    label: 'Plan',
+    description: 'Codex explores read-only, asks its questions and writes a plan; it changes nothing',
+    sandboxPolicy: { type: 'readOnly' },
+    sandbox: 'read-only',
+    approvalPolicy: 'on-request',
+    collaboration: 'plan',
+  },
+};
+
+export function isMode(value: unknown): value is Mode {
+  return typeof value === 'string' && Object.hasOwn(MODES, value);
+}
 
 /** The efforts the picker knows. v2 types an effort as any string: a model lists its own. */
 export type ReasoningEffort = WireReasoningEffort & ('none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh');
@@ -64,7 +120,13 @@ export type ThreadItem = {
 }[ThreadItemType];
 
 /** A `fileChange` item's changes as the chat reads them: older servers' too. */
-type Held<I> = I extends { changes: unknown } ? Omit<I, 'changes'> & { changes: FileUpdateChange[] } : I;
+type Held<I> = I extends { changes: unknown }
+  ? Omit<I, 'changes'> & {
+      changes: FileUpdateChange[];
+      /** What the patch printed, or why it did not land (`item/fileChange/outputDelta`). */
+      output: string;
+    }
+  : I;
 
 /** The `ThreadItem` of one type. */
 export type ThreadItemOf<T extends ThreadItemType> = Extract<ThreadItem, { type: T }>;
@@ -123,7 +185,7 @@ export const INLINE_REQUESTS = [COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INP
 export type InlineRequestMethod = (typeof INLINE_REQUESTS)[number];
 
 /** The per-turn choices of `turn/start` and `turn/startTask` that the pickers set. */
-export type TurnOverrides = Pick<v2.TurnStartParams, 'model' | 'effort' | 'approvalPolicy'>;
+export type TurnOverrides = Pick<v2.TurnStartParams, 'model' | 'effort' | 'approvalPolicy' | 'sandboxPolicy'>;
 
 // -- requests -----------------------------------------------------------------------------
 
@@ -144,9 +206,13 @@ export interface RequestResults {
   'turn/start': v2.TurnStartResponse;
   'turn/startTask': v2.TurnStartResponse;
   'turn/interrupt': v2.TurnInterruptResponse;
+  'turn/steer': v2.TurnSteerResponse;
   'review/start': v2.ReviewStartResponse;
   'model/list': v2.ModelListResponse;
   'config/read': v2.ConfigReadResponse;
+  'account/read': v2.GetAccountResponse;
+  'account/login/start': v2.LoginAccountResponse;
+  'account/logout': v2.LogoutAccountResponse;
 }
 
 /** A name that must be a v2 method: a misspelt key of `RequestResults` fails the type check. */
@@ -201,6 +267,8 @@ export const FOLLOWED_NOTIFICATIONS = [
   'thread/tokenUsage/updated',
   'account/rateLimits/updated',
   'serverRequest/resolved',
+  'account/updated',
+  'account/login/completed',
   'error',
   'warning',
   'review/completed',

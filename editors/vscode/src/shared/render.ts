@@ -15,7 +15,7 @@ import { renderChanges, renderRequest } from './renderRequests';
 import { type ChatState, type TurnView, visibleRequests } from './state';
 import { turnActivity } from './status';
 
-export { renderChips, renderNotices, renderThreadList, renderToolbar, renderUsage } from './renderControls';
+export { renderAccount, renderChips, renderNotices, renderThreadList, renderToolbar, renderUsage } from './renderControls';
 export { renderDiff, shortPath } from './renderFiles';
 
 export interface Block {
@@ -40,8 +40,9 @@ export function renderConversation(state: ChatState): Block[] {
   const blocks: Block[] = [{ key: 'title', html: `<h2 class="conv-title">${e(visible(conv.title))}</h2>` }];
   for (const turn of conv.turns) {
     const running = turn.status === 'inProgress';
+    const planned = turn.items.some((i) => i.type === 'plan');
     for (const item of turn.items) {
-      const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running };
+      const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running, planned };
       blocks.push({ key: `item:${turn.id}:${item.id}`, html: renderItem(item, options) });
     }
     const end = renderTurnEnd(turn);
@@ -88,7 +89,12 @@ export interface ItemOptions {
   compact?: boolean;
   /** The item's turn is still running. */
   running?: boolean;
+  /** The turn has a proposed plan item, shown on its own. */
+  planned?: boolean;
 }
+
+/** An answer's `<proposed_plan>` blocks, which its plan item shows already. */
+const PROPOSED_PLAN = /<proposed_plan>[\s\S]*?<\/proposed_plan>/g;
 
 export function renderItem(item: ThreadItem, options: ItemOptions = {}): string {
   switch (item.type) {
@@ -99,8 +105,11 @@ export function renderItem(item: ThreadItem, options: ItemOptions = {}): string 
       );
       return renderUserText(first ?? '', false, rest);
     }
-    case 'agentMessage':
-      return `<div class="msg agent"><div class="role">Codex</div><div class="md">${renderMarkdown(item.text ?? '', options.cwd)}</div></div>`;
+    case 'agentMessage': {
+      const text = options.planned ? (item.text ?? '').replace(PROPOSED_PLAN, '').trim() : (item.text ?? '');
+      if (!text && options.planned) return '';
+      return `<div class="msg agent"><div class="role">Codex</div><div class="md">${renderMarkdown(text, options.cwd)}</div></div>`;
+    }
     case 'plan':
       return `<div class="msg plan-item"><div class="role">Proposed plan</div><div class="md">${renderMarkdown(item.text ?? '', options.cwd)}</div></div>`;
     case 'reasoning': {
@@ -113,7 +122,7 @@ export function renderItem(item: ThreadItem, options: ItemOptions = {}): string 
     case 'fileChange':
       return renderFileChange(item, options);
     case 'mcpToolCall':
-      return `<div class="tool status-${classToken(item.status)}">Tool <code>${e(item.server)}.${e(item.tool)}</code> <span class="status">${e(item.status ?? '')}</span>${item.error?.message ? ` — ${e(item.error.message)}` : ''}</div>`;
+      return `<div class="tool status-${statusClass(item.status, options)}">Tool <code>${e(item.server)}.${e(item.tool)}</code> <span class="status">${e(statusWord(item.status, options, 'done'))}</span>${item.error?.message ? ` — ${e(item.error.message)}` : ''}</div>`;
     case 'webSearch':
       return `<div class="tool">Searched the web: ${e(item.query ?? '')}</div>`;
     case 'enteredReviewMode':
@@ -134,17 +143,35 @@ function inputLabel(input: UserInput): string {
   return ('name' in input && input.name) || ('path' in input && input.path) || '';
 }
 
+/** An item's status in words; one still "inProgress" when its turn has ended was stopped. */
+function statusWord(status: string | undefined, options: ItemOptions, done: string): string {
+  switch (status) {
+    case 'inProgress':
+      return options.compact ? 'waiting for approval' : options.running ? 'running' : 'stopped';
+    case 'completed':
+      return done;
+    case undefined:
+      return '';
+    default:
+      return status;
+  }
+}
+
+/** The class of an item's status, with a stopped one told apart from one still running. */
+function statusClass(status: string | undefined, options: ItemOptions): string {
+  return status === 'inProgress' && !options.running && !options.compact ? 'stopped' : classToken(status);
+}
+
 function statusLabel(item: ThreadItemOf<'commandExecution'>, options: ItemOptions): string {
-  const status = item.status ?? '';
-  if (status === 'inProgress') return options.compact ? 'waiting for approval' : 'running';
-  if (item.exitCode !== undefined && item.exitCode !== null) return `${status}, exit ${item.exitCode}`;
-  return status;
+  const word = statusWord(item.status, options, 'finished');
+  if (item.exitCode !== undefined && item.exitCode !== null) return `${word}, exit ${item.exitCode}`;
+  return word;
 }
 
 function renderCommand(item: ThreadItemOf<'commandExecution'>, options: ItemOptions): string {
   const output = item.aggregatedOutput ?? '';
   return (
-    `<div class="cmd status-${classToken(item.status)}">` +
+    `<div class="cmd status-${statusClass(item.status, options)}">` +
     `<div class="cmd-head"><code>$ ${e(visible(item.command ?? ''))}</code> <span class="status">${e(statusLabel(item, options))}</span></div>` +
     (output ? `<pre class="cmd-out">${e(visible(output, true))}</pre>` : '') +
     `</div>`
@@ -152,11 +179,12 @@ function renderCommand(item: ThreadItemOf<'commandExecution'>, options: ItemOpti
 }
 
 function renderFileChange(item: ThreadItemOf<'fileChange'>, options: ItemOptions): string {
-  const status = item.status === 'inProgress' && options.compact ? 'waiting for approval' : (item.status ?? '');
+  const status = statusWord(item.status, options, 'applied');
   return (
-    `<div class="files status-${classToken(item.status)}">` +
+    `<div class="files status-${statusClass(item.status, options)}">` +
     `<div class="files-head">File changes <span class="status">${e(status)}</span></div>` +
     renderFileList(item.changes ?? [], { item: item.id }, options) +
+    (item.output && item.status !== 'completed' ? `<pre class="files-out">${e(visible(item.output, true))}</pre>` : '') +
     `</div>`
   );
 }

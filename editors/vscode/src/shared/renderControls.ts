@@ -7,7 +7,7 @@
 import { classToken, escapeHtml as e } from './escape';
 import { visible } from './visible';
 import { formatRateLimits, formatTokenUsage } from './format';
-import { APPROVAL_POLICIES, type ModelInfo, REASONING_EFFORTS } from './protocol';
+import { APPROVAL_POLICIES, type Mode, MODES, type ModelInfo, REASONING_EFFORTS } from './protocol';
 import { type ChatState, threadTitle } from './state';
 
 export function button(label: string, action: string, data: Record<string, string | number> = {}, cls = '', title = ''): string {
@@ -55,10 +55,18 @@ export function renderToolbar(state: ChatState): string {
   const efforts = [option('', configuredValue('Effort', configuredEffort ?? undefined), !state.effort)]
     .concat(supported.map((effort) => option(effort, `Effort: ${effort}`, effort === state.effort)))
     .join('');
-  const policies = [option('', configuredValue('Approvals', state.configured.approvalPolicy), !state.approvalPolicy)]
+  const mode = MODES[state.mode];
+  const unpicked = state.configured.approvalPolicy
+    ? configuredValue('Approvals', state.configured.approvalPolicy)
+    : `Approvals: ${mode.approvalPolicy} (${mode.label} mode)`;
+  const policies = [option('', unpicked, !state.approvalPolicy)]
     .concat(APPROVAL_POLICIES.map((p) => option(p, `Approvals: ${p}`, p === state.approvalPolicy)))
     .join('');
+  const modes = (Object.keys(MODES) as Mode[])
+    .map((m) => `<option value="${m}" title="${e(MODES[m].description)}"${m === state.mode ? ' selected' : ''}>${e(MODES[m].label)}</option>`)
+    .join('');
   return (
+    `<select id="mode" data-action="mode" title="${e(`Mode: ${mode.description}`)}" aria-label="Mode">${modes}</select>` +
     `<select id="model" data-action="model" title="Model for the next turns" aria-label="Model">${models}</select>` +
     `<select id="effort" data-action="effort" title="Reasoning effort for the next turns" aria-label="Reasoning effort">${efforts}</select>` +
     `<select id="policy" data-action="policy" title="When Codex asks before running commands and changing files" aria-label="Approval policy">${policies}</select>`
@@ -101,8 +109,10 @@ export function renderNotices(state: ChatState): string {
     head =
       `<div class="notice error server-down" role="alert"><div>${e(server.message ?? 'The Codex server is not running.')}</div>` +
       output +
-      `<div class="actions">${button('Open settings', 'openSettings')}${button('Restart', 'restart', {}, 'secondary')}${button('Show log', 'showLog', {}, 'secondary')}</div>` +
+      `<div class="actions">${server.installable ? button('Install the Codex server', 'installServer') : ''}${button('Open settings', 'openSettings', {}, server.installable ? 'secondary' : '')}${button('Restart', 'restart', {}, 'secondary')}${button('Show log', 'showLog', {}, 'secondary')}</div>` +
       `</div>`;
+  } else if (server.state === 'installing') {
+    head = `<div class="notice info">Installing the Codex server into the extension's storage… ${button('Show log', 'showLog', {}, 'secondary')}</div>`;
   } else if (server.state === 'starting') {
     head = `<div class="notice info">Starting the Codex server…</div>`;
   } else if (server.state === 'stopped') {
@@ -112,6 +122,31 @@ export function renderNotices(state: ChatState): string {
     .map((n) => `<div class="notice ${classToken(n.kind)}">${e(visible(n.text, true))} ${button('Dismiss', 'dismiss', { id: n.id }, 'secondary')}</div>`)
     .join('');
   return head + notices;
+}
+
+/** Who Codex signs in as, with Sign out; or, when the model needs a sign-in, the ways to sign in. */
+export function renderAccount(state: ChatState): string {
+  const info = state.account;
+  if (!info) return '';
+  const account = info.account;
+  if (account) {
+    const who =
+      account.type === 'apiKey'
+        ? 'Signed in with an API key'
+        : account.type === 'chatgpt'
+          ? `Signed in with ChatGPT${account.email ? ` as ${account.email}` : ''}${account.planType ? ` (${account.planType})` : ''}`
+          : 'Signed in with Amazon Bedrock';
+    return `<div class="account signed-in"><span>${e(visible(who))}</span> ${button('Sign out', 'logout', {}, 'secondary link')}</div>`;
+  }
+  if (!info.requiresOpenaiAuth) return '';
+  const error = info.error ? `<div class="account-error" role="alert">${e(visible(info.error, true))}</div>` : '';
+  const pending = info.pendingLogin ? `<div class="muted">Finish signing in in your browser; this panel follows.</div>` : '';
+  return (
+    `<div class="account signin"><div class="account-title">Sign in to use Codex</div>` +
+    `<form class="account-key"><input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="OpenAI API key" aria-label="OpenAI API key">` +
+    `${button('Sign in', 'loginApiKey')}</form>` +
+    `${button('Sign in with ChatGPT', 'loginChatgpt', {}, 'secondary')}${pending}${error}</div>`
+  );
 }
 
 export function renderUsage(state: ChatState): string {

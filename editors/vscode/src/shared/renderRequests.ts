@@ -141,6 +141,8 @@ export function renderChanges(state: ChatState, turnId: string, files: FileChang
   });
   const open = files.filter((f) => !state.changeMarks[changeKey(turnId, f.path)]);
   const all = open.length > 1 ? `<div class="actions">${button('Keep all', 'keepAll', { turn: turnId }, 'secondary')}${button('Undo all', 'undoAll', { turn: turnId }, 'secondary')}</div>` : '';
-  const noun = files.length === 1 ? '1 file changed' : `${files.length} files changed`;
+  const count = files.length === 1 ? '1 file' : `${files.length} files`;
+  const undone = files.every((f) => state.changeMarks[changeKey(turnId, f.path)] === 'undone');
+  const noun = undone ? `Undone: ${count} put back` : `${count} changed`;
   return `<div class="changes" data-turn="${e(turnId)}"><div class="changes-head">${noun}</div><ul class="change-list">${rows.join('')}</ul>${all}</div>`;
 }

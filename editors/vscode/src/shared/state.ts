@@ -7,7 +7,9 @@
  */
 
 import { notify } from './notify';
+import { DEFAULT_MODE, isMode, type Mode } from './protocol';
 import type {
+  Account,
   FollowedNotification,
   InlineRequest,
   LspRange,
@@ -22,7 +24,7 @@ import type {
   Turn,
 } from './protocol';
 
-export type ServerState = 'starting' | 'ready' | 'error' | 'stopped';
+export type ServerState = 'starting' | 'installing' | 'ready' | 'error' | 'stopped';
 
 export interface ServerInfo {
   state: ServerState;
@@ -30,6 +32,8 @@ export interface ServerInfo {
   /** The last lines the server printed before it exited, and how it exited. */
   output?: string;
   exitCode?: number | null;
+  /** The server the extension carries can be installed to fix this. */
+  installable?: boolean;
 }
 
 export interface TurnView {
@@ -90,6 +94,8 @@ export interface ChatState {
   model: string;
   effort: string;
   approvalPolicy: string;
+  /** Chat, Agent, Full access or Plan: the sandbox and collaboration mode of the next turns. */
+  mode: Mode;
   /** What the user's config.toml says, for "as configured (…)" and for going back to it. */
   configured: { model?: string; effort?: string; approvalPolicy?: string };
   attachments: Attachment[];
@@ -99,15 +105,26 @@ export interface ChatState {
   rateLimits?: RateLimits;
   notices: Notice[];
   nextNoticeId: number;
+  /** Who the server signs in as (`account/read`); undefined until read. */
+  account?: AccountInfo;
+}
+
+export interface AccountInfo {
+  account: Account | null;
+  requiresOpenaiAuth: boolean;
+  /** A ChatGPT sign-in under way in the browser. */
+  pendingLogin?: boolean;
+  /** Why the last sign-in failed. */
+  error?: string;
 }
 
 export type Action =
-  | { type: 'server'; state: ServerState; message?: string; output?: string; exitCode?: number | null }
+  | { type: 'server'; state: ServerState; message?: string; output?: string; exitCode?: number | null; installable?: boolean }
   | { type: 'threads'; threads: Thread[] }
   | { type: 'threadQuery'; query: string }
   | { type: 'models'; models: ModelInfo[] }
   | { type: 'configured'; model?: string; effort?: string; approvalPolicy?: string }
-  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string }
+  | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }
   | { type: 'open'; thread: Thread }
   | { type: 'close' }
   | { type: 'userText'; text: string }
@@ -119,7 +136,8 @@ export type Action =
   | { type: 'clearAttachments' }
   | { type: 'changeMark'; turnId: string; path: string; mark: ChangeMark }
   | { type: 'notice'; kind: Notice['kind']; text: string }
-  | { type: 'dismissNotice'; id: number };
+  | { type: 'dismissNotice'; id: number }
+  | { type: 'account'; account: AccountInfo };
 
 export const MAX_NOTICES = 3;
 /** Live command output kept per command; the head is dropped past this. */
@@ -137,6 +155,7 @@ export function initialState(): ChatState {
     model: '',
     effort: '',
     approvalPolicy: '',
+    mode: DEFAULT_MODE,
     configured: {},
     attachments: [],
     changeMarks: {},
@@ -184,9 +203,13 @@ function turnView(turn: Turn): TurnView {
 
 export function reduce(state: ChatState, action: Action): ChatState {
   switch (action.type) {
+    case 'account':
+      return { ...state, account: action.account };
     case 'server': {
-      const { state: serverState, message, output, exitCode } = action;
-      return { ...state, server: { state: serverState, message, output, exitCode } };
+      const { state: serverState, message, output, exitCode, installable } = action;
+      // A server that came (back) up makes the earlier failures' banners stale.
+      const notices = serverState === 'ready' ? [] : state.notices;
+      return { ...state, notices, server: { state: serverState, message, output, exitCode, installable } };
     }
     case 'threads': {
       // The server may not list a thread until it has a turn: keep the one on screen listed.
@@ -212,10 +235,13 @@ export function reduce(state: ChatState, action: Action): ChatState {
         model: action.model ?? state.model,
         effort: action.effort ?? state.effort,
         approvalPolicy: action.approvalPolicy ?? state.approvalPolicy,
+        mode: isMode(action.mode) ? action.mode : state.mode,
       };
     case 'open':
+      // Banners belong to what was on screen: another thread starts clean.
       return {
         ...state,
+        notices: [],
         conversation: conversationFrom(action.thread),
         threads: upsertThread(state.threads, action.thread),
       };

@@ -21,6 +21,7 @@ function shortCommand(command: string): string {
 export function activity(state: ChatState): Activity {
   if (state.server.state === 'error' || state.server.state === 'stopped') return { kind: 'down', text: 'Server not running' };
   if (state.server.state === 'starting') return { kind: 'starting', text: 'Starting' };
+  if (state.server.state === 'installing') return { kind: 'starting', text: 'Installing the server' };
   return turnActivity(state);
 }
 

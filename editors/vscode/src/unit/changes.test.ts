@@ -69,6 +69,14 @@ describe('the changes card', () => {
     ] }),
   );
 
+  it('says the turn was undone once every file is, not still "2 files changed"', () => {
+    let state = initialState();
+    for (const path of ['/w/a.py', '/w/b.py']) state = reduce(state, { type: 'changeMark', turnId: 'u1', path, mark: 'undone' });
+    const html = renderChanges(state, 'u1', files, '/w');
+    assert.match(html, /Undone: 2 files put back/);
+    assert.doesNotMatch(html, /files changed/);
+  });
+
   it('offers Diff, Keep and Undo per file, and both for all', () => {
     const html = renderChanges(initialState(), 'u1', files, '/w');
     assert.match(html, /2 files changed/);

@@ -23,6 +23,18 @@ describe('escapeHtml', () => {
   });
 });
 
+describe('file references relative to the folder', () => {
+  it('links `name.py:11` and [name.py](name.py) to the file at its line, and nothing that climbs out', () => {
+    const html = renderMarkdown('See inventory.py:11 and [inventory.py](inventory.py) and [it](src/a.py#L3).', '/w');
+    assert.match(html, /data-path="\/w\/inventory.py" data-line="11"[^>]*>inventory.py:11<\/a>/);
+    assert.match(html, /data-path="\/w\/inventory.py" title="\/w\/inventory.py">inventory.py<\/a>/);
+    assert.match(html, /data-path="\/w\/src\/a.py" data-line="3"/);
+    const outside = renderMarkdown('Not ../secret.py:1, [x](../x.py), e.g. 3.11:2 or version 2.', '/w');
+    assert.doesNotMatch(outside, /file-link/);
+    assert.doesNotMatch(renderMarkdown('[x](x.py)'), /file-link/, 'no folder, no link');
+  });
+});
+
 describe('renderMarkdown safety', () => {
   const attacks = [
     '<script>alert(1)</script>',

@@ -21,7 +21,7 @@ describe('renderItem', () => {
     noRawMarkup(renderItem({ type: 'userMessage', id: 'u', content: [{ type: 'text', text: EVIL }] }));
     const cmd = renderItem({ type: 'commandExecution', id: 'c', command: EVIL, aggregatedOutput: EVIL, status: 'completed', exitCode: 2 });
     noRawMarkup(cmd);
-    assert.match(cmd, /completed, exit 2/);
+    assert.match(cmd, /finished, exit 2/);
   });
 
   it('renders agent text as Markdown', () => {
@@ -110,6 +110,42 @@ describe('toolbar, thread list, usage', () => {
     const html = renderToolbar(initialState());
     const offered = [...html.matchAll(/<option value="([^"]+)"[^>]*>Approvals:/g)].map((m) => m[1]);
     assert.deepEqual(offered, ['untrusted', 'on-request', 'never']);
+  });
+
+  it('offers the modes, Agent first chosen, with approvals by mode unless configured', () => {
+    const html = renderToolbar(initialState());
+    const modes = [...html.matchAll(/<option value="(chat|agent|full|plan)"[^>]*?( selected)?>([^<]+)</g)].map((m) => `${m[3]}${m[2] ? '*' : ''}`);
+    assert.deepEqual(modes, ['Chat', 'Agent*', 'Full access', 'Plan']);
+    assert.match(html, /Approvals: on-request \(Agent mode\)/);
+    const full = reduce(initialState(), { type: 'select', mode: 'full' });
+    assert.match(renderToolbar(full), /Approvals: never \(Full access mode\)/);
+    const configured = reduce(full, { type: 'configured', approvalPolicy: 'untrusted' });
+    assert.match(renderToolbar(configured), /Approvals: untrusted \(as configured\)/);
+    assert.equal(reduce(initialState(), { type: 'select', mode: 'bogus' }).mode, 'agent');
+  });
+
+  it('leaves an answer\'s proposed plan to its plan item', () => {
+    const text = 'Here is the plan.\n<proposed_plan>\n1. Add a file\n</proposed_plan>';
+    const planned = renderItem({ type: 'agentMessage', id: 'a', text }, { planned: true });
+    assert.match(planned, /Here is the plan\./);
+    assert.doesNotMatch(planned, /proposed_plan|Add a file/);
+    assert.match(renderItem({ type: 'agentMessage', id: 'a', text }), /Add a file/);
+  });
+
+  it('says statuses in words, and a change left in progress by an ended turn was stopped', () => {
+    const change: ThreadItem = { type: 'fileChange', id: 'f', status: 'inProgress', changes: [] };
+    assert.match(renderItem(change, { running: true }), /<span class="status">running<\/span>/);
+    const stopped = renderItem(change, { running: false });
+    assert.match(stopped, /class="files status-stopped"/);
+    assert.match(stopped, /<span class="status">stopped<\/span>/);
+    assert.match(renderItem({ ...change, status: 'completed' }), /<span class="status">applied<\/span>/);
+    assert.doesNotMatch(renderItem({ type: 'commandExecution', id: 'c', command: 'ls', status: 'inProgress' }), /inProgress<\/span>/);
+  });
+
+  it('shows why a declined file change did not land', () => {
+    const html = renderItem({ type: 'fileChange', id: 'f', status: 'declined', changes: [], output: `patch rejected: ${EVIL}` });
+    noRawMarkup(html);
+    assert.match(html, /<pre class="files-out">patch rejected: /);
   });
 
   it('lists threads with open and archive actions, escaped', () => {

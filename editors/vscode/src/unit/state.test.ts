@@ -195,6 +195,18 @@ describe('reduce: threads, requests, notices', () => {
     const retry = reduce(initialState(), notification('error', { error: { message: 'slow' }, willRetry: true }));
     assert.equal(retry.notices[0].kind, 'warning');
   });
+
+  it('clears error banners when a turn succeeds, a thread opens or the server is back', () => {
+    const failed = run([open, n('error', { error: { message: 'boom' }, willRetry: false })]);
+    assert.equal(failed.notices.length, 1);
+    const failedTurn = run([n('turn/completed', { turn: { id: 'u1', status: 'failed', items: [] } })], failed);
+    assert.equal(failedTurn.notices.length, 1, 'a failed turn keeps its banner');
+    const ok = run([n('turn/completed', { turn: { id: 'u2', status: 'completed', items: [] } })], failed);
+    assert.equal(ok.notices.length, 0);
+    assert.equal(run([{ type: 'open', thread: { id: 't2', turns: [] } }], failed).notices.length, 0);
+    assert.equal(run([{ type: 'server', state: 'ready' }], failed).notices.length, 0);
+    assert.equal(run([{ type: 'server', state: 'stopped' }], failed).notices.length, 1);
+  });
 });
 
 describe('reduce: what the extension adds', () => {

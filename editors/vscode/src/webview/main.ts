@@ -13,6 +13,7 @@ import {
   type Block,
   renderChips,
   renderConversation,
+  renderAccount,
   renderNotices,
   renderThreadList,
   renderToolbar,
@@ -129,6 +130,7 @@ function render() {
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   setHtml($('toolbar'), renderToolbar(state));
   setHtml($('notices'), renderNotices(state));
+  setHtml($('account'), renderAccount(state));
   setHtml($('usage'), renderUsage(state));
   setHtml($('chips'), renderChips(state));
   if (!threadsPanel.hidden) setHtml(threads, renderThreadList(state));
@@ -136,7 +138,9 @@ function render() {
   const running = !!state.conversation?.runningTurnId;
   const up = state.server.state === 'ready';
   send.disabled = !up;
-  send.hidden = running;
+  // While a turn runs, Enter steers it: the button says so.
+  send.textContent = running ? 'Steer' : 'Send';
+  send.title = running ? 'Send to the running turn: Codex reads it at its next step' : 'Send (Enter)';
   stop.hidden = !running;
   document.body.dataset.server = state.server.state;
   document.body.dataset.running = String(running);
@@ -180,7 +184,7 @@ window.addEventListener('resize', () => revealRequests());
 
 function submit() {
   const text = input.value;
-  if (!text.trim() || send.disabled || state.conversation?.runningTurnId) return;
+  if (!text.trim() || send.disabled) return;
   post({ type: 'send', text });
   input.value = '';
   picker.hide();
@@ -247,6 +251,21 @@ function confirmDelete(row: HTMLElement, threadId: string) {
   ask.querySelector<HTMLButtonElement>('[data-action="cancelDelete"]')?.focus();
 }
 
+/** Send the API key field's key to the server once; the panel keeps no copy. */
+function loginWithKey(): void {
+  const field = document.getElementById('api-key') as HTMLInputElement | null;
+  const apiKey = field?.value.trim() ?? '';
+  if (!field || !apiKey) return field?.focus();
+  field.value = '';
+  post({ type: 'login', apiKey });
+}
+
+document.addEventListener('submit', (event) => {
+  if (!(event.target as HTMLElement).closest('.account-key')) return;
+  event.preventDefault();
+  loginWithKey();
+});
+
 document.addEventListener('click', (event) => {
   const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
   if (!target || target.tagName === 'SELECT') return;
@@ -309,7 +328,17 @@ document.addEventListener('click', (event) => {
     case 'dismiss':
       post({ type: 'dismiss', id: Number(data.id) });
       break;
+    case 'loginApiKey':
+      loginWithKey();
+      break;
+    case 'loginChatgpt':
+      post({ type: 'login' });
+      break;
+    case 'logout':
+      post({ type: 'logout' });
+      break;
     case 'showLog':
+    case 'installServer':
     case 'openSettings':
     case 'restart':
       post({ type: data.action });
@@ -358,13 +387,38 @@ document.addEventListener('change', (event) => {
   if (target.dataset.action === 'model') post({ type: 'select', model: target.value });
   if (target.dataset.action === 'effort') post({ type: 'select', effort: target.value });
   if (target.dataset.action === 'policy') post({ type: 'select', approvalPolicy: target.value });
+  if (target.dataset.action === 'mode') post({ type: 'select', mode: target.value });
 });
+
+// The messages sent from this panel, oldest first, for ArrowUp / ArrowDown in an empty box.
+const sentHistory: string[] = [];
+let historyAt = -1;
 
 input.addEventListener('keydown', (event) => {
   if (picker.keydown(event)) return;
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
+    const text = input.value;
+    if (text.trim() && !send.disabled && sentHistory.at(-1) !== text) sentHistory.push(text);
+    historyAt = -1;
     submit();
+    return;
+  }
+  if (event.key === 'Escape' && state.conversation?.runningTurnId) {
+    event.preventDefault();
+    post({ type: 'stop' });
+    return;
+  }
+  // Earlier messages come back only into an empty box (or one showing a recalled message),
+  // so the arrows still move the cursor through text being written.
+  const recalling = historyAt >= 0 && input.value === sentHistory[historyAt];
+  if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && sentHistory.length && (!input.value || recalling)) {
+    const up = event.key === 'ArrowUp';
+    const from = historyAt < 0 ? sentHistory.length : historyAt;
+    const next = up ? Math.max(0, from - 1) : from + 1;
+    event.preventDefault();
+    historyAt = next >= sentHistory.length ? -1 : next;
+    input.value = historyAt < 0 ? '' : sentHistory[historyAt];
   }
 });
 input.addEventListener('input', () => {

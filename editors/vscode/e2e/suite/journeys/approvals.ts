@@ -36,6 +36,50 @@ export const approvalJourneys: Journey[] = [
     },
   },
   {
+    name: 'approvals: Approve in a notification of an approval already denied in the chat says so and runs nothing',
+    screenshot: 'approval-already-answered',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await enqueue(ctx, 'commandDenied');
+      await ui('chat.send', { text: 'Run the denied command' });
+      await ui('chat.waitFor', { selector: '.request.approval', text: 'Run this command?' });
+      await ui('chat.click', { selector: '.request.approval button[data-action="decide"][data-decision="decline"]' });
+      await turnFinished(api, threadId);
+      await ui('page.click', { selector: '[id="status.notifications"]' });
+      await ui('page.waitFor', { selector: '.notifications-center', text: 'Codex wants to run' });
+      await ui('page.click', { selector: '.notifications-center .notification-list-item .monaco-button:has-text("Approve")' });
+      // The clicked notification goes; the answer to the click comes as a new one.
+      await vscode.commands.executeCommand('notifications.showList');
+      await ui('page.waitFor', { selector: '.notifications-center', text: 'that approval was already answered (denied)' });
+      await ui('screenshot', { name: 'approval-already-answered' });
+      const ran = await vscode.workspace.fs.stat(workspaceFile(ctx, 'denied.txt')).then(
+        () => true,
+        () => false,
+      );
+      assert(!ran, 'the denied command did not run');
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await vscode.commands.executeCommand('notifications.hideList');
+    },
+  },
+  {
+    name: 'approvals: Abort on a file change ends the turn, and the change shows as stopped, in words',
+    screenshot: 'patch-aborted',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'edit');
+      await ui('chat.send', { text: 'Change the greeting' });
+      await ui('chat.waitFor', { selector: '.request.approval', text: 'Apply this change?' });
+      await ui('chat.click', { selector: '.request.approval button[data-action="decide"][data-decision="cancel"]' });
+      await turnFinished(api, threadId);
+      await ui('chat.waitFor', { selector: '.files.status-stopped .status', text: 'stopped' });
+      const statuses = await ui<string[]>('chat.query', { selector: '#log .status' });
+      assert(!statuses.some((s) => /inProgress|completed/.test(s)), `statuses in words, got ${JSON.stringify(statuses)}`);
+      assert((await readDisk(workspaceFile(ctx, 'edit_me.py'))).includes('return "hi"'), 'nothing was written');
+      await ui('screenshot', { name: 'patch-aborted' });
+    },
+  },
+  {
     name: 'approvals: a command is approved inline and its output shows',
     screenshot: 'command-approval',
     async run(api, ctx) {

@@ -72,6 +72,12 @@ export const changeJourneys: Journey[] = [
       assert(!undone?.error, `Undo this turn failed: ${undone?.error}`);
       await waitFor('both files back', async () => (await readDisk(gamma)) === 'gamma\n' && (await readDisk(delta)) === 'delta\n' && gammaDoc.getText() === 'gamma\n');
       assert(!gammaDoc.isDirty, 'nothing is left unsaved after the undo');
+      // The chat says so: the turn's files are undone, not still "2 files changed".
+      await ui('chat.waitFor', { selector: '.changes-head', text: 'Undone: 2 files put back' });
+      const marks = await ui<string[]>('chat.query', { selector: '.changes .change-mark' });
+      assert(marks.length === 2 && marks.every((m) => m === 'Undone'), `each file marked undone, got ${JSON.stringify(marks)}`);
+      const heads = await ui<string[]>('chat.query', { selector: '.changes-head' });
+      assert(!heads.some((h) => h.includes('files changed')), `no "files changed" left, got ${JSON.stringify(heads)}`);
       await ui('screenshot', { name: 'disk-undo-turn' });
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     },

@@ -130,6 +130,95 @@ export const chatJourneys: Journey[] = [
     },
   },
   {
+    name: 'banners: an error banner goes when the next turn succeeds, and when a new thread starts',
+    screenshot: 'banner-cleared',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'badRequest');
+      await ui('chat.send', { text: 'This one fails' });
+      await ui('chat.waitFor', { selector: '#notices .notice.error', text: 'The scripted model refused this request.' });
+      await turnFinished(api, threadId);
+      await enqueue(ctx, 'askMenu');
+      await ui('chat.send', { text: 'This one works' });
+      await turnFinished(api, threadId, 2);
+      await ui('chat.waitFor', { selector: '#log', text: 'It returns the greeting' });
+      await ui('chat.waitFor', { absent: '#notices .notice.error' });
+
+      await enqueue(ctx, 'badRequest');
+      await ui('chat.send', { text: 'This one fails again' });
+      await ui('chat.waitFor', { selector: '#notices .notice.error', text: 'The scripted model refused this request.' });
+      await turnFinished(api, threadId, 3);
+      await ui('chat.click', { selector: '#new-thread' });
+      await waitFor('a new thread', () => api.store.state.conversation?.threadId !== threadId);
+      await ui('chat.waitFor', { absent: '#notices .notice.error' });
+      await ui('screenshot', { name: 'banner-cleared' });
+    },
+  },
+  {
+    name: 'steer: Enter while a turn runs sends the message into that turn (the button says Steer), and Codex answers with it',
+    screenshot: 'steered',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'steer');
+      await ui('chat.send', { text: 'Tell me a long story' });
+      await waitFor('the turn to run', () => api.store.state.conversation?.runningTurnId);
+      await ui('chat.waitFor', { selector: '#send', text: 'Steer' });
+      await ui('chat.send', { text: 'Make it short' });
+      await ui('chat.waitFor', { selector: '#log', text: 'Short, as you asked.' });
+      await turnFinished(api, threadId);
+      assert(api.store.state.conversation?.turns.length === 1, 'the message went into the running turn, not a new one');
+      const users = (await ui<string[]>('chat.query', { selector: '#log .msg.user .text' })).map((t) => t.trim());
+      assert(JSON.stringify(users) === JSON.stringify(['Tell me a long story', 'Make it short']), `both messages shown, got ${JSON.stringify(users)}`);
+      const requests = await modelRequests(ctx);
+      const last = requests.at(-1);
+      assert(last && textsByRole(last, 'user').some((t) => t.includes('Make it short')), 'the model got the steering message');
+      await ui('chat.waitFor', { selector: '#send', text: 'Send' });
+      await ui('screenshot', { name: 'steered' });
+    },
+  },
+  {
+    name: 'links: `edit_me.py:2` and [review_me.py](review_me.py) in an answer open the file, at the line',
+    screenshot: 'relative-links',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'relativeLinks');
+      await ui('chat.send', { text: 'Where is the greeting?' });
+      await turnFinished(api, threadId);
+      await ui('chat.click', { selector: 'a.file-link:has-text("edit_me.py:2")' });
+      await waitFor('edit_me.py open at line 2', () => {
+        const ed = vscode.window.activeTextEditor;
+        return ed?.document.uri.fsPath.endsWith('/edit_me.py') && ed.selection.active.line === 1;
+      });
+      await ui('chat.click', { selector: 'a.file-link:has-text("review_me.py")' });
+      await waitFor('review_me.py open', () => vscode.window.activeTextEditor?.document.uri.fsPath.endsWith('/review_me.py'));
+      await ui('screenshot', { name: 'relative-links' });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+  {
+    name: 'keys: ArrowUp in the empty box brings back the last message, ArrowDown clears it; Escape stops a running turn',
+    screenshot: 'keys-escape',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await enqueue(ctx, 'askMenu');
+      await ui('chat.send', { text: 'What does greet return?' });
+      await turnFinished(api, threadId);
+      const value = () => ui<string>('chat.eval', { expression: 'document.getElementById("input").value' });
+      await ui('chat.press', { selector: '#input', key: 'ArrowUp' });
+      assert((await value()) === 'What does greet return?', 'ArrowUp recalls the last message');
+      await ui('chat.press', { selector: '#input', key: 'ArrowDown' });
+      assert((await value()) === '', 'ArrowDown goes back to the empty box');
+
+      await enqueue(ctx, 'stalled');
+      await ui('chat.send', { text: 'Tell me a story' });
+      await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'Once upon a time' });
+      await ui('chat.press', { selector: '#input', key: 'Escape' });
+      await turnFinished(api, threadId, 2);
+      await ui('chat.waitFor', { selector: '.turn-end.interrupted', text: 'Stopped' });
+      await ui('screenshot', { name: 'keys-escape' });
+    },
+  },
+  {
     name: 'stop: Stop ends a streaming answer and the partial text stays, also when the thread is reopened',
     screenshot: 'stopped-partial',
     async run(api, ctx) {

@@ -94,7 +94,7 @@ export const editorJourneys: Journey[] = [
     },
   },
   {
-    name: 'pickers: the model and approval pickers reach Edit selection and review; "as configured" restores the configured policy',
+    name: 'pickers: the model and approval pickers reach Edit selection and review',
     screenshot: 'pickers-reach-commands',
     async run(api, ctx) {
       const threadId = await freshThread(api);
@@ -107,7 +107,7 @@ export const editorJourneys: Journey[] = [
       const editor = await selectLine(ctx, 'edit_me.py', 1);
       const original = editor.document.getText();
       await vscode.commands.executeCommand('codexChat.editSelection', 'say hello instead');
-      // "never": the change lands without asking (the config says "untrusted").
+      // "never": the change lands without asking (the suite picks "untrusted").
       await waitFor('the edit in the buffer', () => editor.document.getText().includes('return "hello"'), 60000);
       assert(api.store.state.requests.length === 0, 'no approval was asked');
       await turnFinished(api, threadId);
@@ -119,8 +119,8 @@ export const editorJourneys: Journey[] = [
       assert(!undone?.error, `Undo this turn failed: ${undone?.error}`);
       await waitFor('undo', async () => editor.document.getText() === original && (await readDisk(editor.document.uri)) === original);
 
-      // Back to "as configured": the configured "untrusted" asks again.
-      await ui('chat.select', { selector: '#policy', value: '' });
+      // Back to "untrusted": it asks again.
+      await ui('chat.select', { selector: '#policy', value: 'untrusted' });
       await enqueue(ctx, 'edit');
       await selectLine(ctx, 'edit_me.py', 1);
       await vscode.commands.executeCommand('codexChat.editSelection', 'say hello instead');

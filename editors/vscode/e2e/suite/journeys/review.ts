@@ -70,6 +70,8 @@ export const reviewJourneys: Journey[] = [
       assert(/apply_patch/.test(textsByRole(fixRequest, 'developer').join('\n')), 'the fix instructions reached the model');
       await vscode.commands.executeCommand('workbench.actions.view.problems');
       await ui('page.waitFor', { selector: '.markers-panel', text: 'Average of an empty list' });
+      // A P3 nit is listed too (a Hint would not be).
+      await ui('page.waitFor', { selector: '.markers-panel', text: 'alpha.txt could say what it is for' });
       await ui('screenshot', { name: 'review-fixed' });
     },
   },
