@@ -32,7 +32,6 @@ _MISSPELT_CUTOFF = 0.8
 NOT_APPLIED: dict[tuple[str, ...], str] = {
     ("approval_policy", "granular"): "questions are asked as under `on-request`",
     ("cli_auth_credentials_store",): "credentials are kept in auth.json",
-    ("projects",): "no project's .codex/config.toml is loaded",
 }
 
 
