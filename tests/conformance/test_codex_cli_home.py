@@ -3,7 +3,8 @@
 The home is made by the real binary: `codex exec` runs a turn against the scripted model with
 `HOME` pointing at a fresh user folder. Then codex-lsp's app-server starts with that `HOME` and
 no `CODEX_HOME` (and no `~/.codex-lsp` in use): it reads `~/.codex/config.toml`, lists the
-thread the terminal wrote, and resumes it, the model getting the terminal's history.
+thread the terminal wrote, shows its turn and resumes it, the model getting the terminal's
+history.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def test_the_terminal_history_is_listed_and_resumed(tmp_path: Path) -> None:
             read = client.call("config/read", {})
             listed = client.call("thread/list", {})
             (thread,) = listed["data"]
-            client.call("thread/resume", {"threadId": thread["id"]})
+            resumed = client.call("thread/resume", {"threadId": thread["id"]})
             client.call(
                 "turn/start",
                 {"threadId": thread["id"], "input": [{"type": "text", "text": "and again"}]},
@@ -77,6 +78,13 @@ def test_the_terminal_history_is_listed_and_resumed(tmp_path: Path) -> None:
 
     assert read["config"]["model_provider"] == "scripted"  # ~/.codex/config.toml
     assert thread["preview"] == "say hello"
+    # The terminal's turn, as an editor shows it on resuming.
+    (turn,) = resumed["thread"]["turns"]
+    shown = [(item["type"], item.get("text") or item.get("content")) for item in turn["items"]]
+    assert shown == [
+        ("userMessage", [{"type": "text", "text": "say hello", "text_elements": []}]),
+        ("agentMessage", "Hello from the terminal."),
+    ]
     texts = [
         part.get("text")
         for item in last["input"]
