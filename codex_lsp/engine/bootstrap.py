@@ -37,9 +37,11 @@ def load_services(
 ) -> EngineServices:
     """Read config.toml (raising `ConfigError` with file, line and key) and wire the engine."""
     home = codex_home or default_codex_home()
+    # A server runs in the folder it serves: its trusted project's layers apply.
+    where = cwd if cwd is not None else Path.cwd()
 
     def read() -> Config:
-        config = load_config(home, profile=profile, overrides=list(overrides or []), cwd=cwd)
+        config = load_config(home, profile=profile, overrides=list(overrides or []), cwd=where)
         remember(configured_secrets(config, home))
         return config
 

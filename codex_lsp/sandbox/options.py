@@ -15,6 +15,26 @@ from dataclasses import dataclass, field
 DEFAULT_MAX_PROCESSES = 1024
 DEFAULT_MAX_MEMORY_MB = 2048
 DEFAULT_HOME_DIRNAME = ".codex-lsp"
+CODEX_CLI_HOME_DIRNAME = ".codex"
+# What makes a folder a home in use: a config, a sign-in, or threads.
+_HOME_MARKERS = ("config.toml", "auth.json", "sessions")
+
+
+def default_codex_home(environ: Mapping[str, str] | None = None) -> str:
+    """`$CODEX_HOME` if set; else `~/.codex-lsp` when it holds a config, a sign-in or
+    sessions; else the Codex CLI's `~/.codex` when it does (config, sign-in and threads are
+    then shared with the terminal); else `~/.codex-lsp`. Lives here, in the lowest layer that
+    needs it, so that the sandbox hides exactly the home the engine uses."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("CODEX_HOME", "").strip()
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    user = env.get("HOME") or os.path.expanduser("~")
+    ours = os.path.join(user, DEFAULT_HOME_DIRNAME)
+    for candidate in (ours, os.path.join(user, CODEX_CLI_HOME_DIRNAME)):
+        if any(os.path.exists(os.path.join(candidate, name)) for name in _HOME_MARKERS):
+            return candidate
+    return ours
 
 
 @dataclass(frozen=True)
@@ -38,10 +58,13 @@ def default_hidden_dirs(environ: Mapping[str, str] | None = None) -> tuple[str, 
     `$CODEX_HOME` already.
     """
     env = os.environ if environ is None else environ
-    home = env.get("CODEX_HOME", "").strip() or os.path.join(
-        os.path.expanduser("~"), DEFAULT_HOME_DIRNAME
-    )
-    hidden = [os.path.abspath(os.path.expanduser(home))]
+    hidden = [default_codex_home(env)]
+    if not env.get("CODEX_HOME", "").strip():
+        # The socket directory falls back to `~/.codex-lsp/run` (`appserver.attach`), also
+        # when the home in use is the Codex CLI's `~/.codex`.
+        ours = os.path.join(env.get("HOME") or os.path.expanduser("~"), DEFAULT_HOME_DIRNAME)
+        if ours not in hidden:
+            hidden.append(ours)
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isabs(runtime):
         hidden.append(os.path.join(runtime, "codex-lsp"))

@@ -10,7 +10,6 @@ key; never a pydantic traceback. Reading and merging the tables: `config_layers.
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -34,6 +33,12 @@ from codex_lsp.store.config_errors import (
     locate_key,
     looks_secret,
     value_span,
+)
+from codex_lsp.store.config_files import (
+    PROFILE_NAME,
+    PROFILE_SUFFIX,
+    profile_path,
+    project_layers,
 )
 from codex_lsp.store.config_hooks import HookGroup, ProjectConfig
 from codex_lsp.store.config_layers import (
@@ -307,15 +312,6 @@ def _providers(effective: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-PROFILE_SUFFIX = ".config.toml"
-_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-
-
-def profile_path(home: Path, name: str) -> Path:
-    """`$CODEX_HOME/<name>.config.toml`, where Codex 0.169 and later keep a profile."""
-    return home / f"{name}{PROFILE_SUFFIX}"
-
-
 def load_config(
     codex_home: Path | str | None = None,
     *,
@@ -331,11 +327,13 @@ def load_config(
     are not applied: selecting one (with `profile = "<name>"` in the file, or as `profile` while
     the file holds that table) fails with the move to make, as Codex's loader does.
 
+    A project the user trusts (`[projects."<dir>"] trust_level = "trusted"`, for `cwd` or a
+    folder above it) adds its `.codex/config.toml` files, from the trusted folder down to `cwd`,
+    over the user's layers and under `-c`; an untrusted project's are not read.
+
     `text`, when given, is validated as if it were the file's contents (a change about to be
-    written is checked exactly as the file will be read). `cwd` is accepted for project-scoped
-    layers; none are read yet.
+    written is checked exactly as the file will be read).
     """
-    del cwd  # no project-level config layer yet
     home = Path(codex_home) if codex_home is not None else default_codex_home()
     path = home / CONFIG_FILENAME
     text, file_raw = read_toml(path) if text is None else parse_toml(path, text)
@@ -359,7 +357,7 @@ def load_config(
     user_keys = set(leaf_paths({key: value for key, value in raw.items() if key != "profiles"}))
     loader.validate({key: value for key, value in raw.items() if key != "profiles"})
     if profile is not None:
-        if not _PROFILE_NAME.fullmatch(profile) or looks_secret(profile):
+        if not PROFILE_NAME.fullmatch(profile) or looks_secret(profile):
             raise ConfigError(
                 f"--profile: {profile!r} is not a profile name (letters, digits, -_.)"
             )
@@ -377,6 +375,11 @@ def load_config(
             _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
             raw = deep_merge(raw, layer_raw)
             user_keys |= set(leaf_paths(layer_raw))
+    for layer_path, layer_raw, layer_text in project_layers(raw, cwd):
+        _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
+        layers.append((layer_path, layer_raw))
+        raw = deep_merge(raw, layer_raw)
+        user_keys |= set(leaf_paths(layer_raw))
     for keys, value in parsed:
         set_path(raw, keys, value)
     effective = {key: value for key, value in raw.items() if key != "profiles"}

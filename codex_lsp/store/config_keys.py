@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from codex_lsp.store.config import Config
 
 ANY_NAME = "<name>"
+# The hook events the engine runs; the others Codex knows are named as not run.
+RUN_HOOK_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 # How close a key must be to a known one to be called a misspelling of it.
 _MISSPELT_CUTOFF = 0.8
 
@@ -30,8 +32,6 @@ _MISSPELT_CUTOFF = 0.8
 NOT_APPLIED: dict[tuple[str, ...], str] = {
     ("approval_policy", "granular"): "questions are asked as under `on-request`",
     ("cli_auth_credentials_store",): "credentials are kept in auth.json",
-    ("hooks",): "no hook runs",
-    ("projects",): "no project's .codex/config.toml is loaded",
 }
 
 
@@ -211,6 +211,9 @@ def file_key_warnings(config: Config) -> list[IgnoredKey]:
                     message = f"not a config key, so it is ignored; did you mean {intended}?"
                 else:
                     message = "not implemented by codex-lsp, so it is ignored"
+            elif leaf[0] == "hooks" and len(leaf) > 1 and leaf[1] not in RUN_HOOK_EVENTS:
+                key = leaf[:2]
+                message = "not run by codex-lsp (it runs PreToolUse and PostToolUse hooks)"
             else:
                 pattern = _pattern(leaf, tree)
                 found = next(

@@ -16,17 +16,16 @@ import time
 import uuid
 from pathlib import Path
 
-DEFAULT_HOME_DIRNAME = ".codex-lsp"
+from codex_lsp.sandbox.options import default_codex_home
+
 SESSIONS_SUBDIR = "sessions"
 ARCHIVED_SUBDIR = "archived_sessions"
 
 
 def codex_home() -> Path:
-    """`$CODEX_HOME` if set (with `~` expanded), else `~/.codex-lsp`. Not created here."""
-    env = os.environ.get("CODEX_HOME", "").strip()
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / DEFAULT_HOME_DIRNAME
+    """`$CODEX_HOME` if set (with `~` expanded); else `~/.codex-lsp` once it is in use, else
+    a Codex CLI user's `~/.codex` (`sandbox.options.default_codex_home`). Not created here."""
+    return Path(default_codex_home())
 
 
 def sessions_dir(home: Path | None = None) -> Path:

@@ -151,6 +151,19 @@ def _note_event(head: _Head, event: dict[str, Any]) -> None:
     if kind == "user_message" and head.first_user is None:
         message = event.get("message")
         head.first_user = message if isinstance(message, str) else ""
+    elif kind == "item_completed" and head.first_user is None:
+        # Codex 0.171 and later record the user's message as a completed `UserMessage` item.
+        item = event.get("item")
+        if isinstance(item, dict) and item.get("type") == "UserMessage":
+            content = item.get("content")
+            parts: list[Any] = content if isinstance(content, list) else []
+            head.first_user = "".join(
+                part["text"]
+                for part in parts
+                if isinstance(part, dict)
+                and part.get("type") == "text"
+                and isinstance(part.get("text"), str)
+            )
     elif kind == "thread_name_updated" and isinstance(event.get("thread_name"), str):
         head.name = event["thread_name"]
 

@@ -98,7 +98,7 @@ def test_permission_profiles_are_the_built_in_modes_and_the_users_tables(scripte
     assert bad["code"] == INVALID_PARAMS
 
 
-def test_hooks_are_listed_empty_with_a_warning_where_they_are_configured(scripted_model, tmp_path):
+def test_hooks_are_listed_where_run_with_a_warning_where_not(scripted_model, tmp_path):
     home, ws = make_home(tmp_path, scripted_model.base_url, extra=HOOKS_TABLE)
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
@@ -116,13 +116,20 @@ def test_hooks_are_listed_empty_with_a_warning_where_they_are_configured(scripte
         for_thread = client.result("hooks/list", {"threadId": thread["id"]})
 
     here, there = listed["data"]
-    assert here["cwd"] == str(project) and here["hooks"] == []
+    assert here["cwd"] == str(project)
+    assert here["hooks"] == [
+        {
+            "eventName": "PreToolUse",
+            "matcher": "Bash",
+            "command": "echo hi",
+            "source": str(home / "config.toml"),
+        }
+    ]
     assert here["warnings"] == [
-        f"hooks in {home / 'config.toml'} are not run: codex-lsp does not run hooks",
         f"hooks in {project / '.codex' / 'hooks.json'} are not run: codex-lsp does not run hooks",
     ]
     assert here["errors"] == []
-    assert there["hooks"] == [] and len(there["warnings"]) == 1
+    assert len(there["hooks"]) == 1 and there["warnings"] == []
     (error,) = there["errors"]
     assert error["path"] == str(broken / ".codex" / "hooks.json") and error["message"]
     assert for_thread["data"] == [here]

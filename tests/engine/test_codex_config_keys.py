@@ -170,3 +170,43 @@ async def test_notify_runs_the_program_with_codex_json_after_a_turn(scripted_mod
         "input-messages": ["tidy up"],
         "last-assistant-message": "All done.",
     }
+
+
+async def test_pre_and_post_tool_use_hooks_run_as_in_codex(scripted_model, tmp_path):
+    log = tmp_path / "post.jsonl"
+    hooks = (
+        "[[hooks.PreToolUse]]\n"
+        'matcher = "Bash"\n'
+        "[[hooks.PreToolUse.hooks]]\n"
+        'type = "command"\n'
+        "command = \"grep -q forbidden && { echo 'no forbidden files' >&2; exit 2; } || exit 0\"\n"
+        "[[hooks.PostToolUse]]\n"
+        "[[hooks.PostToolUse.hooks]]\n"
+        'type = "command"\n'
+        f"command = {json.dumps(f'cat >> {log}; echo >> {log}')}\n"
+    )
+    home, ws = _setup(tmp_path, scripted_model.base_url, hooks)
+    for index, name in enumerate(("forbidden", "allowed")):
+        scripted_model.enqueue(
+            function_call_response(
+                "exec_command", {"cmd": f"touch {name}", "workdir": str(ws)}, call_id=f"c{index}"
+            )
+        )
+    scripted_model.enqueue(text_response("done", response_id="resp_9"))
+
+    async with running_engine(home) as engine:
+        configured = await engine.configure(cwd=str(ws))
+        await engine.run_turn("make two files")
+
+    outputs = _outputs(scripted_model.requests[-1].body)
+    assert outputs["c0"] == "Blocked by a PreToolUse hook: no forbidden files"
+    assert not (ws / "forbidden").exists()
+    assert (ws / "allowed").exists()
+    (seen,) = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert seen["hook_event_name"] == "PostToolUse"
+    assert seen["tool_name"] == "Bash"
+    assert seen["tool_input"] == {"command": "touch allowed"}
+    assert seen["tool_use_id"] == "c1"
+    assert seen["session_id"] == configured.msg.session_id
+    assert seen["cwd"] == str(ws.resolve())
+    assert isinstance(seen["tool_response"], str)

@@ -115,3 +115,27 @@ def test_the_server_refuses_a_peer_that_runs_confined() -> None:
         for proc in (confined, plain):
             proc.kill()
             proc.wait()
+
+
+def test_a_codex_cli_home_in_use_is_out_of_reach(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, network: bool
+) -> None:
+    # Without CODEX_HOME and without a ~/.codex-lsp in use, the engine uses the Codex CLI's
+    # ~/.codex: its sign-in must be hidden exactly as $CODEX_HOME's is.
+    from codex_lsp.store.home import codex_home
+
+    user = tmp_path / "user"
+    auth = user / ".codex" / "auth.json"
+    auth.parent.mkdir(parents=True)
+    auth.write_text(f'{{"OPENAI_API_KEY": "{FAKE_KEY}"}}\n')
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    assert codex_home() == user / ".codex"
+    result = run(
+        [PY, "-c", PROBE, str(user / "none.sock"), str(auth)], ws, mode, policy_for(network)
+    )
+    assert FAKE_KEY not in result.output
+    assert "read refused" in result.output, result.output
+    listings = [line for line in result.output.splitlines() if line.startswith("home lists:")]
+    assert all("auth.json" not in line for line in listings), result.output

@@ -94,3 +94,46 @@ def test_values_codex_refuses_are_refused(tmp_path: Path, override: str, key: st
     with pytest.raises(ConfigError) as caught:
         load_config(_copy_home(tmp_path), overrides=[override])
     assert key in str(caught.value)
+
+
+def test_a_trusted_project_adds_its_codex_config_layers(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    trusted, untrusted = tmp_path / "webapp", tmp_path / "vendor-drop"
+    sub = trusted / "pkg"
+    for folder in (trusted, sub, untrusted):
+        (folder / ".codex").mkdir(parents=True)
+    (home / "config.toml").write_text(
+        'model = "user-model"\nmodel_verbosity = "high"\n'
+        f'[projects."{trusted}"]\ntrust_level = "trusted"\n'
+        f'[projects."{untrusted}"]\ntrust_level = "untrusted"\n'
+    )
+    (trusted / ".codex" / "config.toml").write_text('model = "project-model"\n')
+    (sub / ".codex" / "config.toml").write_text('model_verbosity = "low"\n')
+    (untrusted / ".codex" / "config.toml").write_text('model = "planted"\n')
+
+    config = load_config(home, cwd=sub)
+    assert (config.model, config.model_verbosity) == ("project-model", "low")
+    assert load_config(home, cwd=sub, overrides=["model=cli"]).model == "cli"  # -c wins
+    assert load_config(home, cwd=untrusted).model == "user-model"
+    assert load_config(home, cwd=tmp_path).model == "user-model"
+    (sub / ".codex" / "config.toml").write_text('sandbox_mode = "yolo"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(home, cwd=sub)
+    assert str(caught.value).startswith(f"{sub / '.codex' / 'config.toml'}:1: sandbox_mode")
+
+
+def test_a_planted_project_config_is_refused_not_waited_on(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "webapp"
+    home.mkdir()
+    (project / ".codex").mkdir(parents=True)
+    (home / "config.toml").write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    layer = project / ".codex" / "config.toml"
+    os.mkfifo(layer)
+    with pytest.raises(ConfigError) as caught:
+        load_config(home, cwd=project)
+    assert str(caught.value).startswith(f"{layer}: cannot read config")
+    layer.unlink()
+    layer.write_text("# " + "x" * (2 * 1024 * 1024) + "\n")
+    with pytest.raises(ConfigError):
+        load_config(home, cwd=project)

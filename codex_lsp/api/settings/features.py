@@ -1,10 +1,11 @@
 """`hooks/list`, `experimentalFeature/list`, `experimentalFeature/enablement/set` and
 `permissionProfile/list`.
 
-Hooks: this engine runs none, so every list is empty; where a hooks source Codex reads defines
-hooks (`hooks.json` or the `[hooks]` tables of `config.toml`, in `$CODEX_HOME` and in the
-project's `.codex/` folders), the entry warns that they are not run, and a source that cannot
-be parsed is an error naming the file.
+Hooks: the engine runs the `PreToolUse` and `PostToolUse` hooks of `$CODEX_HOME/config.toml`
+(`engine.hooks`); they are listed (`eventName`, `matcher`, `command`, `source`). Hooks of other
+events there, and every hook of the other sources Codex reads (`hooks.json`, the project's
+`.codex/` folders), are not run: the entry warns so, and a source that cannot be parsed is an
+error naming the file.
 
 Features are the `[features]` flags this engine reads (`store.features`). Switching one writes
 it to config.toml (so the choice outlives the server, unlike the reference server's in-memory
@@ -51,6 +52,7 @@ from codex_lsp.store.bounded_read import PROJECT_CONFIG_MAX_BYTES, read_text
 from codex_lsp.store.config import CONFIG_FILENAME, Config
 from codex_lsp.store.config_edit import Edit
 from codex_lsp.store.config_errors import ConfigError
+from codex_lsp.store.config_keys import RUN_HOOK_EVENTS
 from codex_lsp.store.features import BY_NAME, FEATURES, enabled
 
 HOOKS_FILE = "hooks.json"
@@ -174,9 +176,37 @@ def _hooks_entry(home: Path, cwd: Path) -> HooksListEntry:
         for path, defined in _hook_sources(folder):
             if isinstance(defined, Exception):
                 entry.errors.append(HookErrorInfo(path=str(path), message=str(defined)))
+            elif defined and path == home / CONFIG_FILENAME:
+                _user_hooks(entry, path)
             elif defined:
                 entry.warnings.append(f"hooks in {path} are not run: codex-lsp does not run hooks")
     return entry
+
+
+def _user_hooks(entry: HooksListEntry, path: Path) -> None:
+    """The user's config.toml: its `PreToolUse` / `PostToolUse` hooks run; others are named."""
+    try:
+        hooks = tomllib.loads(read_text(path, PROJECT_CONFIG_MAX_BYTES)).get("hooks")
+    except (OSError, ValueError) as err:
+        entry.errors.append(HookErrorInfo(path=str(path), message=str(err)))
+        return
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        if event == "state":
+            continue
+        if event not in RUN_HOOK_EVENTS:
+            entry.warnings.append(f"{event} hooks in {path} are not run by codex-lsp")
+            continue
+        for group in groups if isinstance(groups, list) else ():
+            for hook in group.get("hooks", []) if isinstance(group, dict) else ():
+                if isinstance(hook, dict) and isinstance(hook.get("command"), str):
+                    entry.hooks.append(
+                        {
+                            "eventName": event,
+                            "matcher": group.get("matcher"),
+                            "command": hook["command"],
+                            "source": str(path),
+                        }
+                    )
 
 
 def _hook_folders(home: Path, cwd: Path) -> list[Path]:

@@ -112,6 +112,31 @@ def rebuild_turns(events: list[dict[str, Any]], *, running_turn: str | None = No
     ]
 
 
+def _item_text(item: dict[str, Any]) -> str:
+    parts = item.get("content")
+    return "".join(
+        part["text"]
+        for part in (parts if isinstance(parts, list) else [])
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    )
+
+
+def _completed_item(turn: _TurnBuilder, item: Any) -> None:
+    """Codex 0.171 and later persist a turn's messages as completed items, not as
+    `user_message` / `agent_message` events: a thread the Codex CLI wrote shows them too."""
+    if not isinstance(item, dict):
+        return
+    kind = item.get("type")
+    item_id = _str(item.get("id"))
+    if kind == "UserMessage":
+        inputs = user_input_from_event({"message": _item_text(item)})
+        turn.add(items.user_message(item_id or turn.next_id("user"), inputs))
+    elif kind == "AgentMessage":
+        if item_id is None or any(existing.id == item_id for existing in turn.items):
+            item_id = turn.next_id("msg")
+        turn.add(items.agent_message(item_id, _item_text(item), item.get("phase")))
+
+
 def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
     if kind == "user_message":
         turn.add(items.user_message(turn.next_id("user"), user_input_from_event(event)))
@@ -120,6 +145,8 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
         if any(existing.id == item_id for existing in turn.items):
             item_id = turn.next_id("msg")
         turn.add(items.agent_message(item_id, str(event.get("message") or ""), event.get("phase")))
+    elif kind == "item_completed":
+        _completed_item(turn, event.get("item"))
     elif kind == "proposed_plan":
         item_id = _str(event.get("item_id")) or turn.next_id("plan")
         turn.add(PlanThreadItem(id=item_id, text=str(event.get("text") or "")))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from codex_lsp.engine.approvals import TurnAbortRequested
+from codex_lsp.engine.hooks import HookTarget, hook_target, matching, run_hooks
 from codex_lsp.engine.tools.apply_patch import handle_apply_patch
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.engine.tools.config import BUILT_IN_TOOL_NAMES
@@ -55,6 +57,31 @@ class ToolRouter:
             handler = None
         if handler is None:
             return ToolOutput(f"unsupported call: {call.name}", success=False)
+        hooks = getattr(call.session.services.config, "hooks", None) or {}
+        pre, post = hooks.get("PreToolUse") or [], hooks.get("PostToolUse") or []
+        target = None
+        if pre or post:
+            target = hook_target(call.name, _arguments(call), call.payload)
+            commands = matching(pre, target)
+            if commands:
+                reason = await run_hooks(
+                    "PreToolUse", commands, _hook_payload(call, target), call.ctx.cwd
+                )
+                if reason is not None:
+                    return ToolOutput(f"Blocked by a PreToolUse hook: {reason}", success=False)
+        output = await self._run(handler, call)
+        if target is not None:
+            commands = matching(post, target)
+            if commands:
+                payload = {**_hook_payload(call, target), "tool_response": output.text}
+                reason = await run_hooks("PostToolUse", commands, payload, call.ctx.cwd)
+                if reason is not None:
+                    output = ToolOutput(
+                        f"{output.text}\n\nPostToolUse hook: {reason}", success=output.success
+                    )
+        return output
+
+    async def _run(self, handler: Handler, call: ToolCall) -> ToolOutput:
         try:
             return await handler(call)
         except ToolError as err:
@@ -64,6 +91,30 @@ class ToolRouter:
         except Exception as err:  # A broken tool fails its call, not the turn.
             log.exception("tool %s failed", call.name)
             return ToolOutput(f"tool {call.name} failed: {err}", success=False)
+
+
+def _arguments(call: ToolCall) -> Any:
+    if call.kind != "function":
+        return None
+    try:
+        return json.loads(call.payload)
+    except ValueError:
+        return None
+
+
+def _hook_payload(call: ToolCall, target: HookTarget) -> dict[str, Any]:
+    rollout = call.session.rollout_path
+    return {
+        "session_id": call.session.thread_id,
+        "turn_id": call.task.sub_id,
+        "transcript_path": str(rollout) if rollout is not None else None,
+        "cwd": str(call.ctx.cwd),
+        "model": call.ctx.model,
+        "permission_mode": "default",
+        "tool_name": target.tool_name,
+        "tool_input": target.tool_input,
+        "tool_use_id": call.call_id,
+    }
 
 
 def output_item(call_item: dict[str, Any], output: ToolOutput) -> dict[str, Any]:

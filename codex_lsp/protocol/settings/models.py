@@ -56,7 +56,7 @@ class HookErrorInfo(V2Model):
 class HooksListEntry(V2Model):
     cwd: str
     hooks: list[dict[str, Any]]
-    """Always empty: this engine runs no hooks (see the entry's warnings)."""
+    """The hooks the engine runs, from the user's config.toml (see the entry's warnings)."""
     warnings: list[str]
     errors: list[HookErrorInfo]
 

@@ -43,13 +43,18 @@ H.run("checkhealth codex", function()
   H.setup({ autostart = false })
   vim.env.SCRIPTED_API_KEY = nil
   local profile = io.open(home .. "/local.config.toml", "w")
-  profile:write('model_provider = "ollama"\n')
+  profile:write('model_provider = "ollama"\nmodel_provder = "x"\n')
   profile:close()
   local cmd = vim.json.decode(os.getenv("CODEX_NVIM_SERVER_CMD"))
   vim.list_extend(cmd, { "--profile", "local" })
   require("codex").setup({ autostart = false, cmd = cmd })
   text = checkhealth()
   H.has(text, 'OK provider "ollama" needs no API key', "profile honoured")
+  H.has(
+    text,
+    "WARNING model_provder: not a config key, so it is ignored; did you mean model_provider?",
+    "a misspelt key"
+  )
 
   H.setup({ autostart = false })
   vim.env.CODEX_HOME = home .. "/nowhere"

@@ -1,9 +1,24 @@
 -- codex.config: the options `require("codex").setup()` accepts, their defaults, and checks.
 local M = {}
 
+--- `codex-lsp` on PATH, else the one `scripts/setup` put in this checkout's `.venv`: the
+--- plugin works from a checkout without a PATH entry.
+local function default_cmd()
+  if vim.fn.executable("codex-lsp") == 1 then
+    return { "codex-lsp", "serve" }
+  end
+  -- This file is <checkout>/editors/neovim/lua/codex/config.lua.
+  local here = debug.getinfo(1, "S").source:sub(2)
+  local bin = vim.fn.fnamemodify(here, ":p:h:h:h:h:h") .. "/.venv/bin/codex-lsp"
+  if vim.fn.executable(bin) == 1 then
+    return { bin, "serve" }
+  end
+  return { "codex-lsp", "serve" }
+end
+
 M.defaults = {
   -- How to start the language server; it must speak LSP on stdio.
-  cmd = { "codex-lsp", "serve" },
+  cmd = default_cmd(),
   -- Start it warm: a session forked from the per-user server that `cmd --print-launcher`
   -- names, ready in milliseconds; `cmd` itself runs when that is not possible.
   warm = true,

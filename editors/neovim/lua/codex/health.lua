@@ -197,6 +197,9 @@ local function check_config(options)
       "Defaults apply (provider openai). Create it to choose a model and provider.",
     })
   end
+  for _, ignored in ipairs(report.ignoredKeys or {}) do
+    health.warn(("%s: %s"):format(ignored.key, ignored.reason), { ignored.file })
+  end
   local model = report.model ~= vim.NIL and report.model or "(default)"
   local provider = report.modelProvider
   health.info(("model: %s, provider: %s"):format(model, provider))
