@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.appserver import REPO
+from tests.support.appserver import REPO, app_server, make_home
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response
 
@@ -111,3 +111,22 @@ def test_login_to_a_server_that_is_not_there_says_so_without_a_token(tmp_path):
     _, err = login.communicate(timeout=60)
     assert login.returncode == 1
     assert "sign-in to 'gone' failed: " in err and "no OAuth metadata" in err
+
+
+def test_the_v2_request_signs_in_and_the_server_starts(scripted_model, tmp_path, oauth_mcp_server):
+    table = f"[mcp_servers.web]\nurl = {json.dumps(oauth_mcp_server)}\n"
+    home, ws = make_home(tmp_path, scripted_model.base_url, extra=table)
+    with app_server(home, ws) as client:
+        refused = client.call("mcpServer/oauth/login", {"name": "nobody"})
+        assert "no MCP server named 'nobody'" in refused["error"]["message"]
+        started = client.result("mcpServer/oauth/login", {"name": "web"})
+        assert started["loginId"]
+        answer = httpx.get(started["authorizationUrl"], follow_redirects=True, timeout=30)
+        assert answer.status_code == 200
+        done = client.wait_method("mcpServer/oauthLogin/completed")["params"]
+        assert done == {"name": "web", "success": True, "loginId": started["loginId"]}
+        token = json.loads((home / "mcp-credentials.json").read_text())["web"]["access_token"]
+        assert token not in json.dumps(client.received) + client.stderr()
+        status = client.result("mcpServerStatus/list", {})
+        web = next(s for s in status["data"] if s["name"] == "web")
+        assert "whoami" in web["tools"]
