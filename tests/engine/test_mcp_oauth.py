@@ -16,6 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
+from codex_lsp.store.config import load_config
+from codex_lsp.store.secrets import Redactor, configured_secrets
 from tests.support.appserver import REPO, app_server, make_home
 from tests.support.engine import make_git_repo, running_engine, write_config
 from tests.support.scripted_builders import function_call_response, text_response
@@ -86,6 +88,9 @@ async def test_login_then_the_tool_is_callable_and_logout_forgets(
     assert stat.S_IMODE(stored.stat().st_mode) == 0o600
     token = json.loads(stored.read_text())["web"]["access_token"]
     assert token not in out + err, "the token is never printed"
+    # The redactor knows the token, wherever it would appear (a bare token has no telltale).
+    redactor = Redactor(configured_secrets(load_config(home), home))
+    assert token not in redactor.text(f"the server said {token} back")
 
     scripted_model.enqueue(function_call_response("mcp__web__whoami", {}, call_id="c1"))
     scripted_model.enqueue(text_response("Authenticated.", response_id="resp_2"))
