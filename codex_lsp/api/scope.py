@@ -69,9 +69,6 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "externalAgentConfig/import/recordHistory",
         "externalAgentConfig/import/readHistories",
     ),
-    "OAuth sign-in to MCP servers; give an HTTP server a token with bearer_token_env_var": (
-        "mcpServer/oauth/login",
-    ),
 }
 
 OUT_OF_SCOPE: dict[str, str] = {

@@ -1,6 +1,7 @@
 """Where `codex-lsp app-server` listens (`--listen`) and who may connect over WebSocket.
 
-`stdio://` (the default) serves one client on stdin/stdout. `ws://HOST:PORT` serves any number
+`stdio://` (the default) serves one client on stdin/stdout. `unix:///PATH` serves this user's
+clients on a private unix socket (`unix_socket.py`). `ws://HOST:PORT` serves any number
 of WebSocket clients, one JSON-RPC message per text frame, each connection with its own
 `initialize` and threads. A WebSocket client proves it may connect by presenting a capability
 token as `Authorization: Bearer <token>` in the handshake, always: by default the token in
@@ -41,6 +42,16 @@ class WebSocketTarget:
         return f"ws://{host}:{self.port if port is None else port}"
 
 
+def parse_unix_listen(value: str | None) -> Path | None:
+    """The socket path of `--listen unix://PATH`, or None for another transport."""
+    if value is None or not value.startswith("unix://"):
+        return None
+    path = value[len("unix://") :]
+    if not path.startswith("/"):
+        raise ListenError(f"--listen {value!r}: give an absolute path, unix:///dir/socket")
+    return Path(path)
+
+
 def parse_listen(value: str | None) -> WebSocketTarget | None:
     """The WebSocket address of `--listen`, or None for stdio."""
     if value is None or value == STDIO:
@@ -48,7 +59,8 @@ def parse_listen(value: str | None) -> WebSocketTarget | None:
     parts = urlsplit(value)
     if parts.scheme != "ws":
         raise ListenError(
-            f"--listen {value!r} is not supported: use stdio:// (the default) or ws://HOST:PORT"
+            f"--listen {value!r} is not supported: use stdio:// (the default), "
+            "unix:///PATH or ws://HOST:PORT"
         )
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
         raise ListenError(f"--listen {value!r}: give only ws://HOST:PORT")

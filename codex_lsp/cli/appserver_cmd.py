@@ -1,7 +1,8 @@
-"""`codex-lsp app-server`: the v2 API as JSON-RPC over stdio or WebSocket, plus schema and
-TypeScript export.
+"""`codex-lsp app-server`: the v2 API as JSON-RPC over stdio, a unix socket or WebSocket, plus
+schema and TypeScript export.
 
     codex-lsp app-server [-c key=value] [-p profile] [--listen stdio://]
+    codex-lsp app-server --listen unix:///PATH
     codex-lsp app-server --listen ws://127.0.0.1:PORT [--ws-auth capability-token]
                          [--ws-token-file PATH | --ws-token-sha256 HEX]
     codex-lsp app-server --attach [-c key=value] [-p profile]
@@ -53,7 +54,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--listen",
         metavar="URL",
         default=None,
-        help="stdio:// (the default) or ws://HOST:PORT; WebSocket clients must send the token "
+        help="stdio:// (the default), unix:///PATH (a socket for this user only) or "
+        "ws://HOST:PORT; WebSocket clients must send the token "
         "in $CODEX_HOME/listen-token (or --ws-token-*), and a non-loopback address needs "
         "--ws-auth capability-token",
     )
@@ -141,7 +143,12 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger(__name__).debug(
             "initialize answered; heavy modules loaded by then: %s", ", ".join(loaded) or "none"
         )
-    from codex_lsp.appserver.listen import ListenError, parse_listen, websocket_auth
+    from codex_lsp.appserver.listen import (
+        ListenError,
+        parse_listen,
+        parse_unix_listen,
+        websocket_auth,
+    )
     from codex_lsp.store.config_errors import ConfigError
     from codex_lsp.store.home import codex_home
 
@@ -149,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.stdio and args.listen not in (None, "stdio://"):
             raise ListenError("--stdio and --listen name two transports: give one")
-        target = parse_listen(args.listen)
+        socket_path = parse_unix_listen(args.listen)
+        target = None if socket_path is not None else parse_listen(args.listen)
         if target is None and (args.ws_auth or args.ws_token_file or args.ws_token_sha256):
             raise ListenError("--ws-* options need --listen ws://HOST:PORT")
         auth = (
@@ -191,9 +199,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if target is not None:
+    if target is not None or socket_path is not None:
         from codex_lsp.api.config.problems import invalid_config_warning
-        from codex_lsp.appserver.websocket import run_websocket
 
         def each_client() -> list[ConfigWarningNotification]:
             # Read again for each client: the file may have changed since the last one.
@@ -202,7 +209,13 @@ def run(args: argparse.Namespace) -> int:
             except ConfigError as err:
                 return [invalid_config_warning(err)]
 
-        assert auth is not None  # a WebSocket listener always has one
+        if socket_path is not None:
+            from codex_lsp.appserver.unix_socket import run_unix
+
+            return run_unix(services, home, socket_path, each_client)
+        from codex_lsp.appserver.websocket import run_websocket
+
+        assert target is not None and auth is not None  # a WebSocket listener always has one
         token, where = auth
         return run_websocket(services, home, target, token, each_client, token_source=where)
     from codex_lsp.appserver.server import run_stdio

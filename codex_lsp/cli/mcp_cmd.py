@@ -1,10 +1,11 @@
-"""`codex-lsp mcp add|list|get|remove`: the MCP servers of config.toml, as `codex mcp` manages them.
+"""`codex-lsp mcp add|list|get|remove|login|logout`: the MCP servers of config.toml, as
+`codex mcp` manages them.
 
 `add NAME -- COMMAND ARGS...` (with `--env KEY=VALUE`) adds a stdio server, `add NAME --url URL`
 (with `--bearer-token-env-var VAR`) a streamable HTTP one; both write `[mcp_servers.NAME]` the
 way codex writes it, keeping the rest of the file (comments too) as it was. `list` and `get`
 show them, environment values masked (`--json` for programs, in codex's shape); `remove`
-deletes one.
+deletes one. `login` and `logout` are in `mcp_login.py`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remove = actions.add_parser("remove", help="remove an MCP server")
     remove.add_argument("name", metavar="NAME")
     remove.set_defaults(run=run_remove)
+
+    from codex_lsp.cli.mcp_login import add_parsers
+
+    add_parsers(actions)
 
 
 def split_launch(arguments: list[str]) -> tuple[list[str], list[str]]:

@@ -7,7 +7,8 @@ its `http_headers` may hold a static token. Everything here is read from the con
 * `credential_variables` are the environment variables the engine reads credentials from;
   commands never inherit them (see `engine/env_policy.py`);
 * `configured_secrets` are the values: what those variables hold, static headers, URL user
-  info and query values, MCP servers' `env` values, and everything in auth.json;
+  info and query values, MCP servers' `env` values, and the tokens in auth.json and
+  mcp-credentials.json;
 * `Redactor` masks those values, plus text shaped like a key, a bearer token, a JWT or a
   URL's password, wherever text leaves the process: error messages, rollouts, logs, `record`
   files and feedback bundles.
@@ -24,6 +25,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from codex_lsp.protocol.core.providers import ModelProviderInfo
+from codex_lsp.store.mcp_credentials import credentials_path
 
 MASK = "[REDACTED]"
 # The variables every provider and login path of the engine may read a key from.
@@ -125,6 +127,7 @@ def configured_secrets(
     values += [env.get(name, "").strip() for name in sorted(credential_variables(config))]
     if codex_home is not None:
         values += _auth_values(codex_home / "auth.json")
+        values += _auth_values(credentials_path(codex_home))
     return [value for value in values if value]
 
 

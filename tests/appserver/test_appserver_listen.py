@@ -219,7 +219,8 @@ def test_a_non_loopback_listener_needs_a_token_and_bad_settings_are_named(tmp_pa
     assert "--ws-token-file" in open_to_all.stderr
     assert "--ws-auth capability-token" in open_to_all.stderr
     for args, says in [
-        (("--listen", "unix:///tmp/x.sock"), "stdio:// (the default) or ws://HOST:PORT"),
+        (("--listen", "tcp://127.0.0.1:1"), "unix:///PATH or ws://HOST:PORT"),
+        (("--listen", "unix:///tmp/x.sock"), "/tmp is open to other users"),
         (("--listen", "ws://127.0.0.1"), "needs a host and a port"),
         (("--listen", "ws://0.0.0.0:0", "--ws-token-file", "relative"), "absolute path"),
         (("--listen", "ws://127.0.0.1:0", "--ws-token-sha256", "abc"), "64 hexadecimal"),

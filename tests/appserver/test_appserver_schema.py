@@ -320,6 +320,9 @@ def _walk_servers_providers_settings_and_feedback(client, thread_id, ws) -> None
     client.result("mcpServer/tool/call", call)
     read = {"threadId": thread_id, "server": "tests", "uri": "memo://greeting"}
     client.result("mcpServer/resource/read", read)
+    # Sign-in is end to end in tests/engine/test_mcp_oauth.py; a stdio server has none.
+    refused = client.call("mcpServer/oauth/login", {"name": "tests"})
+    assert "not a streamable HTTP server" in refused["error"]["message"]
 
     client.result("modelProvider/list", {})
     client.result("modelProvider/capabilities/read", {})

@@ -94,3 +94,50 @@ def test_the_warm_server_refuses_another_user_that_reaches_its_socket(warm_serve
     while "refused a connection from uid 65534" not in log.read_text():
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.05)
+
+
+SOCKET_PROBE = r"""
+import json, socket, sys
+try:
+    sock = socket.socket(socket.AF_UNIX)
+    sock.settimeout(20)
+    sock.connect(sys.argv[1])
+    print("CONNECTED", flush=True)
+    sock.sendall(json.dumps({"id": 1, "method": "initialize",
+        "params": {"clientInfo": {"name": "probe", "version": "1"}}}).encode() + b"\n")
+    print("ANSWERED" if sock.recv(65536) else "REFUSED closed")
+except OSError as err:
+    print("REFUSED", err)
+"""
+
+
+def test_a_client_inside_the_sandbox_is_refused_by_the_unix_socket_door(
+    home: Path, ws: Path, mode: str, network: bool
+) -> None:
+    path = ws / "run" / "app.sock"  # inside the workspace: the sandbox can see the socket
+    env = dict(os.environ, CODEX_HOME=str(home))
+    server = subprocess.Popen(
+        [PY, "-m", "codex_lsp", "app-server", "--listen", f"unix://{path}"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        while "listening on " not in (line := server.stderr.readline()):
+            assert line, "the server did not start"
+        probe = [PY, "-I", "-c", SOCKET_PROBE, str(path)]
+        inside = run(probe, ws, mode, policy_for(network))
+        assert "REFUSED" in inside.output and "ANSWERED" not in inside.output, inside.output
+        # The second lock alone: a confined process (no_new_privs) outside the sandbox.
+        confined = subprocess.run(
+            ["setpriv", "--no-new-privs", *probe], capture_output=True, text=True, timeout=60
+        )
+        seen = confined.stdout + confined.stderr
+        assert "CONNECTED" in seen and "REFUSED" in seen and "ANSWERED" not in seen, seen
+        outside = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+        assert "ANSWERED" in outside.stdout, outside.stdout + outside.stderr
+    finally:
+        server.terminate()
+        server.wait(30)

@@ -22,9 +22,11 @@ import anyio
 from codex_lsp.api.config.problems import load_failure
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.family import ApiContext, Routes
+from codex_lsp.api.mcp.oauth import oauth_login
 from codex_lsp.api.port import INTERNAL_ERROR, ApiError
 from codex_lsp.engine.mcp import McpExtension
 from codex_lsp.protocol.mcp.models import (
+    MCP_SERVER_OAUTH_LOGIN,
     MCP_SERVER_RESOURCE_READ,
     MCP_SERVER_STATUS_LIST,
     MCP_SERVER_TOOL_CALL,
@@ -275,4 +277,5 @@ def handlers(ctx: ApiContext) -> Routes:
         .on(MCP_SERVER_STATUS_LIST, servers.status_list)
         .on(MCP_SERVER_TOOL_CALL, servers.tool_call)
         .on(MCP_SERVER_RESOURCE_READ, servers.resource_read)
+        .on(MCP_SERVER_OAUTH_LOGIN, oauth_login(ctx))
     )

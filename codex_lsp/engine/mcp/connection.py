@@ -36,6 +36,8 @@ from mcp.types import (
 
 from codex_lsp import __version__
 from codex_lsp.store.config_mcp import McpServerConfig
+from codex_lsp.store.home import codex_home
+from codex_lsp.store.mcp_credentials import stored_token
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -200,6 +202,11 @@ class McpServerConnection:
                 headers[header] = value
         variable = self.config.bearer_token_env_var
         if not variable:
+            # A token from `codex-lsp mcp login`, only ever for the URL it was issued for.
+            assert self.config.url is not None
+            token = stored_token(codex_home(), self.name, self.config.url)
+            if token:
+                headers["Authorization"] = f"Bearer {token}"
             return headers
         token = os.environ.get(variable)
         if not token:

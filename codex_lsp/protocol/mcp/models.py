@@ -123,7 +123,33 @@ class McpServerStatusUpdatedNotification(V2Model):
     environment_id: str | None = None
 
 
+class McpServerOauthLoginParams(V2Model):
+    name: str
+    scopes: Opt[list[str]] = None
+    timeout_secs: Opt[int] = None
+    thread_id: Opt[str] = None
+    environment_id: Opt[str] = None
+    client_registration: Opt[dict[str, Any]] = None
+
+
+class McpServerOauthLoginResponse(V2Model):
+    authorization_url: str
+    login_id: str | None = None
+
+
+class McpServerOauthLoginCompletedNotification(V2Model):
+    name: str
+    success: bool
+    error: Opt[str] = None
+    login_id: Opt[str] = None
+    thread_id: Opt[str] = None
+
+
 METHODS = MethodTable()
+MCP_SERVER_OAUTH_LOGIN = METHODS.request(
+    "mcpServer/oauth/login", McpServerOauthLoginParams, McpServerOauthLoginResponse
+)
+METHODS.notification("mcpServer/oauthLogin/completed", McpServerOauthLoginCompletedNotification)
 MCP_SERVER_STATUS_LIST = METHODS.request(
     "mcpServerStatus/list", ListMcpServerStatusParams, ListMcpServerStatusResponse
 )
