@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from codex_lsp.engine.approvals import TurnAbortRequested
@@ -13,6 +13,7 @@ from codex_lsp.engine.tools.config import BUILT_IN_TOOL_NAMES
 from codex_lsp.engine.tools.exec_command import handle_exec_command, handle_write_stdin
 from codex_lsp.engine.tools.plan import handle_update_plan
 from codex_lsp.engine.tools.shell import handle_shell_command
+from codex_lsp.protocol.core.response_items import ToolOutputItem
 
 log = logging.getLogger(__name__)
 
@@ -66,11 +67,18 @@ class ToolRouter:
             return ToolOutput(f"tool {call.name} failed: {err}", success=False)
 
 
-def output_item(call_item: dict[str, Any], output: ToolOutput) -> dict[str, Any]:
+def output_item(call_item: Mapping[str, Any], output: ToolOutput) -> ToolOutputItem:
     """The history item that answers `call_item`."""
-    kind = (
-        "custom_tool_call_output"
-        if call_item.get("type") == "custom_tool_call"
-        else "function_call_output"
-    )
-    return {"type": kind, "call_id": call_item.get("call_id"), "output": output.text}
+    # Echoed as the call carried it: the API matches the pair on this value.
+    call_id: str = call_item.get("call_id")  # type: ignore[assignment]
+    if call_item.get("type") == "custom_tool_call":
+        return {
+            "type": "custom_tool_call_output",
+            "call_id": call_id,
+            "output": output.text,
+        }
+    return {
+        "type": "function_call_output",
+        "call_id": call_id,
+        "output": output.text,
+    }
