@@ -8,7 +8,7 @@ resumed thread continues from the summary.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codex_lsp.engine.history import user_message
 from codex_lsp.engine.instructions import contextual_user_message, developer_message
@@ -21,6 +21,7 @@ from codex_lsp.protocol.core.events import (
     WarningEvent,
 )
 from codex_lsp.protocol.core.inputs import TokenUsage
+from codex_lsp.protocol.core.response_items import ResponseItem
 from codex_lsp.store.history import compacted_history
 
 if TYPE_CHECKING:
@@ -44,11 +45,11 @@ COMPACTION_WARNING = (
 
 def replacement_history(
     ctx: TurnContext,
-    old: list[dict[str, Any]],
+    old: list[ResponseItem],
     summary: str,
     *,
     extra_sections: list[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ResponseItem]:
     """The initial context, then recent user messages and the summary."""
     return [
         developer_message(ctx, extra_sections=extra_sections),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from codex_lsp.engine.prompts import render
 from codex_lsp.engine.workspace import Workspace
@@ -26,6 +25,7 @@ from codex_lsp.protocol.core.editor_tasks import (
     ProblemsAttachment,
 )
 from codex_lsp.protocol.core.inputs import ReviewFinding
+from codex_lsp.protocol.core.response_items import MessageItem
 
 # Attached files are context, not a corpus: past this a file is cut, and says so.
 MAX_ATTACHED_CHARS = 64 * 1024
@@ -93,10 +93,13 @@ def turn_instructions(
     return "\n\n".join(sections) if sections else None
 
 
-def developer_note(text: str) -> dict[str, Any]:
+def developer_note(text: str) -> MessageItem:
     """A developer message holding `text` (the shape the Responses API takes)."""
-    content = [{"type": "input_text", "text": text}]
-    return {"type": "message", "role": "developer", "content": content}
+    return {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": text}],
+    }
 
 
 # -- tasks ------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from codex_lsp.protocol.core.response_items import ResponseItem
+
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import Session
@@ -47,7 +49,7 @@ class Extension:
 
     async def extra_user_items(
         self, session: Session, ctx: TurnContext, sub_id: str, items: list[UserInput]
-    ) -> list[dict[str, Any]]:
+    ) -> list[ResponseItem]:
         """History items recorded right after a user message (e.g. the skills it names)."""
         return []
 

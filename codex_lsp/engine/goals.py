@@ -23,6 +23,7 @@ from codex_lsp.protocol.core.goals import (
     ThreadGoalClearedEvent,
     ThreadGoalUpdatedEvent,
 )
+from codex_lsp.protocol.core.response_items import ResponseItem
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
@@ -313,7 +314,7 @@ class GoalsExtension(Extension):
 
     async def extra_user_items(
         self, session: Session, ctx: TurnContext, sub_id: str, items: Any
-    ) -> list[dict[str, Any]]:
+    ) -> list[ResponseItem]:
         # The time a goal has taken is the time turns ran on it, not the time between them.
         session.goal_clock = time.monotonic()
         return []

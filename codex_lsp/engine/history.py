@@ -1,12 +1,14 @@
 """The model-visible conversation: Responses-API items in order, with response bookmarks.
 
-Items are plain dicts in Responses-API JSON; they go to the model as they are, minus `id`s.
+Items are plain dicts in Responses-API JSON (typed as `ResponseItem`); they go to the model
+as they are, minus `id`s.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from codex_lsp.protocol.core.response_items import ResponseItem, response_item
 from codex_lsp.store.history import message_text, user_message_item as user_message
 
 CALL_TYPES = {
@@ -26,26 +28,26 @@ class ConversationHistory:
 
     def __init__(
         self,
-        items: list[dict[str, Any]] | None = None,
+        items: list[ResponseItem] | None = None,
         bookmarks: dict[str, int] | None = None,
     ) -> None:
-        self._items: list[dict[str, Any]] = list(items or [])
+        self._items: list[ResponseItem] = list(items or [])
         self._bookmarks: dict[str, int] = dict(bookmarks or {})
 
     def __len__(self) -> int:
         return len(self._items)
 
     @property
-    def items(self) -> list[dict[str, Any]]:
+    def items(self) -> list[ResponseItem]:
         return self._items
 
-    def append(self, item: dict[str, Any]) -> None:
+    def append(self, item: ResponseItem) -> None:
         self._items.append(item)
 
-    def extend(self, items: list[dict[str, Any]]) -> None:
+    def extend(self, items: list[ResponseItem]) -> None:
         self._items.extend(items)
 
-    def replace(self, items: list[dict[str, Any]]) -> None:
+    def replace(self, items: list[ResponseItem]) -> None:
         self._items = list(items)
         self._bookmarks.clear()
 
@@ -65,7 +67,7 @@ class ConversationHistory:
         del self._items[length:]
         self._bookmarks = {rid: n for rid, n in self._bookmarks.items() if n <= length}
 
-    def for_prompt(self) -> list[dict[str, Any]]:
+    def for_prompt(self) -> list[ResponseItem]:
         """Items as the next request sends them: no ids, every call paired with an output.
 
         A call left without output (an interrupted turn) gets an `aborted` output so the API
@@ -73,20 +75,19 @@ class ConversationHistory:
         """
         call_ids = {item.get("call_id") for item in self._items if item.get("type") in CALL_TYPES}
         answered = {item.get("call_id") for item in self._items if item.get("type") in OUTPUT_TYPES}
-        prompt: list[dict[str, Any]] = []
+        prompt: list[ResponseItem] = []
         for item in self._items:
             kind = item.get("type")
             if kind in OUTPUT_TYPES and item.get("call_id") not in call_ids:
                 continue
-            prompt.append({key: value for key, value in item.items() if key != "id"})
+            prompt.append(response_item({k: v for k, v in item.items() if k != "id"}))
             if kind in CALL_TYPES and item.get("call_id") not in answered:
-                prompt.append(
-                    {
-                        "type": CALL_TYPES[kind],
-                        "call_id": item.get("call_id"),
-                        "output": ABORTED_OUTPUT,
-                    }
-                )
+                aborted: dict[str, Any] = {
+                    "type": CALL_TYPES[kind],
+                    "call_id": item.get("call_id"),
+                    "output": ABORTED_OUTPUT,
+                }
+                prompt.append(response_item(aborted))
         return prompt
 
     def approx_tokens(self) -> int:

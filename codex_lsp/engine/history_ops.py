@@ -14,6 +14,7 @@ from codex_lsp.protocol.core.events_history import (
 )
 from codex_lsp.protocol.core.inputs import TokenUsage
 from codex_lsp.protocol.core.ops import InjectItems, RevertToTurn, SteerInput
+from codex_lsp.protocol.core.response_items import ResponseItem, response_item
 from codex_lsp.store.history import history_before_turn
 from codex_lsp.store.rollout import COMPACTED, read_rollout
 
@@ -56,7 +57,7 @@ def inject_items(session: Session, sub_id: str, op: InjectItems) -> None:
             )
             return
     # Recorded like the model's own items: the next request carries them, a resume keeps them.
-    session.record_items([dict(item) for item in op.items])
+    session.record_items([response_item(dict(item)) for item in op.items])
     session.sync_rollout()
     session.reply(sub_id, ItemsInjectedEvent(count=len(op.items)))
 
@@ -88,7 +89,7 @@ def revert_to_turn(session: Session, sub_id: str, op: RevertToTurn) -> None:
     session.sync_rollout()
 
 
-def replacement(history: list[dict[str, Any]]) -> dict[str, Any]:
+def replacement(history: list[ResponseItem]) -> dict[str, Any]:
     """A `compacted` line's payload that sets the history outright (no summary)."""
     return {"message": "", "replacement_history": history}
 

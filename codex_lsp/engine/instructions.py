@@ -11,11 +11,11 @@ import datetime as _dt
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from codex_lsp.engine.prompts import render
 from codex_lsp.engine.turn_context import PROJECT_DOC_MAX_BYTES, TurnContext
 from codex_lsp.protocol.core.policy import AskForApproval, DangerFullAccess, ReadOnly
+from codex_lsp.protocol.core.response_items import MessageItem
 from codex_lsp.sandbox import is_repository_entry
 from codex_lsp.store.bounded_read import read_bytes
 
@@ -56,9 +56,7 @@ def permissions_instructions(ctx: TurnContext) -> str:
     return f"<permissions instructions>\n{body}\n</permissions instructions>"
 
 
-def developer_message(
-    ctx: TurnContext, *, extra_sections: list[str] | None = None
-) -> dict[str, Any]:
+def developer_message(ctx: TurnContext, *, extra_sections: list[str] | None = None) -> MessageItem:
     sections = [permissions_instructions(ctx)]
     if ctx.collaboration_mode == "plan":
         sections.append(render("plan_mode"))
@@ -124,7 +122,7 @@ def project_docs(
     return docs
 
 
-def contextual_user_message(ctx: TurnContext) -> dict[str, Any]:
+def contextual_user_message(ctx: TurnContext) -> MessageItem:
     parts = [
         f"# AGENTS.md instructions for {directory}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
         for directory, text in project_docs(
@@ -141,7 +139,7 @@ def contextual_user_message(ctx: TurnContext) -> dict[str, Any]:
     }
 
 
-def context_update_message(previous: TurnContext, current: TurnContext) -> dict[str, Any] | None:
+def context_update_message(previous: TurnContext, current: TurnContext) -> MessageItem | None:
     """A developer note when cwd or policies changed between turns, else None."""
 
     def shape(ctx: TurnContext) -> tuple[object, ...]:

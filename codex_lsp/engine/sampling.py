@@ -7,7 +7,7 @@ the whole request up to the provider's `stream_max_retries`, announcing each att
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -44,6 +44,7 @@ from codex_lsp.protocol.core.events import (
     WebSearchEndEvent,
 )
 from codex_lsp.protocol.core.inputs import RateLimitSnapshot, RateLimitWindow, TokenUsage
+from codex_lsp.protocol.core.response_items import ResponseItem
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import Session
@@ -59,12 +60,12 @@ class SamplingClient(Protocol):
 
 @dataclass
 class SamplingResult:
-    items: list[dict[str, Any]] = field(default_factory=list)
+    items: list[ResponseItem] = field(default_factory=list)
     response_id: str | None = None
     usage: TokenUsage | None = None
 
     @property
-    def tool_calls(self) -> list[dict[str, Any]]:
+    def tool_calls(self) -> list[ResponseItem]:
         return [item for item in self.items if item.get("type") in TOOL_CALL_TYPES]
 
     @property
@@ -131,7 +132,7 @@ async def _stream_once(
                 emit(sub_id, AgentMessageDeltaEvent(delta=event.delta, item_id=event.item_id))
                 partial.setdefault(event.item_id, []).append(event.delta)
             elif isinstance(event, OutputItemDone):
-                partial.pop(event.item.get("id"), None)
+                partial.pop(str(event.item.get("id")), None)
                 if show_messages:
                     _item_done(session, sub_id, event.item)
                 result.items.append(event.item)
@@ -210,7 +211,7 @@ def _discard(_sub_id: str, _msg: EventMsg) -> None:
     pass
 
 
-def _item_done(session: Session, sub_id: str, item: dict[str, Any]) -> None:
+def _item_done(session: Session, sub_id: str, item: Mapping[str, Any]) -> None:
     kind = item.get("type")
     if kind == "message" and item.get("role") == "assistant":
         session.emit(sub_id, AgentMessageEvent(message=message_text(item), item_id=item.get("id")))

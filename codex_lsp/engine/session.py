@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -42,6 +42,7 @@ from codex_lsp.protocol.core.events import (
     WarningEvent,
 )
 from codex_lsp.protocol.core.inputs import RateLimitSnapshot, TokenUsage, TokenUsageInfo
+from codex_lsp.protocol.core.response_items import ResponseItem
 
 if TYPE_CHECKING:
     from codex_lsp.engine.services import EngineServices
@@ -60,7 +61,7 @@ TURN_ABORTED_MARKER = (
 class RolloutSink(Protocol):
     """Where a Session persists its lines; the store's recorder implements it."""
 
-    def record(self, kind: str, payload: dict[str, Any]) -> None: ...
+    def record(self, kind: str, payload: Mapping[str, object]) -> None: ...
 
     def record_event(self, event: dict[str, Any]) -> bool: ...
 
@@ -163,7 +164,7 @@ class Session:
             self._warned.add(message)
             self.emit(sub_id, WarningEvent(message=message))
 
-    def record_items(self, items: list[dict[str, Any]]) -> None:
+    def record_items(self, items: list[ResponseItem]) -> None:
         self.history.extend(items)
         if self._rollout is not None:
             for item in items:

@@ -29,6 +29,7 @@ from codex_lsp.engine.workspace import Workspace
 from codex_lsp.protocol.core.events import Event, SessionConfiguredEvent
 from codex_lsp.protocol.core.inputs import RateLimitSnapshot, TokenUsage
 from codex_lsp.protocol.core.ops import ConfigureSession
+from codex_lsp.protocol.core.response_items import ResponseItem
 from codex_lsp.sandbox import session_sandbox_warning
 from codex_lsp.store.fork import fork_thread
 from codex_lsp.store.history import ResumedState, reconstruct_history
@@ -81,7 +82,7 @@ class NewThread:
     meta: dict[str, Any] = field(default_factory=dict)
     # Conversation the thread starts from: a copy of another thread's, which already holds
     # the context the model needs.
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[ResponseItem] = field(default_factory=list)
     # Record nothing: no rollout.
     ephemeral: bool = False
 

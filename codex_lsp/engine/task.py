@@ -48,12 +48,18 @@ from codex_lsp.protocol.core.inputs import (
     TextInput,
     UserInput,
 )
+from codex_lsp.protocol.core.response_items import (
+    ContentItem,
+    InputImageContent,
+    InputTextContent,
+    MessageItem,
+)
 from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, read_bytes
 
 
-def build_user_item(items: list[UserInput], cwd: Path) -> tuple[dict[str, Any], UserMessageEvent]:
+def build_user_item(items: list[UserInput], cwd: Path) -> tuple[MessageItem, UserMessageEvent]:
     """The user's message as a history item, and as the `user_message` event shows it."""
-    content: list[dict[str, Any]] = []
+    content: list[ContentItem] = []
     texts: list[str] = []
     images: list[str] = []
     local_images: list[str] = []
@@ -74,14 +80,14 @@ def build_user_item(items: list[UserInput], cwd: Path) -> tuple[dict[str, Any], 
             )
         else:
             content.append({"type": "input_text", "text": f"@{entry.name} ({entry.path})"})
-    item = {"type": "message", "role": "user", "content": content}
+    item: MessageItem = {"type": "message", "role": "user", "content": content}
     event = UserMessageEvent(
         message="\n".join(texts), images=images or None, local_images=local_images
     )
     return item, event
 
 
-def _local_image(path: Path) -> dict[str, Any]:
+def _local_image(path: Path) -> InputTextContent | InputImageContent:
     try:
         data = read_bytes(path, IMAGE_MAX_BYTES)
     except OSError as err:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +38,7 @@ from codex_lsp.model.responses import (
     load_event_json,
 )
 from codex_lsp.model.sse import aiter_sse
+from codex_lsp.protocol.core.response_items import FunctionCallItem, MessageItem, ReasoningItem
 
 _CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
@@ -109,7 +110,7 @@ def _output_text(output: Any) -> str:
     return json.dumps(output)
 
 
-def _as_function_call(item: dict[str, Any]) -> dict[str, Any]:
+def _as_function_call(item: Mapping[str, object]) -> dict[str, Any]:
     kind = item.get("type")
     if kind == "function_call":
         name, arguments = item.get("name", ""), item.get("arguments", "")
@@ -245,7 +246,7 @@ def _message_id(state: _ChatState) -> str:
     return f"{state.response_id}-msg"
 
 
-def _message_item(state: _ChatState, text: str) -> dict[str, Any]:
+def _message_item(state: _ChatState, text: str) -> MessageItem:
     return {
         "type": "message",
         "id": _message_id(state),
@@ -254,7 +255,7 @@ def _message_item(state: _ChatState, text: str) -> dict[str, Any]:
     }
 
 
-def _reasoning_item(state: _ChatState, text: str) -> dict[str, Any]:
+def _reasoning_item(state: _ChatState, text: str) -> ReasoningItem:
     return {
         "type": "reasoning",
         "id": f"{state.response_id}-rs",
@@ -277,7 +278,7 @@ def _finish(state: _ChatState) -> list[ResponseEvent]:
         events.append(OutputItemDone(_message_item(state, "".join(state.text))))
     for index in sorted(state.calls):
         call = state.calls[index]
-        item = {
+        item: FunctionCallItem = {
             "type": "function_call",
             "name": call.name,
             "arguments": "".join(call.arguments),

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codex_lsp.protocol.core.response_items import ResponseItem
+
 
 @dataclass(frozen=True, slots=True)
 class TokenUsage:
@@ -84,12 +86,12 @@ class Created:
 
 @dataclass(frozen=True, slots=True)
 class OutputItemAdded:
-    item: dict[str, Any]
+    item: ResponseItem
 
 
 @dataclass(frozen=True, slots=True)
 class OutputItemDone:
-    item: dict[str, Any]
+    item: ResponseItem
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from codex_lsp.protocol.core.response_items import ResponseItem, response_item
+
 # The name Codex gives the structured-output schema; servers echo it back in errors.
 OUTPUT_SCHEMA_NAME = "codex_output_schema"
 
@@ -17,7 +19,7 @@ OUTPUT_SCHEMA_NAME = "codex_output_schema"
 class Prompt:
     model: str
     instructions: str = ""
-    input: list[dict[str, Any]] = field(default_factory=list)
+    input: list[ResponseItem] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
     parallel_tool_calls: bool = False
     reasoning: dict[str, Any] | None = None  # {"effort": ..., "summary": ...}
@@ -61,14 +63,15 @@ class Prompt:
         return body
 
 
-def input_without_ids(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def input_without_ids(items: list[ResponseItem]) -> list[ResponseItem]:
     """Copies of `items` without their `id`.
 
     With `store: false` the server has no record of earlier item ids and rejects references
     to them, so ids seen in output must never be sent back.
     """
     return [
-        {k: v for k, v in item.items() if k != "id"} if "id" in item else item for item in items
+        response_item({k: v for k, v in item.items() if k != "id"}) if "id" in item else item
+        for item in items
     ]
 
 

@@ -35,6 +35,7 @@ from codex_lsp.model.events import (
 from codex_lsp.model.failures import error_for_code, server_error_fields
 from codex_lsp.model.limits import check_arguments, check_delta, count_call
 from codex_lsp.model.sse import aiter_sse
+from codex_lsp.protocol.core.response_items import response_item
 
 IDLE_TIMEOUT_MESSAGE = "idle timeout waiting for SSE"
 CLOSED_EARLY_MESSAGE = "stream closed before response.completed"
@@ -167,7 +168,7 @@ def _item_added(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
         return None
     if item.get("type") == "custom_tool_call" and item.get("id") and item.get("call_id"):
         ctx.call_ids[item["id"]] = item["call_id"]
-    return OutputItemAdded(item)
+    return OutputItemAdded(response_item(item))
 
 
 def _item_done(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
@@ -180,7 +181,7 @@ def _item_done(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:
             value = item.get(field)
             if isinstance(value, str):
                 check_arguments(len(value))
-    return OutputItemDone(item)
+    return OutputItemDone(response_item(item))
 
 
 def _text_delta(p: _Payload, ctx: _Ctx) -> ResponseEvent | None:

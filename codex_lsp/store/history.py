@@ -7,10 +7,11 @@ turns removed. Settings come from the last `turn_context`, usage from the last `
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from codex_lsp.protocol.core.response_items import MessageItem, ResponseItem, response_item
 from codex_lsp.store.rollout import (
     COMPACTED,
     EVENT_MSG,
@@ -47,7 +48,7 @@ class ResumedState:
     """What a resumed thread needs: history for the model, settings, usage, display events."""
 
     meta: dict[str, Any] | None
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[ResponseItem] = field(default_factory=list)
     turn_context: dict[str, Any] | None = None
     token_info: dict[str, Any] | None = None
     rate_limits: dict[str, Any] | None = None
@@ -61,7 +62,7 @@ class ResumedState:
     bookmarks: dict[str, int] = field(default_factory=dict)
 
 
-def message_text(item: dict[str, Any]) -> str:
+def message_text(item: Mapping[str, object]) -> str:
     """The concatenated text parts of a Responses-API `message` item."""
     content = item.get("content")
     if isinstance(content, str):
@@ -76,7 +77,7 @@ def message_text(item: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def user_message_item(text: str) -> dict[str, Any]:
+def user_message_item(text: str) -> MessageItem:
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
 
 
@@ -102,12 +103,12 @@ def _middle_truncate(text: str, max_bytes: int) -> str:
 
 
 def compacted_history(
-    history: list[dict[str, Any]],
+    history: list[ResponseItem],
     summary: str,
     *,
     summary_prefix: str = SUMMARY_PREFIX,
     max_user_tokens: int = COMPACT_USER_MESSAGE_TOKENS,
-) -> list[dict[str, Any]]:
+) -> list[ResponseItem]:
     """The history a compaction leaves: recent user messages, then the summary.
 
     Used for compactions recorded without a replacement history. The newest user messages are
@@ -127,15 +128,15 @@ def compacted_history(
             text = _middle_truncate(text, budget)
         kept.append(text)
         budget -= size
-    rebuilt = [user_message_item(text) for text in reversed(kept)]
+    rebuilt: list[ResponseItem] = [user_message_item(text) for text in reversed(kept)]
     rebuilt.append(user_message_item(f"{summary_prefix}\n{summary}"))
     rebuilt.extend(item for item in history if item.get("type") == "ghost_snapshot")
     return rebuilt
 
 
 def drop_last_user_turns(
-    history: list[dict[str, Any]], num_turns: int, summary_prefix: str = SUMMARY_PREFIX
-) -> list[dict[str, Any]]:
+    history: list[ResponseItem], num_turns: int, summary_prefix: str = SUMMARY_PREFIX
+) -> list[ResponseItem]:
     """`history` without its last `num_turns` user turns (each starts at a real user message)."""
     if num_turns <= 0:
         return history
@@ -151,12 +152,12 @@ def reconstruct_history(
 ) -> ResumedState:
     """Replay rollout lines into the state a resumed thread continues from."""
     state = ResumedState(meta=None)
-    history: list[dict[str, Any]] = []
+    history: list[ResponseItem] = []
     for line in lines:
         kind, payload = line.type, line.payload
         if kind == RESPONSE_ITEM:
             if isinstance(payload, dict):
-                history.append(payload)
+                history.append(response_item(payload))
         elif kind == EVENT_MSG:
             if isinstance(payload, dict):
                 _apply_event(state, payload)
@@ -173,7 +174,7 @@ def reconstruct_history(
                 continue
             replacement = payload.get("replacement_history")
             if isinstance(replacement, list):
-                rebuilt = [item for item in replacement if isinstance(item, dict)]
+                rebuilt = [response_item(item) for item in replacement if isinstance(item, dict)]
                 # A replacement that is a prefix of the history is a rewind to a bookmark (an
                 # in-thread fork): the bookmarks it keeps stay valid, as they do in the session.
                 if history[: len(rebuilt)] == rebuilt:
@@ -198,7 +199,7 @@ def reconstruct_history(
 
 def history_before_turn(
     lines: list[RolloutLine], turn_id: str, *, summary_prefix: str = SUMMARY_PREFIX
-) -> list[dict[str, Any]] | None:
+) -> list[ResponseItem] | None:
     """The model-visible history as it was just before turn `turn_id` started, rebuilt from
     the rollout lines before its `task_started`; None if the rollout has no such turn."""
     for index, line in enumerate(lines):

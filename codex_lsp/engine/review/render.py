@@ -7,10 +7,9 @@ indented below it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from codex_lsp.engine.history import user_message
 from codex_lsp.protocol.core.inputs import ReviewFinding, ReviewOutputEvent
+from codex_lsp.protocol.core.response_items import MessageItem
 
 NO_OUTPUT = "The reviewer did not produce a review."
 NOT_FINISHED = (
@@ -41,7 +40,7 @@ def render_finding(finding: ReviewFinding) -> str:
     return head + "\n" + "\n".join(f"  {line}" if line else "" for line in body.splitlines())
 
 
-def review_user_action(hint: str, results: str | None) -> dict[str, Any]:
+def review_user_action(hint: str, results: str | None) -> MessageItem:
     """The user message that tells later turns a review ran and what it found."""
     text = (
         "<user_action>\n"
@@ -57,7 +56,7 @@ def review_user_action(hint: str, results: str | None) -> dict[str, Any]:
     return user_message(text)
 
 
-def assistant_message(text: str) -> dict[str, Any]:
+def assistant_message(text: str) -> MessageItem:
     return {
         "type": "message",
         "role": "assistant",

@@ -42,6 +42,7 @@ from codex_lsp.protocol.core.events import (
 )
 from codex_lsp.protocol.core.inputs import ReviewOutputEvent, ReviewTarget
 from codex_lsp.protocol.core.policy import AskForApproval, ReadOnly
+from codex_lsp.protocol.core.response_items import ResponseItem
 
 # A reviewer that keeps reading files must still answer: its last round offers no tools.
 MAX_REVIEW_ROUNDS = 16
@@ -171,7 +172,7 @@ def _prompt(
 
 
 async def _run_tool(
-    session: Session, task: RunningTask, ctx: TurnContext, item: dict[str, Any]
+    session: Session, task: RunningTask, ctx: TurnContext, item: Mapping[str, Any]
 ) -> ToolOutput:
     name = str(item.get("name") or "")
     if name not in REVIEW_TOOLS or item.get("type") != "function_call":
@@ -209,7 +210,7 @@ def _exit_review(
             # A review as the thread's first act: the thread's own context goes first, so
             # the history reads like any other thread's.
             record_turn_context(session, session.ctx, sub_id)
-        items = [review_user_action(job.hint, text)]
+        items: list[ResponseItem] = [review_user_action(job.hint, text)]
         if text is not None:
             items.append(assistant_message(text))
         session.record_items(items)

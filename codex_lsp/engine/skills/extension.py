@@ -22,6 +22,7 @@ from codex_lsp.engine.skills.prompt import mentioned_skills, skill_message, skil
 from codex_lsp.engine.skills.settings import apply_settings
 from codex_lsp.protocol.core.events import ListSkillsResponseEvent, WarningEvent
 from codex_lsp.protocol.core.ops import ListSkills
+from codex_lsp.protocol.core.response_items import ResponseItem
 
 if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
@@ -77,10 +78,10 @@ class SkillsExtension(Extension):
 
     async def extra_user_items(
         self, session: Session, ctx: TurnContext, sub_id: str, items: list[UserInput]
-    ) -> list[dict[str, Any]]:
+    ) -> list[ResponseItem]:
         if not self.enabled:
             return []
-        injected: list[dict[str, Any]] = []
+        injected: list[ResponseItem] = []
         for skill in mentioned_skills(items, self.outcome(session, ctx.cwd)):
             try:
                 contents = read_skill_file(skill.path)

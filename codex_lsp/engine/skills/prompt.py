@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from codex_lsp.engine.skills.loader import SKILL_FILE, Skill, SkillsOutcome
 from codex_lsp.protocol.core.inputs import SkillInput, TextInput, UserInput
+from codex_lsp.protocol.core.response_items import MessageItem
 
 # `$name` where name is a skill-like token; `$` inside a word (`a$b`) is not a mention.
 MENTION = re.compile(r"(?<![\w$])\$([A-Za-z0-9][A-Za-z0-9_:-]*)")
@@ -78,7 +78,7 @@ def _skill_for_input(item: SkillInput, outcome: SkillsOutcome) -> Skill | None:
     return outcome.by_name(item.name)
 
 
-def skill_message(skill: Skill, contents: str) -> dict[str, Any]:
+def skill_message(skill: Skill, contents: str) -> MessageItem:
     """The user message that carries one SKILL.md into the conversation."""
     text = (
         f"<skill>\n<name>{skill.name}</name>\n<path>{skill.path}</path>\n"

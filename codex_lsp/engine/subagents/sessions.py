@@ -35,6 +35,7 @@ from codex_lsp.engine.subagents.agent import Subagent
 from codex_lsp.engine.tools.base import ToolError
 from codex_lsp.engine.turn_context import TurnContext
 from codex_lsp.protocol.core.events import Event
+from codex_lsp.protocol.core.response_items import MessageItem, ResponseItem, response_item
 from codex_lsp.store.history import ResumedState, reconstruct_history
 from codex_lsp.store.home import new_thread_id
 from codex_lsp.store.rollout import read_rollout
@@ -52,17 +53,17 @@ def spawn_source(parent_session_id: str, child: Subagent) -> dict[str, Any]:
     return {"subagent": {"thread_spawn": spawn}}
 
 
-def forked_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def forked_items(items: list[ResponseItem]) -> list[ResponseItem]:
     """The parent's history without calls still waiting for output (the spawn call itself)."""
     answered = {item.get("call_id") for item in items if item.get("type") in OUTPUT_TYPES}
     return [
-        dict(item)
+        response_item(dict(item))
         for item in items
         if not (item.get("type") in CALL_TYPES and item.get("call_id") not in answered)
     ]
 
 
-def developer_note(text: str) -> dict[str, Any]:
+def developer_note(text: str) -> MessageItem:
     return {
         "type": "message",
         "role": "developer",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
 
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.hooks import HookTarget, hook_target, matching, run_hooks
@@ -15,6 +15,7 @@ from codex_lsp.engine.tools.config import BUILT_IN_TOOL_NAMES
 from codex_lsp.engine.tools.exec_command import handle_exec_command, handle_write_stdin
 from codex_lsp.engine.tools.plan import handle_update_plan
 from codex_lsp.engine.tools.shell import handle_shell_command
+from codex_lsp.protocol.core.response_items import ContentItem, ToolOutputItem
 
 log = logging.getLogger(__name__)
 
@@ -117,12 +118,18 @@ def _hook_payload(call: ToolCall, target: HookTarget) -> dict[str, Any]:
     }
 
 
-def output_item(call_item: dict[str, Any], output: ToolOutput) -> dict[str, Any]:
+def output_item(call_item: Mapping[str, Any], output: ToolOutput) -> ToolOutputItem:
     """The history item that answers `call_item`."""
-    kind = (
-        "custom_tool_call_output"
-        if call_item.get("type") == "custom_tool_call"
-        else "function_call_output"
-    )
-    body: str | list[dict[str, Any]] = output.content if output.content else output.text
-    return {"type": kind, "call_id": call_item.get("call_id"), "output": body}
+    # Echoed as the call carried it: the API matches the pair on this value.
+    call_id: str = call_item.get("call_id")  # type: ignore[assignment]
+    body = _output_body(output)
+    if call_item.get("type") == "custom_tool_call":
+        return {"type": "custom_tool_call_output", "call_id": call_id, "output": body}
+    return {"type": "function_call_output", "call_id": call_id, "output": body}
+
+
+def _output_body(output: ToolOutput) -> str | list[ContentItem]:
+    """Text, or the content parts a tool answered with (an image it looked at)."""
+    if output.content:
+        return cast("list[ContentItem]", output.content)
+    return output.text
