@@ -13,6 +13,8 @@
     buffer when one is open for it;
   - `{type: "diagnostics", uri, diagnostics}`: the editor's LSP `Diagnostic`s for the document,
     each with the line it points at.
+  - `{type: "image", path}`: an image file (absolute, or relative to the thread's folder),
+    sent to the model as the turn's `localImage` input.
 
   Returns `{threadId, turn}`. An item that cannot be read fails the request with a message
   naming it, and nothing is sent.
@@ -122,6 +124,13 @@ class ContextCommands:
             path = item.path if os.path.isabs(item.path) else os.path.join(cwd or "", item.path)
             uri = from_fs_path(os.path.normpath(path)) or path
             return {"type": "file", "path": self._path(uri), "text": self._text(uri, where)}
+        if item.type == "image":
+            if not item.path:
+                raise JsonRpcInvalidParams(f"{where} needs a 'path'")
+            path = os.path.normpath(os.path.join(cwd or "", os.path.expanduser(item.path)))
+            if not os.path.isfile(path):
+                raise JsonRpcInvalidParams(f"{where}: {path} is not a file")
+            return {"type": "image", "path": path}
         if not item.uri:
             raise JsonRpcInvalidParams(f"{where} needs a 'uri'")
         if item.type == "buffer":
@@ -149,7 +158,7 @@ class ContextCommands:
             ]
             return {"type": "problems", "problems": problems}
         raise JsonRpcInvalidParams(
-            f"{where}: the type must be buffer, selection, file or diagnostics"
+            f"{where}: the type must be buffer, selection, file, diagnostics or image"
         )
 
     def _text(self, uri: str, where: str) -> str:
