@@ -10,6 +10,7 @@ import base64
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
@@ -50,7 +51,7 @@ def page_url() -> Iterator[str]:
         server.server_close()
 
 
-def _images(body: dict) -> list[str]:
+def _images(body: dict[str, Any]) -> list[str]:
     return [
         part.get("image_url", "")
         for item in body["input"]
