@@ -1,5 +1,6 @@
 -- Context from outside the project: `:CodexAttach image PATH` sends a screenshot to the model as
--- an image, `:CodexAttach url URL` a web page's text; both go with the next message only.
+-- an image, `/url URL` in the chat (or `:CodexAttach url URL`) a web page's text; both go with
+-- the next message only.
 local H = dofile(os.getenv("CODEX_NVIM_ROOT") .. "/tests/helpers.lua")
 
 local function chat_text()
@@ -15,7 +16,9 @@ H.run("an image and a web page as context", function()
   H.eq(vim.fn.getcompletion("CodexAttach ", "cmdline"), { "image", "url" }, "what can be attached")
   vim.cmd("CodexAttach image " .. H.ws .. "/shot.png")
   local page = os.getenv("CODEX_TEST_PAGE_URL")
-  vim.cmd("CodexAttach url " .. page)
+  -- The page from the chat's input area, as a slash command.
+  vim.cmd("Codex")
+  require("codex.compose").send("/url " .. page)
   H.wait("the page fetched", function()
     return #context.pending() == 2
   end)
