@@ -34,7 +34,7 @@ from codex_lsp.lsp.commands import command_options, string_option, task_params, 
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
 from codex_lsp.protocol.common import dump
-from codex_lsp.store.bounded_read import WORKSPACE_TEXT_MAX_BYTES, read_text
+from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, WORKSPACE_TEXT_MAX_BYTES, read_text
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.engine_host import EngineHost
@@ -130,6 +130,11 @@ class ContextCommands:
             path = os.path.normpath(os.path.join(cwd or "", os.path.expanduser(item.path)))
             if not os.path.isfile(path):
                 raise JsonRpcInvalidParams(f"{where}: {path} is not a file")
+            size = os.path.getsize(path)
+            if size > IMAGE_MAX_BYTES:
+                raise JsonRpcInvalidParams(
+                    f"{where}: {path} is too large ({size} bytes, limit {IMAGE_MAX_BYTES})"
+                )
             return {"type": "image", "path": path}
         if not item.uri:
             raise JsonRpcInvalidParams(f"{where} needs a 'uri'")

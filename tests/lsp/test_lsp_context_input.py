@@ -156,7 +156,8 @@ async def test_an_unreadable_item_is_refused_and_nothing_is_sent(home, ws, scrip
 
 
 async def test_planted_files_as_context_are_refused_with_the_reason(home, ws, scripted_model):
-    """A FIFO named like a source file and a sparse 1.5 GB file: refused at once, unread."""
+    """A FIFO named like a source file and a sparse 1.5 GB file, as text or as an image:
+    refused at once, unread."""
     os.mkfifo(ws / "main.py")
     huge = 1536 * 1024 * 1024
     (ws / "big.py").write_bytes(b"x = 1\n")
@@ -167,6 +168,8 @@ async def test_planted_files_as_context_are_refused_with_the_reason(home, ws, sc
             ({"type": "file", "path": "main.py"}, "not a regular file: a FIFO"),
             ({"type": "buffer", "uri": (ws / "main.py").as_uri()}, "not a regular file: a FIFO"),
             ({"type": "file", "path": "big.py"}, f"too large ({huge} bytes, limit 16777216)"),
+            ({"type": "image", "path": "main.py"}, "main.py is not a file"),
+            ({"type": "image", "path": "big.py"}, f"too large ({huge} bytes, limit 20971520)"),
         ]:
             with pytest.raises(JsonRpcException) as err:
                 await asyncio.wait_for(
