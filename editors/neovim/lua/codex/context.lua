@@ -120,7 +120,11 @@ local function fetch(url)
   vim.fn.mkdir(dir, "p")
   local name = url:gsub("^%a[%w+.-]*://", ""):gsub("[^%w%._-]+", "_"):sub(1, 120)
   local file = dir .. "/" .. name
-  local cmd = { "curl", "-fsSL", "--max-time", "20", "--max-filesize", tostring(URL_MAX_BYTES), "-o", file, "--", url }
+  -- Web pages only, redirects included: never a file:// or another scheme curl knows.
+  local cmd = {
+    "curl", "-fsSL", "--proto", "=http,https", "--proto-redir", "=http,https",
+    "--max-time", "20", "--max-filesize", tostring(URL_MAX_BYTES), "-o", file, "--", url,
+  }
   local ok, started = pcall(vim.system, cmd, { text = true }, function(done)
     vim.schedule(function()
       if done.code ~= 0 then
