@@ -13,6 +13,8 @@
     buffer when one is open for it;
   - `{type: "diagnostics", uri, diagnostics}`: the editor's LSP `Diagnostic`s for the document,
     each with the line it points at.
+  - `{type: "image", path}`: an image file (absolute, or relative to the thread's folder),
+    sent to the model as the turn's `localImage` input.
 
   Returns `{threadId, turn}`. An item that cannot be read fails the request with a message
   naming it, and nothing is sent.
@@ -32,7 +34,7 @@ from codex_lsp.lsp.commands import command_options, string_option, task_params, 
 from codex_lsp.lsp.line_tracking import split_lines
 from codex_lsp.lsp.protocol import plain_handler
 from codex_lsp.protocol.common import dump
-from codex_lsp.store.bounded_read import WORKSPACE_TEXT_MAX_BYTES, read_text
+from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, WORKSPACE_TEXT_MAX_BYTES, read_text
 
 if TYPE_CHECKING:
     from codex_lsp.lsp.engine_host import EngineHost
@@ -122,6 +124,18 @@ class ContextCommands:
             path = item.path if os.path.isabs(item.path) else os.path.join(cwd or "", item.path)
             uri = from_fs_path(os.path.normpath(path)) or path
             return {"type": "file", "path": self._path(uri), "text": self._text(uri, where)}
+        if item.type == "image":
+            if not item.path:
+                raise JsonRpcInvalidParams(f"{where} needs a 'path'")
+            path = os.path.normpath(os.path.join(cwd or "", os.path.expanduser(item.path)))
+            if not os.path.isfile(path):
+                raise JsonRpcInvalidParams(f"{where}: {path} is not a file")
+            size = os.path.getsize(path)
+            if size > IMAGE_MAX_BYTES:
+                raise JsonRpcInvalidParams(
+                    f"{where}: {path} is too large ({size} bytes, limit {IMAGE_MAX_BYTES})"
+                )
+            return {"type": "image", "path": path}
         if not item.uri:
             raise JsonRpcInvalidParams(f"{where} needs a 'uri'")
         if item.type == "buffer":
@@ -149,7 +163,7 @@ class ContextCommands:
             ]
             return {"type": "problems", "problems": problems}
         raise JsonRpcInvalidParams(
-            f"{where}: the type must be buffer, selection, file or diagnostics"
+            f"{where}: the type must be buffer, selection, file, diagnostics or image"
         )
 
     def _text(self, uri: str, where: str) -> str:

@@ -7,6 +7,7 @@ Drives the real server process through pytest-lsp, against the scripted model.
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 from pathlib import Path
 
@@ -97,13 +98,49 @@ async def test_buffer_selection_file_and_diagnostics_reach_the_model(home, ws, s
     assert "- app.py:3 error: undefined name 'undefined' (pyflakes)\n    x = undefined" in told
 
 
+# The smallest valid PNG: one transparent pixel.
+PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d4944415478da63f8cfc0f01f0005000201a1b7a1f90000000049454e44ae426082"
+)
+
+
+async def test_an_attached_image_reaches_the_model_as_an_image(home, ws, scripted_model):
+    (ws / "shot.png").write_bytes(PIXEL)
+    scripted_model.enqueue(text_response("A single pixel."))
+    async with EditorSession(home, ws) as client:
+        thread_id = await client.start_thread(ws)
+        result = await client.command(
+            "codex.message",
+            {
+                "threadId": thread_id,
+                "text": "What is in this picture?",
+                "context": [{"type": "image", "path": "shot.png"}],
+            },
+        )
+        completed = await client.turn_completed(thread_id, result["turn"]["id"])
+        assert completed["turn"]["status"] == "completed"
+
+    body = scripted_model.requests[-1].body
+    images = [
+        part.get("image_url", "")
+        for item in body["input"]
+        if item.get("type") == "message" and item.get("role") == "user"
+        for part in item.get("content", [])
+        if part.get("type") == "input_image"
+    ]
+    assert images == [f"data:image/png;base64,{base64.b64encode(PIXEL).decode()}"]
+    assert "What is in this picture?" in _user_parts(body)
+
+
 async def test_an_unreadable_item_is_refused_and_nothing_is_sent(home, ws, scripted_model):
     async with EditorSession(home, ws) as client:
         thread_id = await client.start_thread(ws)
         for item, says in [
             ({"type": "file", "path": "missing.py"}, "cannot read"),
             ({"type": "buffer"}, "needs a 'uri'"),
-            ({"type": "clipboard", "uri": "file:///x"}, "buffer, selection, file or diagnostics"),
+            ({"type": "image", "path": "missing.png"}, "missing.png is not a file"),
+            ({"type": "clipboard", "uri": "file:///x"}, "file, diagnostics or image"),
         ]:
             with pytest.raises(JsonRpcException) as err:
                 await client.command(
@@ -119,7 +156,8 @@ async def test_an_unreadable_item_is_refused_and_nothing_is_sent(home, ws, scrip
 
 
 async def test_planted_files_as_context_are_refused_with_the_reason(home, ws, scripted_model):
-    """A FIFO named like a source file and a sparse 1.5 GB file: refused at once, unread."""
+    """A FIFO named like a source file and a sparse 1.5 GB file, as text or as an image:
+    refused at once, unread."""
     os.mkfifo(ws / "main.py")
     huge = 1536 * 1024 * 1024
     (ws / "big.py").write_bytes(b"x = 1\n")
@@ -130,6 +168,8 @@ async def test_planted_files_as_context_are_refused_with_the_reason(home, ws, sc
             ({"type": "file", "path": "main.py"}, "not a regular file: a FIFO"),
             ({"type": "buffer", "uri": (ws / "main.py").as_uri()}, "not a regular file: a FIFO"),
             ({"type": "file", "path": "big.py"}, f"too large ({huge} bytes, limit 16777216)"),
+            ({"type": "image", "path": "main.py"}, "main.py is not a file"),
+            ({"type": "image", "path": "big.py"}, f"too large ({huge} bytes, limit 20971520)"),
         ]:
             with pytest.raises(JsonRpcException) as err:
                 await asyncio.wait_for(

@@ -11,7 +11,7 @@ import json
 
 from tests.support.nvim import run_suite
 from tests.support.nvim_journeys import check, user_texts, workspace
-from tests.support.scripted_builders import created, message_item, text_response
+from tests.support.scripted_builders import _item_event, created, message_item, text_response
 
 APP = 'def main():\n    print("hi")\n\nmain()\n'
 
@@ -37,10 +37,21 @@ def test_crash_mid_answer_then_the_same_thread_goes_on(scripted_model, tmp_path)
     scripted_model.enqueue(text_response(json.dumps(findings), response_id="review"))
     # The answer starts, then the model goes quiet: the server is killed meanwhile.
     half = message_item("Once upon a time, there was")[:-1]
-    scripted_model.enqueue([created("story"), *half, {"stall_s": 120}], when="tell me a long story")
+    # ... still streaming when it is killed: words keep coming until then.
+    words = [
+        step
+        for _ in range(3000)
+        for step in (
+            _item_event("response.output_text.delta", "msg_1", 0, content_index=0, delta=" la"),
+            {"stall_s": 0.005},
+        )
+    ]
+    scripted_model.enqueue(
+        [created("story"), *half, *words, {"stall_s": 120}], when="tell me a long story"
+    )
     scripted_model.enqueue(text_response("The end.", response_id="resp_end"), when="and then?")
 
-    check(run_suite("crash", tmp_path, codex_home=home, workspace=ws))
+    check(run_suite("crash", tmp_path, codex_home=home, workspace=ws, screen=True))
 
     last = scripted_model.requests[-1].body
     said = "\n".join(user_texts(last))

@@ -17,16 +17,17 @@ from codex_lsp.api.turns.lifecycle import TurnOverrides, submit_turn
 from codex_lsp.engine.editor_tasks import attachment_label, request_text
 from codex_lsp.protocol.core import editor_tasks as core
 from codex_lsp.protocol.core.inputs import ByteRange, ReviewCodeLocation, ReviewFinding
-from codex_lsp.protocol.turns.items import TextUserInput, UserInput
+from codex_lsp.protocol.turns.items import LocalImageUserInput, TextUserInput, UserInput
 from codex_lsp.protocol.turns.models import TurnStartResponse
 from codex_lsp.protocol.turns.tasks import (
     ApplyCodeTask,
     AskTask,
-    ContextItem,
     EditTask,
     FileContextItem,
     FixFindingTask,
+    ImageContextItem,
     LspRange,
+    ProblemsContextItem,
     TaskFinding,
     TurnStartTaskParams,
     TurnTask,
@@ -39,12 +40,20 @@ async def start_task(thread: LoadedThread, params: TurnStartTaskParams) -> TurnS
         raise invalid("threadId", f"thread {params.thread_id} has no running session")
     cwd = Path(params.cwd) if params.cwd else session.ctx.cwd
     said, task = _task(params.task, cwd)
-    attachments = [_attachment(item, cwd, f"context[{n}]") for n, item in enumerate(params.context)]
+    attachments: list[core.Attachment] = []
+    images: list[UserInput] = []
+    for n, item in enumerate(params.context):
+        if isinstance(item, ImageContextItem):
+            path = _absolute(item.path, cwd, f"context[{n}].path")
+            images.append(LocalImageUserInput(path=path))
+        else:
+            attachments.append(_attachment(item, cwd, f"context[{n}]"))
     said = said if said is not None else request_text(task, cwd) if task is not None else None
     assert said is not None  # every task without the user's words has a request text
     # What the user sent: their words, and a label (not the content) for each attachment.
     shown: list[UserInput] = [TextUserInput(text=said)]
     shown += [TextUserInput(text=attachment_label(item, cwd)) for item in attachments]
+    shown += images  # the model sees an image itself, as with `turn/start`
     overrides = TurnOverrides(
         cwd=params.cwd,
         approval_policy=params.approval_policy,
@@ -102,7 +111,9 @@ def _finding(finding: TaskFinding, cwd: Path) -> ReviewFinding:
     )
 
 
-def _attachment(item: ContextItem, cwd: Path, field: str) -> core.Attachment:
+def _attachment(
+    item: FileContextItem | ProblemsContextItem, cwd: Path, field: str
+) -> core.Attachment:
     if isinstance(item, FileContextItem):
         return core.FileAttachment(
             path=_absolute(item.path, cwd, f"{field}.path"),

@@ -66,9 +66,18 @@ class ProblemsContextItem(V2Model):
     problems: list[EditorProblem]
 
 
+class ImageContextItem(V2Model):
+    """An image file, sent to the model as the turn's `localImage` input."""
+
+    type: Literal["image"] = "image"
+    path: str
+
+
 ContextItem = TypeAliasType(
     "ContextItem",
-    Annotated[FileContextItem | ProblemsContextItem, Field(discriminator="type")],
+    Annotated[
+        FileContextItem | ProblemsContextItem | ImageContextItem, Field(discriminator="type")
+    ],
 )
 
 

@@ -93,6 +93,7 @@ H.run("the chat's input area", function()
     return #asked == 1 and threads.current == chat_thread
   end)
   H.ok(not table.concat(asked[1].labels, "\n"):find("make the greeting loud", 1, true), "the picker lists no edit threads: " .. vim.inspect(asked[1].labels))
+  H.has(chat_text(), "## You\n\nfirst line\nsecond line, see #buffer and #selection\nthird: @util.py and #diagnostics\n\n> Context: app.py", "the resumed message, its context quoted as it was live")
   local before = #H.notes
   vim.api.nvim_set_current_win(compose.win())
   H.keys("<Esc>i/nonsense<C-s>")

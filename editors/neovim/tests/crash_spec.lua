@@ -20,6 +20,10 @@ end
 
 H.run("server crash mid-answer, then the same thread goes on", function()
   H.setup()
+  -- The plugin's statusline component, drawn on a screen: what the user reads.
+  H.wait_for_ui()
+  vim.o.laststatus = 2
+  vim.o.statusline = "%{v:lua.require'codex'.statusline()}"
   vim.cmd.edit(H.ws .. "/app.py")
   local buf = vim.api.nvim_get_current_buf()
   local threads = require("codex.threads")
@@ -37,6 +41,9 @@ H.run("server crash mid-answer, then the same thread goes on", function()
     return chat_text():find("Once upon a time", 1, true) ~= nil
   end)
   H.has(codex.statusline(), "⟳", "the statusline while the answer streams")
+  H.wait("the streaming answer on the drawn statusline", function()
+    return table.concat(H.screen(), "\n"):find("⟳", 1, true) ~= nil
+  end)
 
   local pids = server_pids()
   H.eq(#pids, 1, "one server process")
@@ -57,6 +64,10 @@ H.run("server crash mid-answer, then the same thread goes on", function()
   H.has(told, ":CodexLog", "the message names a command that shows the log")
   H.ok(vim.fn.exists(":CodexLog") == 2, ":CodexLog exists")
   H.ok(not codex.statusline():find("⟳", 1, true), "the statusline no longer says running: " .. codex.statusline())
+  -- Before the new server is up, the drawn statusline says it too (give a redraw its time).
+  vim.wait(300)
+  local drawn = table.concat(H.screen(), "\n")
+  H.ok(not drawn:find("⟳", 1, true), "the drawn statusline no longer says running:\n" .. drawn)
   H.ok(not threads.running(thread_id), "the turn is no longer running")
   H.has(chat_text(), "Once upon a time", "the half answer stays in the chat")
   H.has(chat_text(), "Stopped", "the half answer is marked as stopped")

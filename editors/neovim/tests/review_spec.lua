@@ -75,6 +75,12 @@ H.run("review to diagnostics, explain and a previewed fix", function()
   end, vim.list_slice(H.notes, shown_before + 1))
   H.eq(#said, 1, "messages for one review: " .. vim.inspect(said))
   H.has(said[1], "2 findings", "the verdict")
+  local chat = ""
+  for _, block in ipairs(require("codex.transcript").blocks(threads.current)) do
+    chat = chat .. table.concat(block.lines, "\n") .. "\n"
+  end
+  local _, times = chat:gsub("Guard against division by zero", "")
+  H.eq(times, 1, "the review's text in the chat, once: " .. chat)
 
   -- The line after the finding has no action of it.
   local after = actions_at(7)

@@ -62,6 +62,22 @@ function M.register()
     desc = "Review changes with Codex: uncommitted | branch NAME | commit SHA",
   })
 
+  command("CodexAttach", function(o)
+    require("codex").ensure_setup()
+    require("codex.context").attach(o.args)
+  end, {
+    nargs = "+",
+    complete = function(arglead, cmdline)
+      if cmdline:match("^%S+%s+image%s") then
+        return vim.fn.getcompletion(arglead, "file")
+      end
+      return vim.tbl_filter(function(kind)
+        return vim.startswith(kind, arglead)
+      end, { "image", "url" })
+    end,
+    desc = "Attach an image file or a web page to the next Codex message: image PATH | url URL",
+  })
+
   command("CodexLog", function()
     codex().log()
   end, { desc = "Open the log the Codex language server writes to (Neovim's LSP log)" })

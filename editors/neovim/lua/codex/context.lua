@@ -1,7 +1,11 @@
 -- codex.context: what `#buffer`, `#selection`, `#diagnostics` and `@path` in a chat message
 -- attach. They become data for the server's `codex.message` (a document URI, a range, a path,
--- the editor's diagnostics); the server reads them and words them for the model.
+-- the editor's diagnostics); the server reads them and words them for the model. `:CodexAttach`
+-- adds an image (sent to the model as an image) or a web page's text to the next message.
 local M = {}
+
+local pending = {} -- items `:CodexAttach` added, sent with the next message
+local URL_MAX_BYTES = 512 * 1024
 
 local NAMES = { "#buffer", "#selection", "#diagnostics" }
 
@@ -94,7 +98,66 @@ function M.collect(text, origin)
   for _, path in ipairs(M.paths(text)) do
     table.insert(items, { type = "file", path = vim.startswith(path, "~") and vim.fn.expand(path) or path })
   end
+  vim.list_extend(items, pending)
+  pending = {}
   return items
+end
+
+--- What `:CodexAttach` added for the next message.
+function M.pending()
+  return vim.deepcopy(pending)
+end
+
+local function attached(item, what)
+  table.insert(pending, item)
+  require("codex.client").notify(("%s attached to the next message"):format(what))
+end
+
+-- The page at `url`, fetched by curl into a file named after it (the server reads files; the
+-- name tells the model where the text came from).
+local function fetch(url)
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local name = url:gsub("^%a[%w+.-]*://", ""):gsub("[^%w%._-]+", "_"):sub(1, 120)
+  local file = dir .. "/" .. name
+  -- Web pages only, redirects included: never a file:// or another scheme curl knows.
+  local cmd = {
+    "curl", "-fsSL", "--proto", "=http,https", "--proto-redir", "=http,https",
+    "--max-time", "20", "--max-filesize", tostring(URL_MAX_BYTES), "-o", file, "--", url,
+  }
+  local ok, started = pcall(vim.system, cmd, { text = true }, function(done)
+    vim.schedule(function()
+      if done.code ~= 0 then
+        local why = vim.trim(done.stderr or "")
+        require("codex.client").notify(
+          ("could not fetch %s: %s"):format(url, why ~= "" and why or ("curl exit code " .. done.code)),
+          vim.log.levels.ERROR
+        )
+        return
+      end
+      attached({ type = "file", path = file }, url)
+    end)
+  end)
+  if not ok then
+    require("codex.client").notify(("could not fetch %s: %s"):format(url, tostring(started)), vim.log.levels.ERROR)
+  end
+end
+
+--- `:CodexAttach image PATH` or `:CodexAttach url URL`: context for the next message.
+function M.attach(args)
+  local kind, what = vim.trim(args or ""):match("^(%S+)%s+(.+)$")
+  if kind == "image" then
+    local path = vim.fn.fnamemodify(vim.fn.expand(vim.trim(what)), ":p")
+    if vim.fn.filereadable(path) ~= 1 then
+      require("codex.client").notify(("no image file at %s"):format(path), vim.log.levels.ERROR)
+      return
+    end
+    attached({ type = "image", path = path }, vim.fn.fnamemodify(path, ":~:."))
+  elseif kind == "url" and vim.trim(what):match("^https?://%S+$") then
+    fetch(vim.trim(what))
+  else
+    require("codex.client").notify("usage: :CodexAttach image PATH | :CodexAttach url https://…", vim.log.levels.ERROR)
+  end
 end
 
 local function project_files(root)

@@ -50,13 +50,37 @@ local function fenced(out, lang, text)
   return out
 end
 
+-- A thread rebuilt from its rollout (resume, read) has the message and the labels of its
+-- attached context joined in one text, the labels last: split them back off.
+local function split_labels(text)
+  local lines = vim.split(text or "", "\n", { plain = true })
+  local first = #lines + 1
+  while first > 2 and lines[first - 1]:match("^Context: .") do
+    first = first - 1
+  end
+  if first > #lines then
+    return text, {}
+  end
+  return table.concat(vim.list_slice(lines, 1, first - 1), "\n"), vim.list_slice(lines, first)
+end
+
 local function user_text(item)
   local parts = {}
   local texts = 0
-  for _, input in ipairs(item.content or {}) do
+  local content = item.content or {}
+  local text_inputs = vim.tbl_filter(function(input)
+    return input.type == "text"
+  end, content)
+  for _, input in ipairs(content) do
     if input.type == "text" then
       texts = texts + 1
-      if texts == 1 then
+      if texts == 1 and #text_inputs == 1 then
+        local message, labels = split_labels(input.text)
+        table.insert(parts, message)
+        for n, label in ipairs(labels) do
+          table.insert(parts, (n == 1 and "\n" or "") .. "> " .. label)
+        end
+      elseif texts == 1 then
         table.insert(parts, input.text)
       else
         -- Attached context follows the message: its first line says what it is.

@@ -1,5 +1,5 @@
 -- codex.slash: slash commands typed as a chat message: /new, /threads, /model [name],
--- /mode, /review [target], /compact and /interrupt, and the user's own prompts. Each is one of the plugin's actions or one
+-- /mode, /review [target], /compact, /interrupt, /image PATH and /url URL, and the user's own prompts. Each is one of the plugin's actions or one
 -- request to the server; none is sent to the model.
 local M = {}
 
@@ -67,6 +67,12 @@ M.commands = {
   ["/compact"] = { desc = "summarize the thread to free context", run = compact },
   ["/interrupt"] = { desc = "interrupt the running turn", run = function()
     threads().interrupt()
+  end },
+  ["/image"] = { desc = "attach an image file to the next message: /image PATH", run = function(arg)
+    require("codex.context").attach("image " .. arg)
+  end },
+  ["/url"] = { desc = "attach a web page's text to the next message: /url URL", run = function(arg)
+    require("codex.context").attach("url " .. arg)
   end },
 }
 

@@ -20,8 +20,27 @@ function M.blocks(thread_id)
   return get(thread_id).blocks
 end
 
+-- The server follows a review's `exitedReviewMode` item with an agent message of the same
+-- text (what the model is told); the chat shows the review once.
+local function repeats_review(thread_id, block)
+  if block.kind ~= "agentMessage" or type(block.data.text) ~= "string" then
+    return false
+  end
+  local turn = block.key:match("^(.*):[^:]*$")
+  for _, other in ipairs(get(thread_id).blocks) do
+    if
+      other.kind == "exitedReviewMode"
+      and other.key:match("^(.*):[^:]*$") == turn
+      and vim.trim(other.data.review or "") == vim.trim(block.data.text)
+    then
+      return true
+    end
+  end
+  return false
+end
+
 local function redraw(thread_id, block, old_len)
-  block.lines = render.block(block)
+  block.lines = repeats_review(thread_id, block) and {} or render.block(block)
   local ok, chat = pcall(require, "codex.chat")
   if ok then
     chat.block_changed(thread_id, block.pos, old_len)

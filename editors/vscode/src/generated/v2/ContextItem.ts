@@ -12,4 +12,7 @@ export type ContextItem = {
 } | {
   type: "problems";
   problems: Array<EditorProblem>;
+} | {
+  type: "image";
+  path: string;
 };
