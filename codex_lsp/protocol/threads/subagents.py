@@ -2,8 +2,9 @@
 
 Each call of a subagent tool is a `collabAgentToolCall` item, as in the reference protocol; the
 tree itself (every child's status and inbox) is reported with events of this engine's own, which
-the API forwards with the same payloads in camelCase. They are deliberately kept out of `SERVER_NOTIFICATIONS`: that registry is what the
-reference schema covers (and what `generate-json-schema` writes), and these methods are not in it.
+the API forwards with the same payloads in camelCase. They are deliberately kept out of
+`SERVER_NOTIFICATIONS`: that registry is what the reference schema covers (and what
+`generate-json-schema` writes), and these methods are not in it.
 """
 
 from __future__ import annotations
