@@ -300,7 +300,7 @@ class ImageViewThreadItem(_ThreadItemBase):
 
 class CollabAgentState(V2Model):
     status: CollabAgentStatus
-    message: Opt[str] = None
+    message: str | None = None
 
 
 class CollabAgentToolCallThreadItem(_ThreadItemBase):
@@ -311,9 +311,9 @@ class CollabAgentToolCallThreadItem(_ThreadItemBase):
     status: CollabAgentToolCallStatus
     sender_thread_id: str
     receiver_thread_ids: list[str]
-    prompt: Opt[str] = None
-    model: Opt[str] = None
-    reasoning_effort: Opt[ReasoningEffort] = None
+    prompt: str | None = None
+    model: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
     agents_states: dict[str, CollabAgentState]
 
 
