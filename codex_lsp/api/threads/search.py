@@ -1,7 +1,7 @@
 """`thread/search` and `thread/search/stream` over the stored threads.
 
-A thread matches when its preview (its first message) or its name holds the term, case aside;
-the snippet is the text that matched. The stream answers with the same final page: its partial
+A thread matches when one of its messages (the user's or the agent's) or its name holds the
+term, case aside; the snippet is the first text that matched. The stream answers with the same final page: its partial
 batches are best-effort in the protocol, and a search over the store's pages finishes before an
 early batch would be worth sending. A search ends within its own request, so a cancellation
 only acknowledges it.
@@ -9,6 +9,8 @@ only acknowledges it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from codex_lsp.api.family import ApiContext, Routes
@@ -26,12 +28,38 @@ from codex_lsp.protocol.threads.search import (
     ThreadSearchResponse,
     ThreadSearchResult,
 )
+from codex_lsp.protocol.turns.items import (
+    AgentMessageThreadItem,
+    TextUserInput,
+    UserMessageThreadItem,
+)
 
 
-def _snippet(thread: Thread, term: str) -> str:
-    if term in thread.preview.lower() or not thread.name:
+def _texts(thread: Thread) -> Iterator[str]:
+    """The thread's messages in order: what the user typed and what the agent answered."""
+    yield thread.preview
+    for turn in thread.turns:
+        for item in turn.items:
+            if isinstance(item, UserMessageThreadItem):
+                text = " ".join(c.text for c in item.content if isinstance(c, TextUserInput))
+                yield text
+            elif isinstance(item, AgentMessageThreadItem):
+                yield item.text
+
+
+async def _snippet(home: Path, thread: Thread, term: str) -> str | None:
+    if term in thread.preview.lower():
         return thread.preview
-    return thread.name
+    try:
+        full = await thread_store.read_thread(home, thread.id, include_turns=True)
+    except ApiError:
+        return None  # a rollout gone or unreadable since the listing: nothing to match
+    for text in _texts(full):
+        if term in text.lower():
+            return text
+    if thread.name and term in thread.name.lower():
+        return thread.name
+    return None
 
 
 def handlers(ctx: ApiContext) -> Routes:
@@ -46,13 +74,17 @@ def handlers(ctx: ApiContext) -> Routes:
             sort_direction=params.sort_direction,
             source_kinds=params.source_kinds,
             archived=params.archived,
-            search_term=term,
         )
         home = ctx.services().codex_home
         page = await thread_store.list_page(home, listing, ctx.threads.statuses())
         lowered = term.lower()
+        found = []
+        for thread in page.data:
+            snippet = await _snippet(home, thread, lowered)
+            if snippet is not None:
+                found.append(ThreadSearchResult(thread=thread, snippet=snippet))
         return ThreadSearchResponse(
-            data=[ThreadSearchResult(thread=t, snippet=_snippet(t, lowered)) for t in page.data],
+            data=found,
             next_cursor=page.next_cursor,
             backwards_cursor=page.backwards_cursor,
         )
