@@ -1,6 +1,7 @@
 """`thread/search` and `thread/search/stream` side by side with the real `codex app-server`:
 two stored threads, searched for words one of them holds (in another case, in a later message,
-in the agent's answer), for a word neither holds, and with an empty term. Threads are compared by their previews and snippets."""
+in the agent's answer), for a word neither holds, and with an empty term. Threads are compared by
+their previews and snippets."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """`thread/search` and `thread/search/stream` over the stored threads.
 
 A thread matches when one of its messages (the user's or the agent's) or its name holds the
-term, case aside; the snippet is the first text that matched. The stream answers with the same final page: its partial
-batches are best-effort in the protocol, and a search over the store's pages finishes before an
-early batch would be worth sending. A search ends within its own request, so a cancellation
+term, case aside; the snippet is the first text that matched. The stream answers with the same
+final page and no partial batch: those are best-effort in the protocol, and a search over one of
+the store's pages finishes before an early batch would be worth sending. A search ends within its own request, so a cancellation
 only acknowledges it.
 """
 
