@@ -3,8 +3,8 @@
 A thread matches when one of its messages (the user's or the agent's) or its name holds the
 term, case aside; the snippet is the first text that matched. The stream answers with the same
 final page and no partial batch: those are best-effort in the protocol, and a search over one of
-the store's pages finishes before an early batch would be worth sending. A search ends within its own request, so a cancellation
-only acknowledges it.
+the store's pages finishes before an early batch would be worth sending. A search ends within
+its own request, so a cancellation only acknowledges it.
 """
 
 from __future__ import annotations
