@@ -24,6 +24,7 @@ from codex_lsp.api.threads import (
     pages as thread_pages,
     read_state,
     records as thread_records,
+    search as thread_search,
     settings as thread_settings,
 )
 
@@ -45,6 +46,7 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     providers,
     read_state,
     thread_goals,
+    thread_search,
     skills_settings,
     settings,
     feedback,

@@ -103,7 +103,9 @@ JSON_TOP_LEVEL: frozenset[str] = (
 
 JSON_V1: frozenset[str] = frozenset({"InitializeParams", "InitializeResponse"})
 
-STABLE_WITHOUT_METHOD: frozenset[str] = frozenset({"ThreadReadStateOperation"})
+STABLE_WITHOUT_METHOD: frozenset[str] = frozenset(
+    {"ThreadReadStateOperation", "ThreadSearchSortKey"}
+)
 """Types the reference writes in its stable bindings although only experimental methods use
 them."""
 

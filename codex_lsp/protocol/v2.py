@@ -31,6 +31,7 @@ from codex_lsp.protocol.threads import (
     models as threads,
     ops as thread_ops,
     read_state,
+    search as thread_search,
 )
 from codex_lsp.protocol.threads.notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.threads.subagents import EXTENSION_NOTIFICATIONS
@@ -42,6 +43,7 @@ FAMILIES: tuple[MethodTable, ...] = (
     thread_ops.METHODS,
     read_state.METHODS,
     thread_goals.METHODS,
+    thread_search.METHODS,
     turns.METHODS,
     tasks.METHODS,
     catalog.METHODS,

@@ -42,6 +42,7 @@ EXTRA_EVENTS = frozenset(
         "mcp_tool_call_end",
         "web_search_end",
         "view_image_tool_call",
+        "collab_agent_tool_call_end",
         "proposed_plan",
         # A resumed thread finds its goal where these left it.
         "thread_goal_updated",

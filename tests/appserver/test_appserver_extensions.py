@@ -297,3 +297,57 @@ def test_a_subagent_asks_for_approval_after_the_root_turn_ended(scripted_model, 
     assert "touch child.flag" in asked["params"]["command"]
     assert (ws / "child.flag").exists()
     assert_schema_valid(client)
+
+
+def test_subagent_tool_calls_are_collab_agent_items_live_and_after_resume(scripted_model, tmp_path):
+    home, _ = make_home(
+        tmp_path, scripted_model.base_url, extra="[features]\nsubagent_tools = true\n"
+    )
+    ws = make_git_repo(tmp_path / "repo")
+    root = "root-marker"
+    spawn = {"message": "child-marker: say hi"}
+    scripted_model.enqueue(
+        function_call_response("subagent_spawn", spawn, call_id="r1", response_id="resp_r1"),
+        when=root,
+    )
+    scripted_model.enqueue(
+        function_call_response("subagent_await", {}, call_id="r2", response_id="resp_r2"),
+        when=root,
+    )
+    scripted_model.enqueue(text_response("all done", response_id="resp_r3"), when=root)
+    scripted_model.enqueue(text_response("hi from the child", response_id="c1"), when="child")
+
+    with app_server(home, ws) as client:
+        thread = client.start_thread()
+        _, done = client.run_turn(thread["id"], f"{root}: delegate")
+        assert_schema_valid(client)
+        started = items_of([m for _, m in client.transcript], "item/started", "collabAgentToolCall")
+        completed = items_of(
+            [m for _, m in client.transcript], "item/completed", "collabAgentToolCall"
+        )
+        resumed = client.result("thread/read", {"threadId": thread["id"], "includeTurns": True})
+
+    assert done["params"]["turn"]["status"] == "completed"
+    child = client.notifications("subagent/lifecycle")[0]["params"]["agent"]["sessionId"]
+    assert [(i["tool"], i["status"]) for i in started] == [
+        ("spawnAgent", "inProgress"),
+        ("wait", "inProgress"),
+    ]
+    assert started[0]["receiverThreadIds"] == [] and started[1]["receiverThreadIds"] == [child]
+    assert [(i["id"], i["tool"], i["status"]) for i in completed] == [
+        ("r1", "spawnAgent", "completed"),
+        ("r2", "wait", "completed"),
+    ]
+    for item in completed:
+        assert item["senderThreadId"] == thread["id"]
+        assert item["receiverThreadIds"] == [child]
+    assert completed[0]["prompt"] == "child-marker: say hi"
+    assert completed[1]["agentsStates"] == {
+        child: {"status": "completed", "message": "hi from the child"}
+    }
+    (turn,) = resumed["thread"]["turns"]
+    untimed = ("startedAtMs", "completedAtMs")
+    rebuilt = [i for i in turn["items"] if i["type"] == "collabAgentToolCall"]
+    assert [{k: v for k, v in i.items() if k not in untimed} for i in rebuilt] == [
+        {k: v for k, v in i.items() if k not in untimed} for i in completed
+    ]

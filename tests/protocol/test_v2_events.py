@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from codex_lsp.protocol import v2
 from codex_lsp.protocol.account import models as acc
 from codex_lsp.protocol.approvals import models as req
-from codex_lsp.protocol.threads import models as th, notifications as note
+from codex_lsp.protocol.threads import models as th, notifications as note, search
 from codex_lsp.protocol.turns import items as it, models as tu
 from tests.exec.v2_samples import COMMAND_NOTIFICATION_SAMPLES
 from tests.protocol import v2_family_samples as family_samples
@@ -36,6 +36,12 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
     "thread/started": [note.ThreadStartedNotification(thread=thread())],
     "thread/archived": [note.ThreadArchivedNotification(thread_id="t1")],
     "thread/unarchived": [note.ThreadUnarchivedNotification(thread_id="t1")],
+    "thread/search/partial": [
+        search.ThreadSearchPartialNotification(
+            request_id=7, data=[search.ThreadSearchResult(thread=thread(), snippet="zebra")]
+        ),
+        search.ThreadSearchPartialNotification(request_id="r1", data=[]),
+    ],
     "thread/name/updated": [note.ThreadNameUpdatedNotification(thread_id="t1", thread_name="Fix")],
     "thread/status/changed": [
         note.ThreadStatusChangedNotification(thread_id="t1", status=s)

@@ -20,6 +20,8 @@ from codex_lsp.protocol.core.events import (
 from codex_lsp.protocol.core.inputs import ReviewOutputEvent
 from codex_lsp.protocol.turns.items import (
     AgentMessageThreadItem,
+    CollabAgentState,
+    CollabAgentToolCallThreadItem,
     CommandExecutionSource,
     CommandExecutionThreadItem,
     ContextCompactionThreadItem,
@@ -174,3 +176,23 @@ def review_text(output: ReviewOutputEvent | dict[str, Any] | None) -> str:
         except ValidationError:
             return REVIEW_NOT_FINISHED
     return render_review(output)
+
+
+def collab_agent_tool_call(msg: dict[str, Any]) -> CollabAgentToolCallThreadItem:
+    """A subagent tool's call, from its begin event (in progress) or its end event."""
+    states = msg.get("agents_states") or {}
+    return CollabAgentToolCallThreadItem(
+        id=str(msg.get("call_id") or ""),
+        tool=msg.get("tool") or "spawnAgent",
+        status=msg.get("status") or "inProgress",
+        sender_thread_id=str(msg.get("sender_thread_id") or ""),
+        receiver_thread_ids=[str(each) for each in msg.get("receiver_thread_ids") or []],
+        prompt=msg.get("prompt"),
+        agents_states={
+            str(thread_id): CollabAgentState(
+                status=state.get("status") or "running", message=state.get("message")
+            )
+            for thread_id, state in states.items()
+            if isinstance(state, dict)
+        },
+    )

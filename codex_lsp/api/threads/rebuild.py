@@ -175,6 +175,8 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
     elif kind == "view_image_tool_call":
         call_id = str(event.get("call_id") or turn.next_id("image"))
         turn.add(ImageViewThreadItem(id=call_id, path=str(event.get("path") or "")))
+    elif kind == "collab_agent_tool_call_end":
+        turn.add(items.collab_agent_tool_call(event))
     elif kind == "mcp_tool_call_end":
         raw_invocation = event.get("invocation")
         invocation: dict[str, Any] = raw_invocation if isinstance(raw_invocation, dict) else {}

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from codex_lsp.engine.extensions import Extension, ToolHandler
 from codex_lsp.engine.subagents import specs
 from codex_lsp.engine.subagents.agent import ROOT_AGENT_ID
+from codex_lsp.engine.subagents.collab import COLLAB_TOOLS, CollabReport
 from codex_lsp.engine.subagents.restore import restore_children
 from codex_lsp.engine.subagents.tools import HANDLERS, TreeHandler
 from codex_lsp.engine.subagents.tree import DEFAULT_MAX_ACTIVE_SUBAGENTS, AgentTree
@@ -46,7 +47,16 @@ class SubagentsExtension(Extension):
             owner = self.owners.get(call.session)
             if owner is None:
                 raise ToolError(f"{call.name}: this session has closed")
-            return await handler(owner[0], call)
+            if call.name not in COLLAB_TOOLS:
+                return await handler(owner[0], call)
+            report = CollabReport(owner[0], call)
+            report.begin()
+            output: ToolOutput | None = None
+            try:
+                output = await handler(owner[0], call)
+                return output
+            finally:
+                report.end(output)
 
         return run
 

@@ -11,6 +11,10 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Field, TypeAdapter
 
 # The tools' events live beside this module; they are imported from here like every event.
+from codex_lsp.protocol.core.events_collab import (
+    CollabAgentToolCallBeginEvent as CollabAgentToolCallBeginEvent,
+    CollabAgentToolCallEndEvent as CollabAgentToolCallEndEvent,
+)
 from codex_lsp.protocol.core.events_exec import (
     ApplyPatchApprovalRequestEvent as ApplyPatchApprovalRequestEvent,
     Duration as Duration,
@@ -326,6 +330,8 @@ EventMsg = Annotated[
     | WebSearchBeginEvent
     | WebSearchEndEvent
     | ViewImageToolCallEvent
+    | CollabAgentToolCallBeginEvent
+    | CollabAgentToolCallEndEvent
     | ContextCompactionStartedEvent
     | ContextCompactedEvent
     | EnteredReviewModeEvent

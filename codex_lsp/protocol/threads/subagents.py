@@ -1,9 +1,10 @@
 """Our v2 extension for subagents: `subagent/lifecycle` and `agent/inbox` notifications.
 
-The reference protocol models children as `collabAgentToolCall` items; this engine reports its
-subagent tree with events of its own, and the API forwards them with the same payloads in
-camelCase. They are deliberately kept out of `SERVER_NOTIFICATIONS`: that registry is what the
-reference schema covers (and what `generate-json-schema` writes), and these methods are not in it.
+Each call of a subagent tool is a `collabAgentToolCall` item, as in the reference protocol; the
+tree itself (every child's status and inbox) is reported with events of this engine's own, which
+the API forwards with the same payloads in camelCase. They are deliberately kept out of
+`SERVER_NOTIFICATIONS`: that registry is what the reference schema covers (and what
+`generate-json-schema` writes), and these methods are not in it.
 """
 
 from __future__ import annotations

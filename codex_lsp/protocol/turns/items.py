@@ -11,7 +11,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 from typing_extensions import TypeAliasType
 
-from codex_lsp.protocol.common import Opt, V2Model
+from codex_lsp.protocol.common import Opt, ReasoningEffort, V2Model
+from codex_lsp.protocol.core.events_collab import (
+    CollabAgentStatus,
+    CollabAgentTool,
+    CollabAgentToolCallStatus,
+)
 
 ImageDetail = TypeAliasType("ImageDetail", Literal["auto", "low", "high", "original"])
 
@@ -293,6 +298,25 @@ class ImageViewThreadItem(_ThreadItemBase):
     path: str
 
 
+class CollabAgentState(V2Model):
+    status: CollabAgentStatus
+    message: str | None = None
+
+
+class CollabAgentToolCallThreadItem(_ThreadItemBase):
+    """A call of a subagent tool: who called it, the children it reached and their states."""
+
+    type: Literal["collabAgentToolCall"] = "collabAgentToolCall"
+    tool: CollabAgentTool
+    status: CollabAgentToolCallStatus
+    sender_thread_id: str
+    receiver_thread_ids: list[str]
+    prompt: str | None = None
+    model: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    agents_states: dict[str, CollabAgentState]
+
+
 class EnteredReviewModeThreadItem(_ThreadItemBase):
     """A review began; `review` is the short hint of what is being reviewed."""
 
@@ -323,6 +347,7 @@ ThreadItem = TypeAliasType(
         | McpToolCallThreadItem
         | WebSearchThreadItem
         | ImageViewThreadItem
+        | CollabAgentToolCallThreadItem
         | EnteredReviewModeThreadItem
         | ExitedReviewModeThreadItem
         | ContextCompactionThreadItem,

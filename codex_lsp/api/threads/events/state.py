@@ -13,6 +13,7 @@ from codex_lsp.api.threads.events.streams import MessageStream, ReasoningStream
 from codex_lsp.protocol.core import events as ev
 from codex_lsp.protocol.turns.items import (
     AgentMessageThreadItem,
+    CollabAgentToolCallThreadItem,
     CommandExecutionThreadItem,
     ContextCompactionThreadItem,
     FileChangeThreadItem,
@@ -32,6 +33,7 @@ ToolItem = (
     | McpToolCallThreadItem
     | WebSearchThreadItem
     | ContextCompactionThreadItem
+    | CollabAgentToolCallThreadItem
 )
 
 

@@ -38,6 +38,8 @@ class ToolEvents:
             "mcp_tool_call_begin": self._mcp_begin,
             "mcp_tool_call_end": self._mcp_end,
             "view_image_tool_call": self._view_image,
+            "collab_agent_tool_call_begin": self._collab_begin,
+            "collab_agent_tool_call_end": self._collab_end,
         }
 
     # -- commands ---------------------------------------------------------------------------
@@ -162,4 +164,16 @@ class ToolEvents:
                 error=msg.error,
                 duration=msg.duration,
             )
+            self._items.end_tool(self._state.turn, msg.call_id, item)
+
+    def _collab_begin(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.CollabAgentToolCallBeginEvent)
+        if self._state.turn is not None:
+            item = items.collab_agent_tool_call(msg.model_dump())
+            self._items.start_tool(self._state.turn, msg.call_id, item)
+
+    def _collab_end(self, event: ev.Event) -> None:
+        msg = event.msg_as(ev.CollabAgentToolCallEndEvent)
+        if self._state.turn is not None:
+            item = items.collab_agent_tool_call(msg.model_dump())
             self._items.end_tool(self._state.turn, msg.call_id, item)

@@ -45,6 +45,9 @@ import type { ThreadArchiveParams } from "./v2/ThreadArchiveParams";
 import type { ThreadCompactStartParams } from "./v2/ThreadCompactStartParams";
 import type { ThreadDeleteParams } from "./v2/ThreadDeleteParams";
 import type { ThreadForkParams } from "./v2/ThreadForkParams";
+import type { ThreadGoalClearParams } from "./v2/ThreadGoalClearParams";
+import type { ThreadGoalGetParams } from "./v2/ThreadGoalGetParams";
+import type { ThreadGoalSetParams } from "./v2/ThreadGoalSetParams";
 import type { ThreadInjectItemsParams } from "./v2/ThreadInjectItemsParams";
 import type { ThreadItemsListParams } from "./v2/ThreadItemsListParams";
 import type { ThreadListParams } from "./v2/ThreadListParams";
@@ -102,54 +105,6 @@ export type ClientRequest = {
   params: ThreadSetNameParams;
 } | {
   id: RequestId;
-  method: "turn/start";
-  params: TurnStartParams;
-} | {
-  id: RequestId;
-  method: "turn/startTask";
-  params: TurnStartTaskParams;
-} | {
-  id: RequestId;
-  method: "turn/interrupt";
-  params: TurnInterruptParams;
-} | {
-  id: RequestId;
-  method: "review/start";
-  params: ReviewStartParams;
-} | {
-  id: RequestId;
-  method: "model/list";
-  params: ModelListParams;
-} | {
-  id: RequestId;
-  method: "config/read";
-  params: ConfigReadParams;
-} | {
-  id: RequestId;
-  method: "skills/list";
-  params: SkillsListParams;
-} | {
-  id: RequestId;
-  method: "account/read";
-  params: GetAccountParams;
-} | {
-  id: RequestId;
-  method: "account/login/start";
-  params: LoginAccountParams;
-} | {
-  id: RequestId;
-  method: "account/login/cancel";
-  params: CancelLoginAccountParams;
-} | {
-  id: RequestId;
-  method: "account/logout";
-  params: undefined;
-} | {
-  id: RequestId;
-  method: "account/rateLimits/read";
-  params?: GetAccountRateLimitsParams | null;
-} | {
-  id: RequestId;
   method: "thread/turns/list";
   params: ThreadTurnsListParams;
 } | {
@@ -190,6 +145,46 @@ export type ClientRequest = {
   params: TurnSteerParams;
 } | {
   id: RequestId;
+  method: "thread/goal/get";
+  params: ThreadGoalGetParams;
+} | {
+  id: RequestId;
+  method: "thread/goal/set";
+  params: ThreadGoalSetParams;
+} | {
+  id: RequestId;
+  method: "thread/goal/clear";
+  params: ThreadGoalClearParams;
+} | {
+  id: RequestId;
+  method: "turn/start";
+  params: TurnStartParams;
+} | {
+  id: RequestId;
+  method: "turn/interrupt";
+  params: TurnInterruptParams;
+} | {
+  id: RequestId;
+  method: "review/start";
+  params: ReviewStartParams;
+} | {
+  id: RequestId;
+  method: "turn/startTask";
+  params: TurnStartTaskParams;
+} | {
+  id: RequestId;
+  method: "model/list";
+  params: ModelListParams;
+} | {
+  id: RequestId;
+  method: "skills/list";
+  params: SkillsListParams;
+} | {
+  id: RequestId;
+  method: "config/read";
+  params: ConfigReadParams;
+} | {
+  id: RequestId;
   method: "config/value/write";
   params: ConfigValueWriteParams;
 } | {
@@ -204,6 +199,26 @@ export type ClientRequest = {
   id: RequestId;
   method: "config/mcpServer/reload";
   params: undefined;
+} | {
+  id: RequestId;
+  method: "account/read";
+  params: GetAccountParams;
+} | {
+  id: RequestId;
+  method: "account/login/start";
+  params: LoginAccountParams;
+} | {
+  id: RequestId;
+  method: "account/login/cancel";
+  params: CancelLoginAccountParams;
+} | {
+  id: RequestId;
+  method: "account/logout";
+  params: undefined;
+} | {
+  id: RequestId;
+  method: "account/rateLimits/read";
+  params?: GetAccountRateLimitsParams | null;
 } | {
   id: RequestId;
   method: "fs/readFile";

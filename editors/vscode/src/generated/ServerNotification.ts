@@ -26,9 +26,12 @@ import type { TerminalInteractionNotification } from "./v2/TerminalInteractionNo
 import type { ThreadArchivedNotification } from "./v2/ThreadArchivedNotification";
 import type { ThreadClosedNotification } from "./v2/ThreadClosedNotification";
 import type { ThreadDeletedNotification } from "./v2/ThreadDeletedNotification";
+import type { ThreadGoalClearedNotification } from "./v2/ThreadGoalClearedNotification";
+import type { ThreadGoalUpdatedNotification } from "./v2/ThreadGoalUpdatedNotification";
 import type { ThreadNameUpdatedNotification } from "./v2/ThreadNameUpdatedNotification";
 import type { ThreadReadStateChangedNotification } from "./v2/ThreadReadStateChangedNotification";
 import type { ThreadRevertedNotification } from "./v2/ThreadRevertedNotification";
+import type { ThreadSearchPartialNotification } from "./v2/ThreadSearchPartialNotification";
 import type { ThreadSettingsUpdatedNotification } from "./v2/ThreadSettingsUpdatedNotification";
 import type { ThreadStartedNotification } from "./v2/ThreadStartedNotification";
 import type { ThreadStatusChangedNotification } from "./v2/ThreadStatusChangedNotification";
@@ -104,15 +107,6 @@ export type ServerNotification = {
   method: "serverRequest/resolved";
   params: ServerRequestResolvedNotification;
 } | {
-  method: "account/updated";
-  params: AccountUpdatedNotification;
-} | {
-  method: "account/rateLimits/updated";
-  params: AccountRateLimitsUpdatedNotification;
-} | {
-  method: "account/login/completed";
-  params: AccountLoginCompletedNotification;
-} | {
   method: "thread/closed";
   params: ThreadClosedNotification;
 } | {
@@ -128,8 +122,29 @@ export type ServerNotification = {
   method: "thread/settings/updated";
   params: ThreadSettingsUpdatedNotification;
 } | {
+  method: "thread/readState/changed";
+  params: ThreadReadStateChangedNotification;
+} | {
+  method: "thread/goal/updated";
+  params: ThreadGoalUpdatedNotification;
+} | {
+  method: "thread/goal/cleared";
+  params: ThreadGoalClearedNotification;
+} | {
+  method: "thread/search/partial";
+  params: ThreadSearchPartialNotification;
+} | {
   method: "configWarning";
   params: ConfigWarningNotification;
+} | {
+  method: "account/updated";
+  params: AccountUpdatedNotification;
+} | {
+  method: "account/rateLimits/updated";
+  params: AccountRateLimitsUpdatedNotification;
+} | {
+  method: "account/login/completed";
+  params: AccountLoginCompletedNotification;
 } | {
   method: "fs/changed";
   params: FsChangedNotification;
@@ -151,7 +166,4 @@ export type ServerNotification = {
 } | {
   method: "skills/changed";
   params: SkillsChangedNotification;
-} | {
-  method: "thread/readState/changed";
-  params: ThreadReadStateChangedNotification;
 };
