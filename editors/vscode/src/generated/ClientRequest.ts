@@ -30,6 +30,7 @@ import type { HooksListParams } from "./v2/HooksListParams";
 import type { ListMcpServerStatusParams } from "./v2/ListMcpServerStatusParams";
 import type { LoginAccountParams } from "./v2/LoginAccountParams";
 import type { McpResourceReadParams } from "./v2/McpResourceReadParams";
+import type { McpServerOauthLoginParams } from "./v2/McpServerOauthLoginParams";
 import type { McpServerToolCallParams } from "./v2/McpServerToolCallParams";
 import type { ModelListParams } from "./v2/ModelListParams";
 import type { ModelProviderCapabilitiesReadParams } from "./v2/ModelProviderCapabilitiesReadParams";
@@ -279,6 +280,10 @@ export type ClientRequest = {
   id: RequestId;
   method: "thread/shellCommand";
   params: ThreadShellCommandParams;
+} | {
+  id: RequestId;
+  method: "mcpServer/oauth/login";
+  params: McpServerOauthLoginParams;
 } | {
   id: RequestId;
   method: "mcpServerStatus/list";

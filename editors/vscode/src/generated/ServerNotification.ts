@@ -16,6 +16,7 @@ import type { FileChangeOutputDeltaNotification } from "./v2/FileChangeOutputDel
 import type { FsChangedNotification } from "./v2/FsChangedNotification";
 import type { ItemCompletedNotification } from "./v2/ItemCompletedNotification";
 import type { ItemStartedNotification } from "./v2/ItemStartedNotification";
+import type { McpServerOauthLoginCompletedNotification } from "./v2/McpServerOauthLoginCompletedNotification";
 import type { McpServerStatusUpdatedNotification } from "./v2/McpServerStatusUpdatedNotification";
 import type { ReasoningSummaryPartAddedNotification } from "./v2/ReasoningSummaryPartAddedNotification";
 import type { ReasoningSummaryTextDeltaNotification } from "./v2/ReasoningSummaryTextDeltaNotification";
@@ -160,6 +161,9 @@ export type ServerNotification = {
 } | {
   method: "item/commandExecution/terminalInteraction";
   params: TerminalInteractionNotification;
+} | {
+  method: "mcpServer/oauthLogin/completed";
+  params: McpServerOauthLoginCompletedNotification;
 } | {
   method: "mcpServer/startupStatus/updated";
   params: McpServerStatusUpdatedNotification;
