@@ -256,6 +256,14 @@ REQUEST_SAMPLES.update(
                 ),
             )
         ],
+        "mcpServer/oauth/login": [
+            (
+                mcp.McpServerOauthLoginParams(name="docs", scopes=["read"], timeout_secs=60),
+                mcp.McpServerOauthLoginResponse(
+                    authorization_url="https://auth.example/authorize?state=s", login_id="l1"
+                ),
+            )
+        ],
         "mcpServer/resource/read": [
             (
                 mcp.McpResourceReadParams(server="tests", uri="memo://a"),
@@ -444,6 +452,12 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
         mcp.McpServerStatusUpdatedNotification(name="tests", status="starting", thread_id="t1"),
         mcp.McpServerStatusUpdatedNotification(
             name="ghost", status="failed", thread_id="t1", error="not found"
+        ),
+    ],
+    "mcpServer/oauthLogin/completed": [
+        mcp.McpServerOauthLoginCompletedNotification(name="docs", success=True, login_id="l1"),
+        mcp.McpServerOauthLoginCompletedNotification(
+            name="docs", success=False, error="the authorization server refused the code"
         ),
     ],
     "skills/changed": [st.SkillsChangedNotification()],
