@@ -16,6 +16,7 @@ export interface ContextOption {
 export type ToWebview =
   | { type: 'snapshot'; state: ChatState }
   | { type: 'action'; action: Action }
+  | { type: 'actions'; actions: Action[] }
   | { type: 'focusInput' }
   | { type: 'revealRequests' }
   | { type: 'contextOptions'; query: string; options: ContextOption[] };
