@@ -122,7 +122,10 @@ LONG_STORY = "\n\n".join(
 )
 
 
-def streamed_with_a_pause(first: str, second: str) -> list[dict[str, Any]]:
+CRASH_FIRST = "The first half of an answer that a crash cuts short"
+
+
+def streamed_with_a_pause(first: str, second: str, stall_s: float = 2.0) -> list[dict[str, Any]]:
     """One message whose second half comes after a stall, so the first half is seen alone."""
     item = {
         "type": "message",
@@ -157,7 +160,7 @@ def streamed_with_a_pause(first: str, second: str) -> list[dict[str, Any]]:
         created("resp_chat"),
         sse({"type": "response.output_item.added", "output_index": 0, "item": item}),
         delta(first),
-        {"stall_s": 2.0},
+        {"stall_s": stall_s},
         delta(second),
         sse({"type": "response.output_item.done", "output_index": 0, "item": done}),
         completed("resp_chat", usage(1200, 340)),
@@ -308,6 +311,8 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
         "chat": [_one(streamed_with_a_pause(CHAT_FIRST, CHAT_SECOND))],
         "askMenu": [_one(text_response("It returns the greeting `hi`.", response_id="resp_a1"))],
         "longAnswer": [_one(text_response(LONG_STORY, response_id="resp_l1"))],
+        # Long enough a pause for the journey to kill the server in it.
+        "crash": [_one(streamed_with_a_pause(CRASH_FIRST, " and the rest.", stall_s=20.0))],
         "stream5k": [_one(streamed_in_deltas(4_700, 2_000, "resp_s5"))],
         "stream50k": [_one(streamed_in_deltas(50_000, 2_000, "resp_s50"))],
         "command": [

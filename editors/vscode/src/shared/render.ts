@@ -99,6 +99,12 @@ function renderTurnEnd(turn: TurnView): string {
   if (turn.status === 'failed') {
     return `<div class="turn-end failed">Turn failed${turn.error ? `: ${e(turn.error)}` : ''}</div>`;
   }
+  if (turn.crashed) {
+    return (
+      `<div class="turn-end crashed" role="alert">The Codex server stopped during this answer: it is cut short. ` +
+      `<button type="button" class="secondary" data-action="restart">Restart</button></div>`
+    );
+  }
   if (turn.status === 'interrupted') return `<div class="turn-end interrupted">Stopped</div>`;
   return '';
 }

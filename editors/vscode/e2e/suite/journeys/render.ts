@@ -5,7 +5,44 @@
  * depends on the machine's load.
  */
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
 import { assert, enqueue, freshThread, type Journey, log, turnFinished, ui, waitFor } from '../support';
+
+/** The first half of the `crash` script's answer (tests/support/vscode_scripts.py). */
+const CRASH_FIRST = 'The first half of an answer that a crash cuts short';
+
+/**
+ * Kill (SIGKILL) the server sessions the extension talks to: the children the warm per-user
+ * server forked, found from its log in the runtime directory the suite gives the server.
+ */
+function killServerSessions(): number {
+  const env = vscode.workspace.getConfiguration('codexChat').get<Record<string, string>>('serverEnv') ?? {};
+  const logs = path.join(env.XDG_RUNTIME_DIR ?? '', 'codex-lsp');
+  const parents = new Set<string>();
+  for (const name of fs.existsSync(logs) ? fs.readdirSync(logs) : []) {
+    if (!name.endsWith('.log')) continue;
+    for (const line of fs.readFileSync(path.join(logs, name), 'utf8').split('\n')) {
+      if (line.includes(' serving ')) parents.add(line.split(/\s+/)[2]);
+    }
+  }
+  let killed = 0;
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let stat = '';
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+    if (parents.has(ppid)) {
+      process.kill(Number(pid), 'SIGKILL');
+      killed += 1;
+    }
+  }
+  return killed;
+}
 
 /** Put in the page before the turn starts: notes when each clock sentence first shows. */
 const WATCH = `(() => {
@@ -19,6 +56,10 @@ const WATCH = `(() => {
     }
   };
   new MutationObserver(look).observe(log, { childList: true, subtree: true, characterData: true });
+  // When the last delta reached the page, to tell delivery from rendering.
+  window.addEventListener('message', (event) => {
+    if (!seen.arrived && JSON.stringify(event.data).includes('The stream ended at')) seen.arrived = Date.now();
+  });
   return true;
 })()`;
 
@@ -40,7 +81,11 @@ async function measure(api: Parameters<Journey['run']>[0], ctx: Parameters<Journ
   const stream = clocks.ended.clock - clocks.began.clock;
   const behind = clocks.ended.shown - clocks.ended.clock;
   const share = stream > 0 ? ((100 * behind) / stream).toFixed(1) : '?';
-  log(`rendering: ${label} answer in 2,000 deltas: stream ${stream} ms; final sentence shown ${behind} ms after the last delta (${share}% of the stream)`);
+  const arrived = (clocks.arrived as unknown as number) - clocks.ended.clock;
+  log(
+    `rendering: ${label} answer in 2,000 deltas: stream ${stream} ms; final sentence shown ${behind} ms after ` +
+      `the last delta (${share}% of the stream; it reached the page after ${arrived} ms)`,
+  );
   // The settled answer is rendered as before: Markdown, highlighted code and file links.
   const code = await ui<string[]>('chat.query', { selector: '#log .msg.agent pre.hljs code .hljs-keyword' });
   assert(code.includes('def'), `highlighted code in the answer, got ${JSON.stringify(code.slice(0, 3))}`);
@@ -58,6 +103,27 @@ export const renderJourneys: Journey[] = [
       await measure(api, ctx, 'stream5k', '4.7 KB');
       await measure(api, ctx, 'stream50k', '50 KB');
       await ui('screenshot', { name: 'render-long-answer' });
+    },
+  },
+  {
+    name: 'crash: a server killed mid-answer keeps the streamed text and says so, with Restart',
+    screenshot: 'crash-mid-answer',
+    async run(api, ctx) {
+      await freshThread(api);
+      await enqueue(ctx, 'crash');
+      await ui('chat.send', { text: 'Start an answer' });
+      await ui('chat.waitFor', { selector: '#log .msg.agent', text: CRASH_FIRST });
+      assert(killServerSessions() > 0, 'found no server session to kill');
+      await ui('chat.waitFor', { selector: '#log .turn-end.crashed', text: 'The Codex server stopped during this answer' });
+      await waitFor('the server to come back', () => api.store.state.server.state === 'ready', 120_000);
+      // The restarted server resumes the thread; its record has no text of the cut answer.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await ui('chat.waitFor', { selector: '#log .msg.agent', text: CRASH_FIRST });
+      await ui('chat.waitFor', { selector: '#log .turn-end.crashed button[data-action="restart"]' });
+      const stopped = await ui<string[]>('chat.query', { selector: '#log .turn-end.interrupted' });
+      assert(stopped.length === 0, `not shown as stopped by the user, got ${JSON.stringify(stopped)}`);
+      await ui('chat.waitFor', { absent: '.working' });
+      await ui('screenshot', { name: 'crash-mid-answer' });
     },
   },
 ];
