@@ -7,7 +7,8 @@
 
 import * as vscode from 'vscode';
 import type { FromWebview, ToWebview } from '../shared/messages';
-import { requestChanges } from '../shared/renderRequests';
+import { ALWAYS_ALLOW, USER_INPUT } from '../shared/protocol';
+import { amendmentDecision, requestChanges } from '../shared/renderRequests';
 import { type Action, findItem } from '../shared/state';
 import type { TurnChanges } from './changes';
 import type { ContextPicker } from './contextPicker';
@@ -208,9 +209,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'refreshThreads':
           await this.controller.refreshThreads();
           return;
-        case 'decide':
-          parts.requests.decide(message.key, message.decision);
+        case 'decide': {
+          if (message.decision !== ALWAYS_ALLOW) return parts.requests.decide(message.key, message.decision);
+          // The rule goes back as the server proposed it, never as the page described it.
+          const request = this.store.state.requests.find((r) => r.key === message.key);
+          const amendment = request && request.method !== USER_INPUT ? amendmentDecision(request) : undefined;
+          if (amendment) parts.requests.decide(message.key, amendment);
           return;
+        }
         case 'answer':
           parts.requests.answer(message.key, message.answers);
           return;

@@ -8,7 +8,7 @@
 import DOMPurify from 'dompurify';
 import { escapeHtml } from '../shared/escape';
 import type { FromWebview, ToWebview } from '../shared/messages';
-import type { Decision, UserInputAnswers } from '../shared/protocol';
+import type { PanelDecision, UserInputAnswers } from '../shared/protocol';
 import {
   type Block,
   renderChips,
@@ -331,7 +331,7 @@ document.addEventListener('click', (event) => {
       break;
     case 'decide':
       target.closest('.request')?.classList.add('answered');
-      post({ type: 'decide', key: data.key ?? '', decision: data.decision as Decision });
+      post({ type: 'decide', key: data.key ?? '', decision: data.decision as PanelDecision });
       break;
     case 'answer':
       post({ type: 'answer', key: data.key ?? '', answers: collectAnswers(data.key ?? '') });

@@ -13,35 +13,39 @@ import { assert, enqueue, freshThread, type Journey, log, turnFinished, ui, wait
 /** The first half of the `crash` script's answer (tests/support/vscode_scripts.py). */
 const CRASH_FIRST = 'The first half of an answer that a crash cuts short';
 
+/** The pid and parent pid of every process, from /proc. */
+function processes(): Array<{ pid: string; ppid: string; cmdline: string }> {
+  const found = [];
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      found.push({ pid, ppid: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1], cmdline });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
 /**
- * Kill (SIGKILL) the server sessions the extension talks to: the children the warm per-user
- * server forked, found from its log in the runtime directory the suite gives the server.
+ * Kill (SIGKILL) the server the extension talks to: the process it started, and the session
+ * the warm per-user server forked for it (found from that server's log in the runtime
+ * directory the suite gives the server).
  */
-function killServerSessions(): number {
+function killServer(): number {
   const env = vscode.workspace.getConfiguration('codexChat').get<Record<string, string>>('serverEnv') ?? {};
   const logs = path.join(env.XDG_RUNTIME_DIR ?? '', 'codex-lsp');
-  const parents = new Set<string>();
+  const parents = new Set<string>([String(process.pid)]);
   for (const name of fs.existsSync(logs) ? fs.readdirSync(logs) : []) {
     if (!name.endsWith('.log')) continue;
     for (const line of fs.readFileSync(path.join(logs, name), 'utf8').split('\n')) {
       if (line.includes(' serving ')) parents.add(line.split(/\s+/)[2]);
     }
   }
-  let killed = 0;
-  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    let stat = '';
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
-    if (parents.has(ppid)) {
-      process.kill(Number(pid), 'SIGKILL');
-      killed += 1;
-    }
-  }
-  return killed;
+  const doomed = processes().filter((p) => parents.has(p.ppid) && /codex[-_]lsp/.test(p.cmdline));
+  for (const p of doomed) process.kill(Number(p.pid), 'SIGKILL');
+  return doomed.length;
 }
 
 /** Put in the page before the turn starts: notes when each clock sentence first shows. */
@@ -113,7 +117,7 @@ export const renderJourneys: Journey[] = [
       await enqueue(ctx, 'crash');
       await ui('chat.send', { text: 'Start an answer' });
       await ui('chat.waitFor', { selector: '#log .msg.agent', text: CRASH_FIRST });
-      assert(killServerSessions() > 0, 'found no server session to kill');
+      assert(killServer() > 0, 'found no server process to kill');
       await ui('chat.waitFor', { selector: '#log .turn-end.crashed', text: 'The Codex server stopped during this answer' });
       await waitFor('the server to come back', () => api.store.state.server.state === 'ready', 120_000);
       // The restarted server resumes the thread; its record has no text of the cut answer.
