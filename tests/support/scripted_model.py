@@ -10,6 +10,8 @@ A script is a JSON list of steps, so tests in other languages can drive it too:
 * `{"sse": {...event...}}`: one SSE message, `event: <type>` plus `data: <json>`;
 * `{"data": {...} | "[DONE]"}`: a `data:`-only message (the Chat Completions style);
 * `{"raw": "text"}`: bytes written as they are (for malformed or split SSE);
+* any step with `"clock": true`: `{ms}` in its bytes becomes the wall clock (ms since the
+  epoch) at the moment it is written, for a page on this machine to measure against;
 * `{"stamp_delta": n}`: a text delta `"n:<perf_counter_ns at write>"`, for latency benches;
 * `{"stall_s": 2.0}`: pause; before any body step this delays the response headers;
 * `{"disconnect": true}`: drop the connection (mid-stream, or before any response);
@@ -458,6 +460,14 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _encode_step(step: dict[str, Any]) -> bytes:
+    if step.get("clock"):
+        # The wall clock, not perf_counter: a browser compares it with its Date.now().
+        now_ms = str(time.time_ns() // 1_000_000)
+        return _encode_plain(step).replace(b"{ms}", now_ms.encode())
+    return _encode_plain(step)
+
+
+def _encode_plain(step: dict[str, Any]) -> bytes:
     if "sse" in step:
         event = step["sse"]
         kind = event.get("type") if isinstance(event, dict) else None

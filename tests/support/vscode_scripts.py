@@ -122,7 +122,10 @@ LONG_STORY = "\n\n".join(
 )
 
 
-def streamed_with_a_pause(first: str, second: str) -> list[dict[str, Any]]:
+CRASH_FIRST = "The first half of an answer that a crash cuts short"
+
+
+def streamed_with_a_pause(first: str, second: str, stall_s: float = 2.0) -> list[dict[str, Any]]:
     """One message whose second half comes after a stall, so the first half is seen alone."""
     item = {
         "type": "message",
@@ -157,7 +160,7 @@ def streamed_with_a_pause(first: str, second: str) -> list[dict[str, Any]]:
         created("resp_chat"),
         sse({"type": "response.output_item.added", "output_index": 0, "item": item}),
         delta(first),
-        {"stall_s": 2.0},
+        {"stall_s": stall_s},
         delta(second),
         sse({"type": "response.output_item.done", "output_index": 0, "item": done}),
         completed("resp_chat", usage(1200, 340)),
@@ -212,6 +215,66 @@ def _stalled(first: str) -> list[dict[str, Any]]:
     ]
 
 
+def _answer_text(size: int) -> str:
+    """Markdown of about `size` bytes: paragraphs, lists, code blocks and file references."""
+    parts: list[str] = []
+    n = 0
+    while sum(len(p) + 2 for p in parts) < size:
+        n += 1
+        parts.append(
+            f"Section {n} explains **why** the `mean` in review_me.py:2 divides, and what "
+            "`count` must be; the [stats module](stats.py) shows the guarded form."
+        )
+        if n % 3 == 0:
+            parts.append(f"- item {n}a with `code`\n- item {n}b\n- item {n}c")
+        if n % 5 == 0:
+            parts.append(
+                f"```python\ndef section_{n}(xs):\n    return sum(xs) / max(len(xs), 1)\n```"
+            )
+    return "\n\n".join(parts)
+
+
+def streamed_in_deltas(size: int, deltas: int, response_id: str) -> list[dict[str, Any]]:
+    """An answer of about `size` bytes in `deltas` deltas, paced as a model streams it; its
+    first and last deltas carry the wall clock at which they were written."""
+    body = _answer_text(size)
+    step = max(1, len(body) // max(1, deltas - 2))
+    item = {"type": "message", "id": "msg_many", "role": "assistant", "status": "in_progress"}
+    ended = "\n\nThe stream ended at {ms} ms."
+    pieces = [body[i : i + step] for i in range(0, len(body), step)]
+
+    def delta(text: str) -> dict[str, Any]:
+        event = {"type": "response.output_text.delta", "item_id": "msg_many"}
+        return sse({**event, "output_index": 0, "content_index": 0, "delta": text})
+
+    script: list[dict[str, Any]] = [
+        created(response_id),
+        sse(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "content": []},
+            }
+        ),
+        {**delta("The stream began at {ms} ms.\n\n"), "clock": True},
+    ]
+    for piece in pieces:
+        script += [delta(piece), {"stall_s": 0.004}]
+    script.append({**delta(ended), "clock": True})
+    # The page reads each clock when its sentence first shows; the final item's are later.
+    text = "The stream began at {ms} ms.\n\n" + body + ended
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    done = {**item, "status": "completed", "content": content}
+    script += [
+        {
+            **sse({"type": "response.output_item.done", "output_index": 0, "item": done}),
+            "clock": True,
+        },
+        completed(response_id, usage(1200, 340)),
+    ]
+    return script
+
+
 def _one(script: list[dict[str, Any]], when: str | None = None) -> Entry:
     return {"script": script, "when": when} if when else {"script": script}
 
@@ -248,6 +311,10 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
         "chat": [_one(streamed_with_a_pause(CHAT_FIRST, CHAT_SECOND))],
         "askMenu": [_one(text_response("It returns the greeting `hi`.", response_id="resp_a1"))],
         "longAnswer": [_one(text_response(LONG_STORY, response_id="resp_l1"))],
+        # Long enough a pause for the journey to kill the server in it.
+        "crash": [_one(streamed_with_a_pause(CRASH_FIRST, " and the rest.", stall_s=20.0))],
+        "stream5k": [_one(streamed_in_deltas(4_700, 2_000, "resp_s5"))],
+        "stream50k": [_one(streamed_in_deltas(50_000, 2_000, "resp_s50"))],
         "command": [
             _one(
                 function_call_response(

@@ -18,6 +18,7 @@ import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
+import { renderJourneys } from './journeys/render';
 import { reviewJourneys } from './journeys/review';
 import { firstStartJourneys } from './journeys/firstStart';
 import { startupJourneys } from './journeys/startup';
@@ -37,6 +38,7 @@ const journeys: Journey[] = [
   ...changeJourneys,
   ...threadJourneys,
   ...reviewJourneys,
+  ...renderJourneys,
 ];
 
 interface Result {

@@ -7,8 +7,9 @@
 
 import * as vscode from 'vscode';
 import type { FromWebview, ToWebview } from '../shared/messages';
-import { requestChanges } from '../shared/renderRequests';
-import { findItem } from '../shared/state';
+import { ALWAYS_ALLOW, USER_INPUT } from '../shared/protocol';
+import { amendmentDecision, requestChanges } from '../shared/renderRequests';
+import { type Action, findItem } from '../shared/state';
 import type { TurnChanges } from './changes';
 import type { ContextPicker } from './contextPicker';
 import type { ChatController } from './controller';
@@ -16,6 +17,9 @@ import type { DiffPreview } from './diffPreview';
 import type { InlineRequests } from './inlineRequests';
 import { errorText, openSettings } from './server';
 import type { ChatStore } from './store';
+
+/** How long actions gather before the page gets them: one frame. */
+const FRAME_MS = 16;
 
 export interface ChatViewParts {
   store: ChatStore;
@@ -43,6 +47,8 @@ export function nonce(): string {
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private ready = false;
+  private readonly pending: Action[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   private readonly store: ChatStore;
@@ -56,7 +62,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.controller = parts.controller;
     this.disposables.push(
       this.store.onDidChange(({ action }) => {
-        if (this.ready) this.post({ type: 'action', action });
+        if (this.ready) this.queue(action);
       }),
     );
   }
@@ -90,7 +96,25 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     return this.ready;
   }
 
+  /**
+   * A stream brings hundreds of actions a second; the page gets them in one message a frame,
+   * so it is not woken (and does not copy its state) once per delta.
+   */
+  private queue(action: Action): void {
+    this.pending.push(action);
+    this.flushTimer ??= setTimeout(() => this.flush(), FRAME_MS);
+  }
+
+  private flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const actions = this.pending.splice(0);
+    if (actions.length && this.ready) void this.view?.webview.postMessage({ type: 'actions', actions } satisfies ToWebview);
+  }
+
   private post(message: ToWebview): void {
+    // Whatever was queued comes first, so the page sees everything in the order it happened.
+    this.flush();
     void this.view?.webview.postMessage(message);
   }
 
@@ -154,6 +178,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       switch (message.type) {
         case 'ready':
           this.ready = true;
+          // The snapshot holds every action still queued.
+          this.pending.length = 0;
           this.post({ type: 'snapshot', state: this.store.state });
           return;
         case 'send':
@@ -183,9 +209,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'refreshThreads':
           await this.controller.refreshThreads();
           return;
-        case 'decide':
-          parts.requests.decide(message.key, message.decision);
+        case 'decide': {
+          if (message.decision !== ALWAYS_ALLOW) return parts.requests.decide(message.key, message.decision);
+          // The rule goes back as the server proposed it, never as the page described it.
+          const request = this.store.state.requests.find((r) => r.key === message.key);
+          const amendment = request && request.method !== USER_INPUT ? amendmentDecision(request) : undefined;
+          if (amendment) parts.requests.decide(message.key, amendment);
           return;
+        }
         case 'answer':
           parts.requests.answer(message.key, message.answers);
           return;
@@ -306,6 +337,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   dispose(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import {
   type ApprovalRequest,
   COMMAND_APPROVAL,
+  type CommandDecision,
   type Decision,
   FILE_CHANGE_APPROVAL,
   type InlineRequest,
@@ -83,7 +84,7 @@ export class InlineRequests implements vscode.Disposable {
     });
   }
 
-  decide(key: string, decision: Decision): void {
+  decide(key: string, decision: Decision | CommandDecision): void {
     this.settle(key, { decision });
   }
 

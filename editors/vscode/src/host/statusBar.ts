@@ -17,8 +17,20 @@ export class StatusBar implements vscode.Disposable {
     this.subscription = store.onDidChange(({ state }) => this.update(state));
   }
 
+  private shown = '';
+
   private update(state: ChatState): void {
     const { text, tooltip, error, attention } = statusText(state);
+    const running = !!state.conversation?.runningTurnId;
+    if (running !== this.running) {
+      this.running = running;
+      void vscode.commands.executeCommand('setContext', 'codexChat.turnRunning', running);
+    }
+    // A stream changes the state hundreds of times a second; each change of the item is a
+    // message to the window, so it is sent only when what it shows changes.
+    const shown = JSON.stringify([text, tooltip, error, attention]);
+    if (shown === this.shown) return;
+    this.shown = shown;
     this.item.text = text;
     this.item.tooltip = tooltip;
     this.item.backgroundColor = error
@@ -27,11 +39,6 @@ export class StatusBar implements vscode.Disposable {
         ? new vscode.ThemeColor('statusBarItem.warningBackground')
         : undefined;
     this.item.command = error ? 'codexChat.showLog' : 'codexChat.focus';
-    const running = !!state.conversation?.runningTurnId;
-    if (running !== this.running) {
-      this.running = running;
-      void vscode.commands.executeCommand('setContext', 'codexChat.turnRunning', running);
-    }
   }
 
   dispose(): void {

@@ -1,6 +1,6 @@
 /** Messages between the chat webview and the extension host. */
 
-import type { Decision, UserInputAnswers } from './protocol';
+import type { PanelDecision, UserInputAnswers } from './protocol';
 import type { Action, ChatState } from './state';
 
 /** One thing the `#` / `@` picker offers to attach. */
@@ -16,6 +16,7 @@ export interface ContextOption {
 export type ToWebview =
   | { type: 'snapshot'; state: ChatState }
   | { type: 'action'; action: Action }
+  | { type: 'actions'; actions: Action[] }
   | { type: 'focusInput' }
   | { type: 'revealRequests' }
   | { type: 'contextOptions'; query: string; options: ContextOption[] };
@@ -32,7 +33,7 @@ export type FromWebview =
   | { type: 'rename'; threadId: string; name: string }
   | { type: 'searchThreads'; query: string }
   | { type: 'refreshThreads' }
-  | { type: 'decide'; key: string; decision: Decision }
+  | { type: 'decide'; key: string; decision: PanelDecision }
   | { type: 'answer'; key: string; answers: UserInputAnswers }
   | { type: 'openDiff'; key?: string; itemId?: string; index: number }
   | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }

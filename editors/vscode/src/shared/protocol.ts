@@ -99,6 +99,12 @@ export const REASONING_EFFORTS: ReasoningEffort[] = ['minimal', 'low', 'medium',
 /** The decisions this client gives: the plain ones both approval requests take. */
 export type Decision = v2.FileChangeApprovalDecision;
 export const DECISIONS: Decision[] = ['accept', 'acceptForSession', 'decline', 'cancel'];
+/** Every answer a command approval takes, the proposed rule's among them. */
+export type CommandDecision = v2.CommandExecutionApprovalDecision;
+/** The button that takes the rule a command approval proposes ("always allow …"). */
+export const ALWAYS_ALLOW = 'acceptWithExecpolicyAmendment';
+/** A decision the panel's buttons give: a plain one, or the proposed rule by name. */
+export type PanelDecision = Decision | typeof ALWAYS_ALLOW;
 
 /** The types of `ThreadItem`, the union's discriminant. */
 export type ThreadItemType = v2.ThreadItem['type'];

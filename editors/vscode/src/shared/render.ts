@@ -21,6 +21,23 @@ export { renderDiff, shortPath } from './renderFiles';
 export interface Block {
   key: string;
   html: string;
+  /**
+   * An answer still streaming: `html` is its frame (with an empty `.md`), and the page renders
+   * `text` into it piece by piece, the settled part once and only the growing tail each frame.
+   */
+  stream?: { text: string; cwd?: string };
+}
+
+/** Each item's HTML for the options it was drawn with: items are replaced, never changed. */
+const drawn = new WeakMap<ThreadItem, { options: string; html: string }>();
+
+function renderItemOnce(item: ThreadItem, options: ItemOptions): string {
+  const signature = JSON.stringify(options);
+  const cached = drawn.get(item);
+  if (cached && cached.options === signature) return cached.html;
+  const html = renderItem(item, options);
+  drawn.set(item, { options: signature, html });
+  return html;
 }
 
 export function renderConversation(state: ChatState): Block[] {
@@ -43,7 +60,12 @@ export function renderConversation(state: ChatState): Block[] {
     const planned = turn.items.some((i) => i.type === 'plan');
     for (const item of turn.items) {
       const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running, planned };
-      blocks.push({ key: `item:${turn.id}:${item.id}`, html: renderItem(item, options) });
+      const key = `item:${turn.id}:${item.id}`;
+      if (running && !planned && item.type === 'agentMessage') {
+        blocks.push({ key, html: STREAMING_ANSWER, stream: { text: item.text ?? '', cwd: conv.cwd } });
+      } else {
+        blocks.push({ key, html: renderItemOnce(item, options) });
+      }
     }
     const end = renderTurnEnd(turn);
     if (end) blocks.push({ key: `turn-end:${turn.id}`, html: end });
@@ -70,9 +92,18 @@ export function renderConversation(state: ChatState): Block[] {
   return blocks;
 }
 
+/** The frame of an answer being streamed; the page fills its `.md`. */
+const STREAMING_ANSWER = `<div class="msg agent streaming"><div class="role">Codex</div><div class="md"></div></div>`;
+
 function renderTurnEnd(turn: TurnView): string {
   if (turn.status === 'failed') {
     return `<div class="turn-end failed">Turn failed${turn.error ? `: ${e(turn.error)}` : ''}</div>`;
+  }
+  if (turn.crashed) {
+    return (
+      `<div class="turn-end crashed" role="alert">The Codex server stopped during this answer: it is cut short. ` +
+      `<button type="button" class="secondary" data-action="restart">Restart</button></div>`
+    );
   }
   if (turn.status === 'interrupted') return `<div class="turn-end interrupted">Stopped</div>`;
   return '';

@@ -8,6 +8,8 @@ import { escapeHtml as e } from './escape';
 import {
   type ApprovalRequest,
   COMMAND_APPROVAL,
+  ALWAYS_ALLOW,
+  type CommandDecision,
   type Decision,
   DECISIONS,
   FILE_CHANGE_APPROVAL,
@@ -40,8 +42,29 @@ export function offeredDecisions(request: ApprovalRequest): Decision[] {
   return ours.length ? ours : DECISIONS;
 }
 
-function decisionButtons(key: string, decisions: Decision[]): string {
+/** The command prefix a command approval offers to allow from now on, if it offers one. */
+export function proposedPrefix(request: ApprovalRequest): string[] | undefined {
+  if (request.method !== COMMAND_APPROVAL) return undefined;
+  const offered = request.params.availableDecisions ?? [];
+  const amendment = offered.find((d): d is Extract<CommandDecision, { acceptWithExecpolicyAmendment: unknown }> => typeof d === 'object' && d !== null && ALWAYS_ALLOW in d);
+  const words = amendment?.acceptWithExecpolicyAmendment.execpolicy_amendment;
+  return words?.length ? words : (request.params.proposedExecpolicyAmendment ?? undefined) || undefined;
+}
+
+/** The server's own decision object for the proposed rule, to send back as it offered it. */
+export function amendmentDecision(request: ApprovalRequest): CommandDecision | undefined {
+  const words = proposedPrefix(request);
+  return words ? { acceptWithExecpolicyAmendment: { execpolicy_amendment: words } } : undefined;
+}
+
+function decisionButtons(key: string, decisions: Decision[], prefix?: string[]): string {
   const buttons = decisions.map((d) => button(DECISION_BUTTONS[d][0], 'decide', { key, decision: d }, DECISION_BUTTONS[d][1]));
+  if (prefix) {
+    // After "Approve for session": the widest approval comes last of the approvals.
+    const at = decisions.includes('acceptForSession') ? decisions.indexOf('acceptForSession') + 1 : 0;
+    const label = `Always allow commands starting with “${visible(prefix.join(' '))}”`;
+    buttons.splice(at, 0, button(label, 'decide', { key, decision: ALWAYS_ALLOW }, 'approve secondary always'));
+  }
   return `<div class="actions">${buttons.join('')}</div>`;
 }
 
@@ -68,7 +91,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
       (cwd ? `<div class="muted">in ${e(visible(cwd))}</div>` : '') +
       reason +
       (outside ? `<div class="reason">${e(UNSANDBOXED_NOTE)}</div>` : '') +
-      decisionButtons(request.key, decisions) +
+      decisionButtons(request.key, decisions, proposedPrefix(request)) +
       `</div>`
     );
   }

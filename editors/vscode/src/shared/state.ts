@@ -41,6 +41,8 @@ export interface TurnView {
   status: string;
   items: ThreadItem[];
   error?: string;
+  /** The server stopped while this turn ran: what it streamed is kept, cut short. */
+  crashed?: boolean;
 }
 
 export interface Conversation {
@@ -192,6 +194,27 @@ export function conversationFrom(thread: Thread): Conversation {
   };
 }
 
+/** The server went down: the running turn ends there, with what it streamed so far. */
+function crashTurn(conv: Conversation | undefined): Conversation | undefined {
+  if (!conv?.runningTurnId) return conv;
+  const turns = conv.turns.map((t) => (t.id === conv.runningTurnId ? { ...t, status: 'interrupted', crashed: true } : t));
+  return { ...conv, turns, runningTurnId: undefined, pendingUserTexts: [] };
+}
+
+/**
+ * The same thread resumed after the server came back: its record of a turn cut short by the
+ * crash lacks what was streamed and not yet saved, so the panel keeps its own.
+ */
+function keepCrashedTurns(old: Conversation | undefined, fresh: Conversation): Conversation {
+  const crashed = old?.threadId === fresh.threadId ? old.turns.filter((t) => t.crashed) : [];
+  if (!crashed.length) return fresh;
+  const byId = new Map(crashed.map((t) => [t.id, t]));
+  const turns = fresh.turns.map((t) => byId.get(t.id) ?? t);
+  const missing = crashed.filter((t) => !fresh.turns.some((f) => f.id === t.id));
+  const runningTurnId = fresh.runningTurnId && byId.has(fresh.runningTurnId) ? undefined : fresh.runningTurnId;
+  return { ...fresh, turns: [...turns, ...missing], runningTurnId };
+}
+
 function turnView(turn: Turn): TurnView {
   return {
     id: turn.id,
@@ -209,7 +232,9 @@ export function reduce(state: ChatState, action: Action): ChatState {
       const { state: serverState, message, output, exitCode, installable } = action;
       // A server that came (back) up makes the earlier failures' banners stale.
       const notices = serverState === 'ready' ? [] : state.notices;
-      return { ...state, notices, server: { state: serverState, message, output, exitCode, installable } };
+      const down = serverState !== 'ready' && serverState !== 'installing';
+      const conversation = down ? crashTurn(state.conversation) : state.conversation;
+      return { ...state, notices, conversation, server: { state: serverState, message, output, exitCode, installable } };
     }
     case 'threads': {
       // The server may not list a thread until it has a turn: keep the one on screen listed.
@@ -242,7 +267,7 @@ export function reduce(state: ChatState, action: Action): ChatState {
       return {
         ...state,
         notices: [],
-        conversation: conversationFrom(action.thread),
+        conversation: keepCrashedTurns(state.conversation, conversationFrom(action.thread)),
         threads: upsertThread(state.threads, action.thread),
       };
     case 'close':

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { turnChanges } from '../shared/changes';
 import { reverseUnifiedDiff, textBefore } from '../shared/patch';
 import { type ApprovalRequest, COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, inlineRequest } from '../shared/protocol';
-import { offeredDecisions, renderChanges } from '../shared/renderRequests';
-import { type ChatState, initialState, reduce, type TurnView } from '../shared/state';
+import { amendmentDecision, offeredDecisions, renderChanges, renderRequest } from '../shared/renderRequests';
+import { type Action, type ChatState, initialState, reduce, type TurnView } from '../shared/state';
 
 const first = '@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n';
 const second = '@@ -2,2 +2,3 @@\n B\n c\n+d\n';
@@ -111,5 +111,27 @@ describe('offeredDecisions', () => {
   it('offers all four for a file change', () => {
     const change = inlineRequest(FILE_CHANGE_APPROVAL, { ...base, reason: null, grantRoot: null }) as ApprovalRequest;
     assert.deepEqual(offeredDecisions(change), ['accept', 'acceptForSession', 'decline', 'cancel']);
+  });
+});
+
+describe('always allow a command prefix', () => {
+  const base = { threadId: 't', turnId: 'u', itemId: 'i' };
+  const rule = { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['npm', 'test'] } };
+  const state = (params: object) =>
+    reduce(initialState(), { type: 'request', key: 'k', ...inlineRequest(COMMAND_APPROVAL, { ...base, command: 'npm test', ...params }) } as Action);
+
+  it('is offered on the card when the server proposes it, with the prefix it allows', () => {
+    const s = state({ availableDecisions: ['accept', 'acceptForSession', rule, 'decline', 'cancel'], proposedExecpolicyAmendment: ['npm', 'test'] });
+    const html = renderRequest(s, s.requests[0]);
+    assert.match(html, /data-decision="acceptWithExecpolicyAmendment"[^>]*>Always allow commands starting with “npm test”</);
+    const order = [...html.matchAll(/data-decision="(\w+)"/g)].map((m) => m[1]);
+    assert.deepEqual(order, ['accept', 'acceptForSession', 'acceptWithExecpolicyAmendment', 'decline', 'cancel']);
+    assert.deepEqual(amendmentDecision(s.requests[0] as ApprovalRequest), rule);
+  });
+
+  it('is not offered when the server proposes no rule', () => {
+    const s = state({ availableDecisions: ['accept', 'acceptForSession', 'decline', 'cancel'] });
+    assert.doesNotMatch(renderRequest(s, s.requests[0]), /Always allow/);
+    assert.equal(amendmentDecision(s.requests[0] as ApprovalRequest), undefined);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type FollowedMethod, followedNotification } from '../shared/protocol';
 import { type Action, type ChatState, initialState, MAX_NOTICES, MAX_OUTPUT_CHARS, reduce } from '../shared/state';
+import { renderConversation } from '../shared/render';
 import { fields, notification, request } from './wire';
 
 function run(actions: Action[], start: ChatState = initialState()): ChatState {
@@ -267,5 +268,43 @@ describe('reduce: titles', () => {
       n('item/started', { turnId: 'u1', item: { type: 'userMessage', id: 'um', content: [{ type: 'text', text: 'What does this line return?' }, { type: 'text', text: 'Context: a.py, line 2' }] } }),
     ]);
     assert.equal(s.conversation!.title, 'What does this line return?');
+  });
+});
+
+describe('reduce: the server stops mid-answer', () => {
+  const streamed: Action[] = [
+    open,
+    n('turn/started', { turn: { id: 'u1', status: 'inProgress' } }),
+    n('item/agentMessage/delta', { turnId: 'u1', itemId: 'm1', delta: 'Half of the answer' }),
+  ];
+
+  it('keeps the streamed text, marks the turn cut short by the crash, and shows it', () => {
+    const s = run([...streamed, { type: 'server', state: 'starting' }, { type: 'server', state: 'ready' }]);
+    const turn = s.conversation!.turns[0];
+    assert.equal(s.conversation!.runningTurnId, undefined);
+    assert.equal(turn.crashed, true);
+    assert.equal(fields(turn.items[0]).text, 'Half of the answer');
+    const html = renderConversation(s).map((b) => b.html).join('');
+    assert.match(html, /Half of the answer/);
+    assert.match(html, /The Codex server stopped during this answer/);
+    assert.match(html, /data-action="restart"/);
+    assert.doesNotMatch(html, />Stopped</);
+  });
+
+  it('keeps them when the restarted server resumes the thread without them', () => {
+    const resumed: Action = {
+      type: 'open',
+      thread: { id: 't1', preview: 'hello there', turns: [{ id: 'u1', status: 'inProgress', items: [] }] } as never,
+    };
+    const s = run([...streamed, { type: 'server', state: 'starting' }, { type: 'server', state: 'ready' }, resumed]);
+    assert.equal(s.conversation!.runningTurnId, undefined);
+    assert.equal(fields(s.conversation!.turns[0].items[0]).text, 'Half of the answer');
+    assert.equal(s.conversation!.turns[0].crashed, true);
+  });
+
+  it('leaves a turn the user stopped as stopped', () => {
+    const s = run([...streamed, n('turn/completed', { turn: { id: 'u1', status: 'interrupted' } }), { type: 'server', state: 'starting' }]);
+    assert.equal(s.conversation!.turns[0].crashed, undefined);
+    assert.match(renderConversation(s).map((b) => b.html).join(''), />Stopped</);
   });
 });

@@ -8,7 +8,7 @@
 import DOMPurify from 'dompurify';
 import { escapeHtml } from '../shared/escape';
 import type { FromWebview, ToWebview } from '../shared/messages';
-import type { Decision, UserInputAnswers } from '../shared/protocol';
+import type { PanelDecision, UserInputAnswers } from '../shared/protocol';
 import {
   type Block,
   renderChips,
@@ -21,6 +21,7 @@ import {
 } from '../shared/render';
 import { type ChatState, initialState, reduce } from '../shared/state';
 import { ContextMenu } from './picker';
+import { streamInto } from './stream';
 
 interface UiState {
   draft?: string;
@@ -106,6 +107,10 @@ function patchBlocks(container: HTMLElement, blocks: Block[]) {
     }
     const expected: Element | null = previous ? previous.nextElementSibling : container.firstElementChild;
     if (expected !== node) container.insertBefore(node, expected);
+    if (block.stream) {
+      const md = node.querySelector<HTMLElement>('.md');
+      if (md) streamInto(md, block.stream.text, block.stream.cwd);
+    }
     previous = node;
   }
   for (const node of existing.values()) node.remove();
@@ -125,9 +130,17 @@ function revealRequests(force = false) {
   }
 }
 
+/**
+ * Whether the log follows its end: kept from the user's scrolling, so a frame need not measure
+ * the log before changing it.
+ */
+let atBottom = true;
+log.addEventListener('scroll', () => {
+  atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+}, { passive: true });
+
 function render() {
   scheduled = false;
-  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   setHtml($('toolbar'), renderToolbar(state));
   setHtml($('notices'), renderNotices(state));
   setHtml($('account'), renderAccount(state));
@@ -165,6 +178,10 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'action':
       state = reduce(state, message.action);
+      schedule();
+      break;
+    case 'actions':
+      for (const action of message.actions) state = reduce(state, action);
       schedule();
       break;
     case 'focusInput':
@@ -314,7 +331,7 @@ document.addEventListener('click', (event) => {
       break;
     case 'decide':
       target.closest('.request')?.classList.add('answered');
-      post({ type: 'decide', key: data.key ?? '', decision: data.decision as Decision });
+      post({ type: 'decide', key: data.key ?? '', decision: data.decision as PanelDecision });
       break;
     case 'answer':
       post({ type: 'answer', key: data.key ?? '', answers: collectAnswers(data.key ?? '') });
