@@ -88,11 +88,16 @@ async def run_sampling_request(
     """Stream one response; `on_output` is called when the first output reaches the user."""
     max_retries = session.ctx.provider.effective_stream_retries()
     attempt = 0
+    requests = 0
     while True:
         try:
             return await _stream_once(session, sub_id, client, prompt, show_messages, on_output)
         except ModelError as err:
+            requests += err.requests
             if not err.retryable or attempt >= max_retries:
+                if attempt > 0:
+                    # Each try of the turn retried its request too: say what was really sent.
+                    err.message = f"{err.message} ({requests} requests over {attempt + 1} tries)"
                 raise
             attempt += 1
             delay = err.retry_after_s if err.retry_after_s is not None else backoff_delay(attempt)

@@ -274,6 +274,7 @@ class ModelClient:
                     f"({why}). Check your network connection and the provider's base_url.",
                     codex_error_info={"http_connection_failed": {"http_status_code": None}},
                     retryable=True,
+                    requests=attempt + 1,
                 ) from None
             if response.is_success:
                 if self._recorder is not None:
@@ -316,11 +317,13 @@ class ModelClient:
                     },
                     retry_after_s=delay,
                     http_status=429,
+                    requests=attempt + 1,
                 )
             err = error_for_status(
                 status, body, url=url, env_key=self.provider.env_key, secrets=secrets
             )
             err.message = f"{err.message} (gave up after {attempt + 1} attempt(s))"
+            err.requests = attempt + 1
             raise err
 
 

@@ -30,6 +30,7 @@ class ModelError(Exception):
         retryable: bool = False,
         retry_after_s: float | None = None,
         http_status: int | None = None,
+        requests: int = 1,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -37,6 +38,8 @@ class ModelError(Exception):
         self.retryable = retryable
         self.retry_after_s = retry_after_s
         self.http_status = http_status
+        # How many HTTP requests this failure took, retries included.
+        self.requests = requests
 
     def __str__(self) -> str:
         return self.message

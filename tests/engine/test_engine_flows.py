@@ -23,6 +23,7 @@ from tests.support.scripted_builders import (
     chat_text_response,
     chat_tool_call_response,
     function_call_response,
+    http_error,
     text_response,
 )
 
@@ -283,6 +284,19 @@ async def test_spent_retries_end_the_task_with_one_clear_error(scripted_model, t
     assert len(errors) == 1 and "stream" in errors[0].message
     assert len(engine.of_type("stream_error", events)) == 2
     assert events[-1].msg.type == "task_complete"
+
+
+async def test_a_persistent_500_error_says_how_many_requests_were_made(scripted_model, tmp_path):
+    home, ws = tmp_path / "home", make_git_repo(tmp_path / "ws")
+    write_config(home, scripted_model.base_url)  # request_max_retries = 2, stream = 2
+    for _ in range(20):
+        scripted_model.enqueue(http_error(500, {"error": {"message": "overloaded"}}))
+    async with running_engine(home) as engine:
+        await engine.configure(cwd=str(ws))
+        events = await engine.run_turn("hello")
+    errors = engine.of_type("error", events)
+    assert len(errors) == 1 and "9 requests over 3 tries" in errors[0].message
+    assert len(scripted_model.requests) == 9
 
 
 async def test_the_chat_wire_runs_tools_and_answers(scripted_model, tmp_path):

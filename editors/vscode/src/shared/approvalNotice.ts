@@ -9,6 +9,7 @@
  */
 
 import type * as v2 from '../generated/v2';
+import { displayCommand } from './shellScript';
 import { visible } from './visible';
 
 /** Past this many characters a command is reviewed in the dialog, not approved from the toast. */
@@ -34,7 +35,7 @@ export function runsUnsandboxed(params: v2.CommandExecutionRequestApprovalParams
 
 export function commandNotice(params: v2.CommandExecutionRequestApprovalParams): CommandNotice {
   const outside = runsUnsandboxed(params);
-  const command = visible(params.command ?? '(unknown command)');
+  const command = visible(displayCommand(params.command ?? '(unknown command)'));
   const title = outside ? 'Codex wants to run a command OUTSIDE the sandbox' : 'Codex wants to run a command';
   const whole = command.length <= NOTICE_COMMAND_CHARS && !command.includes('](');
   const message = whole

@@ -10,6 +10,7 @@ import { classToken, escapeHtml as e } from './escape';
 import { renderMarkdown } from './markdown';
 import type { ThreadItem, ThreadItemOf, UserInput } from './protocol';
 import { renderFileList } from './renderFiles';
+import { displayCommand } from './shellScript';
 import { visible } from './visible';
 import { renderChanges, renderRequest } from './renderRequests';
 import { type ChatState, type TurnView, visibleRequests } from './state';
@@ -203,7 +204,7 @@ function renderCommand(item: ThreadItemOf<'commandExecution'>, options: ItemOpti
   const output = item.aggregatedOutput ?? '';
   return (
     `<div class="cmd status-${statusClass(item.status, options)}">` +
-    `<div class="cmd-head"><code>$ ${e(visible(item.command ?? ''))}</code> <span class="status">${e(statusLabel(item, options))}</span></div>` +
+    `<div class="cmd-head"><code>$ ${e(visible(displayCommand(item.command ?? '')))}</code> <span class="status">${e(statusLabel(item, options))}</span></div>` +
     (output ? `<pre class="cmd-out">${e(visible(output, true))}</pre>` : '') +
     `</div>`
   );

@@ -4,6 +4,7 @@
  */
 
 import { formatCount, formatRateLimits, formatTokenUsage, highestRateLimit } from './format';
+import { displayCommand } from './shellScript';
 import { type ChatState, visibleRequests } from './state';
 
 export type ActivityKind = 'down' | 'starting' | 'approval' | 'question' | 'command' | 'editing' | 'thinking' | 'writing' | 'failed' | 'idle';
@@ -14,7 +15,7 @@ export interface Activity {
 }
 
 function shortCommand(command: string): string {
-  const line = command.split('\n')[0];
+  const line = displayCommand(command).split('\n')[0];
   return line.length > 40 ? line.slice(0, 39) + '…' : line;
 }
 

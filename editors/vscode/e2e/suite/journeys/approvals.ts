@@ -24,9 +24,12 @@ export const approvalJourneys: Journey[] = [
       await ui('screenshot', { name: 'approval-noticed' });
       // Answered from the notification.
       await ui('page.click', { selector: '[id="status.notifications"]' });
-      await ui('page.waitFor', { selector: '.notifications-center', text: 'Codex wants to run' });
+      // The command is shown as the script the shell runs, not as `/bin/bash -lc '…'`.
+      await ui('page.waitFor', { selector: '.notifications-center', text: 'Codex wants to run: touch approved.txt && echo approved-output' });
       await ui('page.click', { selector: '.notifications-center .notification-list-item .monaco-button:has-text("Approve")' });
       await ui('chat.waitFor', { selector: '.cmd-out', text: 'approved-output' });
+      const heads = await ui<string[]>('chat.query', { selector: '.cmd-head code' });
+      assert(heads.includes('$ touch approved.txt && echo approved-output'), `the command shown as its script, got ${JSON.stringify(heads)}`);
       await turnFinished(api, threadId, 2);
       await waitFor('the approved command to have run', async () => (await vscode.workspace.fs.stat(workspaceFile(ctx, 'approved.txt'))).type === vscode.FileType.File);
       await ui('page.waitFor', { selector: '[id="workbench.parts.statusbar"]', text: 'Codex' });
