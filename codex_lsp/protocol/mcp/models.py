@@ -142,7 +142,7 @@ class McpServerOauthLoginCompletedNotification(V2Model):
     success: bool
     error: Opt[str] = None
     login_id: Opt[str] = None
-    thread_id: Opt[str] = None
+    thread_id: str | None = None
 
 
 METHODS = MethodTable()

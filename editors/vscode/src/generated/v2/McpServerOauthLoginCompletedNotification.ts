@@ -7,5 +7,5 @@ export type McpServerOauthLoginCompletedNotification = {
   success: boolean;
   error?: string | null;
   loginId?: string | null;
-  threadId?: string | null;
+  threadId: string | null;
 };
