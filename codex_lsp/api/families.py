@@ -25,6 +25,7 @@ from codex_lsp.api.threads import (
     read_state,
     records as thread_records,
     search as thread_search,
+    sections as thread_sections,
     settings as thread_settings,
 )
 
@@ -47,6 +48,7 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     read_state,
     thread_goals,
     thread_search,
+    thread_sections,
     skills_settings,
     settings,
     feedback,

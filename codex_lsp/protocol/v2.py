@@ -32,6 +32,7 @@ from codex_lsp.protocol.threads import (
     ops as thread_ops,
     read_state,
     search as thread_search,
+    sections as thread_sections,
 )
 from codex_lsp.protocol.threads.notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.threads.subagents import EXTENSION_NOTIFICATIONS
@@ -44,6 +45,7 @@ FAMILIES: tuple[MethodTable, ...] = (
     read_state.METHODS,
     thread_goals.METHODS,
     thread_search.METHODS,
+    thread_sections.METHODS,
     turns.METHODS,
     tasks.METHODS,
     catalog.METHODS,

@@ -15,7 +15,7 @@ from codex_lsp.protocol.fs import models as fs
 from codex_lsp.protocol.mcp import models as mcp
 from codex_lsp.protocol.providers import models as pr
 from codex_lsp.protocol.settings import models as st
-from codex_lsp.protocol.threads import goals as gl, ops as to, read_state as rs
+from codex_lsp.protocol.threads import goals as gl, ops as to, read_state as rs, sections as sc
 from codex_lsp.protocol.turns import items as it
 from tests.protocol.test_v2_items import item_variants, thread, turn
 
@@ -171,6 +171,51 @@ REQUEST_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
         )
     ],
 }
+
+_SECTION = sc.ThreadSection(
+    id="01984de2-8f74-7c91-a3b2-5c5e937cf318",
+    name="Work",
+    appearance=sc.ThreadSectionAppearance(color="red"),
+)
+SECTION_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
+    "threadSection/list": [
+        (
+            sc.ThreadSectionListParams(limit=1, cursor="c"),
+            sc.ThreadSectionListResponse(data=[_SECTION], next_cursor="c2"),
+        ),
+        (sc.ThreadSectionListParams(), sc.ThreadSectionListResponse(data=[])),
+    ],
+    "threadSection/create": [
+        (
+            sc.ThreadSectionCreateParams(name="Work", appearance=_SECTION.appearance),
+            sc.ThreadSectionCreateResponse(section=_SECTION),
+        ),
+        (
+            sc.ThreadSectionCreateParams(name="Home"),
+            sc.ThreadSectionCreateResponse(section=sc.ThreadSection(id="s2", name="Home")),
+        ),
+    ],
+    "threadSection/update": [
+        (
+            sc.ThreadSectionUpdateParams(section_id="s1", name="Job"),
+            sc.ThreadSectionUpdateResponse(section=_SECTION),
+        )
+    ],
+    "threadSection/delete": [
+        (sc.ThreadSectionDeleteParams(section_id="s1"), sc.ThreadSectionDeleteResponse())
+    ],
+    "thread/section/move": [
+        (
+            sc.ThreadSectionMoveParams(thread_id="t1", section_id="s1", before_thread_id="t2"),
+            sc.ThreadSectionMoveResponse(),
+        ),
+        (
+            sc.ThreadSectionMoveParams(thread_id="t1", section_id=None),
+            sc.ThreadSectionMoveResponse(),
+        ),
+    ],
+}
+REQUEST_SAMPLES.update(SECTION_SAMPLES)
 
 _TOOL = {"name": "add", "description": "Add.", "inputSchema": {"type": "object"}}
 _GATEWAY = pr.ModelProviderSummary(
@@ -484,5 +529,9 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
                 first_unread=rs.ThreadStartUnreadPosition(), revision="r4"
             ),
         ),
+    ],
+    "thread/section/changed": [
+        sc.ThreadSectionChangedNotification(thread_id="t1", section_id="s1"),
+        sc.ThreadSectionChangedNotification(thread_id="t1", section_id=None),
     ],
 }

@@ -57,6 +57,11 @@ import type { ThreadMetadataUpdateParams } from "./v2/ThreadMetadataUpdateParams
 import type { ThreadReadParams } from "./v2/ThreadReadParams";
 import type { ThreadResumeParams } from "./v2/ThreadResumeParams";
 import type { ThreadRevertParams } from "./v2/ThreadRevertParams";
+import type { ThreadSectionCreateParams } from "./v2/ThreadSectionCreateParams";
+import type { ThreadSectionDeleteParams } from "./v2/ThreadSectionDeleteParams";
+import type { ThreadSectionListParams } from "./v2/ThreadSectionListParams";
+import type { ThreadSectionMoveParams } from "./v2/ThreadSectionMoveParams";
+import type { ThreadSectionUpdateParams } from "./v2/ThreadSectionUpdateParams";
 import type { ThreadSetNameParams } from "./v2/ThreadSetNameParams";
 import type { ThreadShellCommandParams } from "./v2/ThreadShellCommandParams";
 import type { ThreadStartParams } from "./v2/ThreadStartParams";
@@ -156,6 +161,26 @@ export type ClientRequest = {
   id: RequestId;
   method: "thread/goal/clear";
   params: ThreadGoalClearParams;
+} | {
+  id: RequestId;
+  method: "threadSection/list";
+  params?: ThreadSectionListParams | null;
+} | {
+  id: RequestId;
+  method: "threadSection/create";
+  params: ThreadSectionCreateParams;
+} | {
+  id: RequestId;
+  method: "threadSection/update";
+  params: ThreadSectionUpdateParams;
+} | {
+  id: RequestId;
+  method: "threadSection/delete";
+  params: ThreadSectionDeleteParams;
+} | {
+  id: RequestId;
+  method: "thread/section/move";
+  params: ThreadSectionMoveParams;
 } | {
   id: RequestId;
   method: "turn/start";

@@ -33,6 +33,7 @@ import type { ThreadNameUpdatedNotification } from "./v2/ThreadNameUpdatedNotifi
 import type { ThreadReadStateChangedNotification } from "./v2/ThreadReadStateChangedNotification";
 import type { ThreadRevertedNotification } from "./v2/ThreadRevertedNotification";
 import type { ThreadSearchPartialNotification } from "./v2/ThreadSearchPartialNotification";
+import type { ThreadSectionChangedNotification } from "./v2/ThreadSectionChangedNotification";
 import type { ThreadSettingsUpdatedNotification } from "./v2/ThreadSettingsUpdatedNotification";
 import type { ThreadStartedNotification } from "./v2/ThreadStartedNotification";
 import type { ThreadStatusChangedNotification } from "./v2/ThreadStatusChangedNotification";
@@ -134,6 +135,9 @@ export type ServerNotification = {
 } | {
   method: "thread/search/partial";
   params: ThreadSearchPartialNotification;
+} | {
+  method: "thread/section/changed";
+  params: ThreadSectionChangedNotification;
 } | {
   method: "configWarning";
   params: ConfigWarningNotification;
