@@ -44,6 +44,12 @@ def _journey(side: Side, tmp_path: Path) -> list[Any]:
             seen.append((method, named(answer)))
             return answer.get("result")
 
+        def placed(thread_id: str) -> None:
+            """The section `thread/read` reports for `thread_id`, and whether it says since when."""
+            thread = client.call("thread/read", {"threadId": thread_id})["thread"]
+            entered = thread.get("sectionEnteredAt")
+            seen.append(("read", named(thread.get("section")), isinstance(entered, int)))
+
         listed = client.call("threadSection/list", {})
         sections.extend(s["id"] for s in listed["data"])
         seen.append(("threadSection/list", named({"result": listed})))
@@ -68,7 +74,9 @@ def _journey(side: Side, tmp_path: Path) -> list[Any]:
         )
         call("thread/section/move", {"threadId": _NO_THREAD, "sectionId": work})
         call("thread/section/move", {"threadId": threads[0], "sectionId": "nope"})
+        placed(threads[1])
         call("thread/section/move", {"threadId": threads[0], "sectionId": None})
+        placed(threads[0])
         call("threadSection/delete", {"sectionId": work})
         call("threadSection/delete", {"sectionId": work})
         call("threadSection/list", {})

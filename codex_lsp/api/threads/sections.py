@@ -9,6 +9,8 @@ params for update and delete, an invalid request for a move, like an unknown thr
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -16,6 +18,7 @@ import anyio
 from codex_lsp.api.family import ApiContext, Routes
 from codex_lsp.api.port import INVALID_PARAMS, INVALID_REQUEST, ApiError
 from codex_lsp.api.threads import store as thread_store
+from codex_lsp.protocol.threads.models import Thread
 from codex_lsp.protocol.threads.sections import (
     THREAD_SECTION_CREATE,
     THREAD_SECTION_DELETE,
@@ -47,6 +50,15 @@ def wire(section: store.Section) -> ThreadSection:
     return ThreadSection(id=section.id, name=section.name, appearance=appearance)
 
 
+async def place(home: Path, threads: Iterable[Thread]) -> None:
+    """Fill each thread's `section` and `sectionEnteredAt` from the sections sidecar."""
+    state = await anyio.to_thread.run_sync(store.load_sections, home)
+    for thread in threads:
+        section = state.section_of(thread.id)
+        thread.section = None if section is None else wire(section)
+        thread.section_entered_at = None if section is None else state.entered_at.get(thread.id)
+
+
 def _appearance(value: ThreadSectionAppearance | None) -> dict[str, Any] | None:
     return None if value is None else value.model_dump(mode="json")
 
@@ -55,7 +67,7 @@ class ThreadSections:
     def __init__(self, ctx: ApiContext) -> None:
         self._ctx = ctx
 
-    def _home(self) -> Any:
+    def _home(self) -> Path:
         return self._ctx.services().codex_home
 
     async def list(
