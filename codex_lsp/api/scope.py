@@ -45,12 +45,6 @@ _REASONS: dict[str, tuple[str, ...]] = {
     f"uploading feedback: {_HOSTED}; feedback/save writes the same bundle locally": (
         "feedback/upload",
     ),
-    "thread attachments are not served yet": (
-        "thread/attachment/add",
-        "thread/attachment/list",
-        "thread/attachmentOwner/list",
-        "thread/attachment/remove",
-    ),
     "guardian review of denied actions is not part of this engine": (
         "thread/approveGuardianDeniedAction",
     ),

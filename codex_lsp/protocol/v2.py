@@ -27,6 +27,7 @@ from codex_lsp.protocol.methods import Method, MethodTable
 from codex_lsp.protocol.providers import models as providers
 from codex_lsp.protocol.settings import models as settings
 from codex_lsp.protocol.threads import (
+    attachments as thread_attachments,
     goals as thread_goals,
     models as threads,
     ops as thread_ops,
@@ -46,6 +47,7 @@ FAMILIES: tuple[MethodTable, ...] = (
     thread_goals.METHODS,
     thread_search.METHODS,
     thread_sections.METHODS,
+    thread_attachments.METHODS,
     turns.METHODS,
     tasks.METHODS,
     catalog.METHODS,

@@ -43,6 +43,10 @@ import type { SkillsConfigWriteParams } from "./v2/SkillsConfigWriteParams";
 import type { SkillsExtraRootsSetParams } from "./v2/SkillsExtraRootsSetParams";
 import type { SkillsListParams } from "./v2/SkillsListParams";
 import type { ThreadArchiveParams } from "./v2/ThreadArchiveParams";
+import type { ThreadAttachmentAddParams } from "./v2/ThreadAttachmentAddParams";
+import type { ThreadAttachmentListParams } from "./v2/ThreadAttachmentListParams";
+import type { ThreadAttachmentOwnerListParams } from "./v2/ThreadAttachmentOwnerListParams";
+import type { ThreadAttachmentRemoveParams } from "./v2/ThreadAttachmentRemoveParams";
 import type { ThreadCompactStartParams } from "./v2/ThreadCompactStartParams";
 import type { ThreadDeleteParams } from "./v2/ThreadDeleteParams";
 import type { ThreadForkParams } from "./v2/ThreadForkParams";
@@ -181,6 +185,22 @@ export type ClientRequest = {
   id: RequestId;
   method: "thread/section/move";
   params: ThreadSectionMoveParams;
+} | {
+  id: RequestId;
+  method: "thread/attachment/add";
+  params: ThreadAttachmentAddParams;
+} | {
+  id: RequestId;
+  method: "thread/attachment/list";
+  params: ThreadAttachmentListParams;
+} | {
+  id: RequestId;
+  method: "thread/attachment/remove";
+  params: ThreadAttachmentRemoveParams;
+} | {
+  id: RequestId;
+  method: "thread/attachmentOwner/list";
+  params: ThreadAttachmentOwnerListParams;
 } | {
   id: RequestId;
   method: "turn/start";

@@ -25,6 +25,7 @@ import type { ServerRequestResolvedNotification } from "./v2/ServerRequestResolv
 import type { SkillsChangedNotification } from "./v2/SkillsChangedNotification";
 import type { TerminalInteractionNotification } from "./v2/TerminalInteractionNotification";
 import type { ThreadArchivedNotification } from "./v2/ThreadArchivedNotification";
+import type { ThreadAttachmentUpdatedNotification } from "./v2/ThreadAttachmentUpdatedNotification";
 import type { ThreadClosedNotification } from "./v2/ThreadClosedNotification";
 import type { ThreadDeletedNotification } from "./v2/ThreadDeletedNotification";
 import type { ThreadGoalClearedNotification } from "./v2/ThreadGoalClearedNotification";
@@ -138,6 +139,9 @@ export type ServerNotification = {
 } | {
   method: "thread/section/changed";
   params: ThreadSectionChangedNotification;
+} | {
+  method: "thread/attachment/updated";
+  params: ThreadAttachmentUpdatedNotification;
 } | {
   method: "configWarning";
   params: ConfigWarningNotification;
