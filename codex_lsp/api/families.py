@@ -19,12 +19,14 @@ from codex_lsp.api.mcp import servers as mcp_servers
 from codex_lsp.api.providers import listing as providers
 from codex_lsp.api.settings import features as settings, skills as skills_settings
 from codex_lsp.api.threads import (
+    attachments as thread_attachments,
     goals as thread_goals,
     ops as thread_ops,
     pages as thread_pages,
     read_state,
     records as thread_records,
     search as thread_search,
+    sections as thread_sections,
     settings as thread_settings,
 )
 
@@ -47,6 +49,8 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     read_state,
     thread_goals,
     thread_search,
+    thread_sections,
+    thread_attachments,
     skills_settings,
     settings,
     feedback,

@@ -45,17 +45,6 @@ _REASONS: dict[str, tuple[str, ...]] = {
     f"uploading feedback: {_HOSTED}; feedback/save writes the same bundle locally": (
         "feedback/upload",
     ),
-    f"thread attachments and sections: {_HOSTED}": (
-        "thread/attachment/add",
-        "thread/attachment/list",
-        "thread/attachmentOwner/list",
-        "thread/attachment/remove",
-        "thread/section/move",
-        "threadSection/list",
-        "threadSection/create",
-        "threadSection/update",
-        "threadSection/delete",
-    ),
     "guardian review of denied actions is not part of this engine": (
         "thread/approveGuardianDeniedAction",
     ),

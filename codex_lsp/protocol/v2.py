@@ -27,11 +27,13 @@ from codex_lsp.protocol.methods import Method, MethodTable
 from codex_lsp.protocol.providers import models as providers
 from codex_lsp.protocol.settings import models as settings
 from codex_lsp.protocol.threads import (
+    attachments as thread_attachments,
     goals as thread_goals,
     models as threads,
     ops as thread_ops,
     read_state,
     search as thread_search,
+    sections as thread_sections,
 )
 from codex_lsp.protocol.threads.notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.threads.subagents import EXTENSION_NOTIFICATIONS
@@ -44,6 +46,8 @@ FAMILIES: tuple[MethodTable, ...] = (
     read_state.METHODS,
     thread_goals.METHODS,
     thread_search.METHODS,
+    thread_sections.METHODS,
+    thread_attachments.METHODS,
     turns.METHODS,
     tasks.METHODS,
     catalog.METHODS,

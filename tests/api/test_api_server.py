@@ -107,7 +107,7 @@ async def test_errors_name_the_method_or_the_field(api):
     with pytest.raises(ApiError) as later:
         await api.handle("thread/rollback", {})
     assert later.value.code == METHOD_NOT_FOUND and "not served" in later.value.message
-    for hosted in ("plugin/list", "account/usage/read", "feedback/upload", "thread/attachment/add"):
+    for hosted in ("plugin/list", "account/usage/read", "feedback/upload"):
         with pytest.raises(ApiError) as outside:
             await api.handle(hosted, {})
         assert outside.value.code == METHOD_NOT_FOUND and hosted in outside.value.message

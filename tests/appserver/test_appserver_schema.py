@@ -202,6 +202,19 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         client.result("thread/unarchive", {"threadId": fork["id"]})
         client.result("thread/resume", {"threadId": fork["id"]})
         client.result("thread/resume", {"threadId": thread["id"], "excludeTurns": True})
+        section = client.result("threadSection/create", {"name": "Work"})["section"]
+        client.result("threadSection/update", {"sectionId": section["id"], "name": "Job"})
+        client.result("thread/section/move", {"threadId": thread["id"], "sectionId": section["id"]})
+        client.wait_method("thread/section/changed", threadId=thread["id"])
+        client.result("threadSection/list", {"limit": 1})
+        client.result("thread/section/move", {"threadId": thread["id"], "sectionId": None})
+        client.result("threadSection/delete", {"sectionId": section["id"]})
+        attachment = {"threadId": thread["id"], "attachmentType": "pr", "identityKey": "k1"}
+        client.result("thread/attachment/add", {**attachment, "payload": {"n": 1}})
+        client.wait_method("thread/attachment/updated", threadId=thread["id"])
+        client.result("thread/attachment/list", {"threadId": thread["id"], "limit": 1})
+        client.result("thread/attachmentOwner/list", {"attachmentType": "pr", "identityKey": "k1"})
+        client.result("thread/attachment/remove", attachment)
 
         _walk_history_config_files_and_search(client, scripted_model, thread["id"], ws)
         _walk_servers_providers_settings_and_feedback(client, thread["id"], ws)

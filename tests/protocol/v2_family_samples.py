@@ -15,7 +15,13 @@ from codex_lsp.protocol.fs import models as fs
 from codex_lsp.protocol.mcp import models as mcp
 from codex_lsp.protocol.providers import models as pr
 from codex_lsp.protocol.settings import models as st
-from codex_lsp.protocol.threads import goals as gl, ops as to, read_state as rs
+from codex_lsp.protocol.threads import (
+    attachments as at,
+    goals as gl,
+    ops as to,
+    read_state as rs,
+    sections as sc,
+)
 from codex_lsp.protocol.turns import items as it
 from tests.protocol.test_v2_items import item_variants, thread, turn
 
@@ -171,6 +177,102 @@ REQUEST_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
         )
     ],
 }
+
+_SECTION = sc.ThreadSection(
+    id="01984de2-8f74-7c91-a3b2-5c5e937cf318",
+    name="Work",
+    appearance=sc.ThreadSectionAppearance(color="red"),
+)
+SECTION_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
+    "threadSection/list": [
+        (
+            sc.ThreadSectionListParams(limit=1, cursor="c"),
+            sc.ThreadSectionListResponse(data=[_SECTION], next_cursor="c2"),
+        ),
+        (sc.ThreadSectionListParams(), sc.ThreadSectionListResponse(data=[])),
+    ],
+    "threadSection/create": [
+        (
+            sc.ThreadSectionCreateParams(name="Work", appearance=_SECTION.appearance),
+            sc.ThreadSectionCreateResponse(section=_SECTION),
+        ),
+        (
+            sc.ThreadSectionCreateParams(name="Home"),
+            sc.ThreadSectionCreateResponse(section=sc.ThreadSection(id="s2", name="Home")),
+        ),
+    ],
+    "threadSection/update": [
+        (
+            sc.ThreadSectionUpdateParams(section_id="s1", name="Job"),
+            sc.ThreadSectionUpdateResponse(section=_SECTION),
+        )
+    ],
+    "threadSection/delete": [
+        (sc.ThreadSectionDeleteParams(section_id="s1"), sc.ThreadSectionDeleteResponse())
+    ],
+    "thread/section/move": [
+        (
+            sc.ThreadSectionMoveParams(thread_id="t1", section_id="s1", before_thread_id="t2"),
+            sc.ThreadSectionMoveResponse(),
+        ),
+        (
+            sc.ThreadSectionMoveParams(thread_id="t1", section_id=None),
+            sc.ThreadSectionMoveResponse(),
+        ),
+    ],
+}
+REQUEST_SAMPLES.update(SECTION_SAMPLES)
+
+_ATTACHMENT = at.ThreadAttachment(
+    id="a1", attachment_type="pr", identity_key="k1", payload={"n": 1}, created_at=1
+)
+ATTACHMENT_SAMPLES: dict[str, list[tuple[BaseModel, BaseModel]]] = {
+    "thread/attachment/add": [
+        (
+            at.ThreadAttachmentAddParams(
+                thread_id="t1", attachment_type="pr", identity_key="k1", payload={"n": 1}
+            ),
+            at.ThreadAttachmentAddResponse(attachment=_ATTACHMENT, outcome="created"),
+        ),
+        (
+            at.ThreadAttachmentAddParams(
+                thread_id="t1", attachment_type="pr", identity_key="k1", payload=None
+            ),
+            at.ThreadAttachmentAddResponse(attachment=_ATTACHMENT, outcome="existing"),
+        ),
+    ],
+    "thread/attachment/list": [
+        (
+            at.ThreadAttachmentListParams(thread_id="t1", limit=1, cursor="a0"),
+            at.ThreadAttachmentListResponse(data=[_ATTACHMENT], next_cursor="a1"),
+        ),
+        (at.ThreadAttachmentListParams(thread_id="t1"), at.ThreadAttachmentListResponse(data=[])),
+    ],
+    "thread/attachment/remove": [
+        (
+            at.ThreadAttachmentRemoveParams(
+                thread_id="t1", attachment_type="pr", identity_key="k1"
+            ),
+            at.ThreadAttachmentRemoveResponse(),
+        )
+    ],
+    "thread/attachmentOwner/list": [
+        (
+            at.ThreadAttachmentOwnerListParams(
+                attachment_type="pr", identity_key="k1", archived=False, limit=2, cursor="t0"
+            ),
+            at.ThreadAttachmentOwnerListResponse(
+                data=[at.ThreadAttachmentOwner(thread_id="t1", archived=False)],
+                next_cursor="t1",
+            ),
+        ),
+        (
+            at.ThreadAttachmentOwnerListParams(attachment_type="pr", identity_key="k1"),
+            at.ThreadAttachmentOwnerListResponse(data=[]),
+        ),
+    ],
+}
+REQUEST_SAMPLES.update(ATTACHMENT_SAMPLES)
 
 _TOOL = {"name": "add", "description": "Add.", "inputSchema": {"type": "object"}}
 _GATEWAY = pr.ModelProviderSummary(
@@ -484,5 +586,19 @@ NOTIFICATION_SAMPLES: dict[str, list[BaseModel]] = {
                 first_unread=rs.ThreadStartUnreadPosition(), revision="r4"
             ),
         ),
+    ],
+    "thread/section/changed": [
+        sc.ThreadSectionChangedNotification(thread_id="t1", section_id="s1"),
+        sc.ThreadSectionChangedNotification(thread_id="t1", section_id=None),
+    ],
+    "thread/attachment/updated": [
+        at.ThreadAttachmentUpdatedNotification(
+            thread_id="t1",
+            attachment_type="pr",
+            identity_key="k1",
+            attachment_id="a1",
+            operation=operation,
+        )
+        for operation in ("created", "deleted")
     ],
 }

@@ -11,7 +11,7 @@ from typing import Any
 
 from codex_lsp.api.family import ApiContext, Routes
 from codex_lsp.api.port import INVALID_PARAMS, ApiError
-from codex_lsp.api.threads import store as thread_store, unread
+from codex_lsp.api.threads import sections, store as thread_store, unread
 from codex_lsp.protocol.core.ops import SetThreadName
 from codex_lsp.protocol.threads.models import (
     THREAD_ARCHIVE,
@@ -45,6 +45,7 @@ class ThreadRecords:
         home = self._ctx.services().codex_home
         page = await thread_store.list_page(home, params, self._ctx.threads.statuses())
         page.read_states = await unread.of_threads(home, [t.id for t in page.data])
+        await sections.place(home, page.data)
         return page
 
     async def read(self, params: ThreadReadParams) -> ThreadReadResponse:
@@ -66,6 +67,7 @@ class ThreadRecords:
             running_turn=running,
         )
         state = await unread.of_thread(home, params.thread_id)
+        await sections.place(home, [thread])
         return ThreadReadResponse(thread=thread, read_state=state)
 
     async def archive(self, params: ThreadArchiveParams) -> None:

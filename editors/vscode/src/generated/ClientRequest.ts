@@ -43,6 +43,10 @@ import type { SkillsConfigWriteParams } from "./v2/SkillsConfigWriteParams";
 import type { SkillsExtraRootsSetParams } from "./v2/SkillsExtraRootsSetParams";
 import type { SkillsListParams } from "./v2/SkillsListParams";
 import type { ThreadArchiveParams } from "./v2/ThreadArchiveParams";
+import type { ThreadAttachmentAddParams } from "./v2/ThreadAttachmentAddParams";
+import type { ThreadAttachmentListParams } from "./v2/ThreadAttachmentListParams";
+import type { ThreadAttachmentOwnerListParams } from "./v2/ThreadAttachmentOwnerListParams";
+import type { ThreadAttachmentRemoveParams } from "./v2/ThreadAttachmentRemoveParams";
 import type { ThreadCompactStartParams } from "./v2/ThreadCompactStartParams";
 import type { ThreadDeleteParams } from "./v2/ThreadDeleteParams";
 import type { ThreadForkParams } from "./v2/ThreadForkParams";
@@ -57,6 +61,11 @@ import type { ThreadMetadataUpdateParams } from "./v2/ThreadMetadataUpdateParams
 import type { ThreadReadParams } from "./v2/ThreadReadParams";
 import type { ThreadResumeParams } from "./v2/ThreadResumeParams";
 import type { ThreadRevertParams } from "./v2/ThreadRevertParams";
+import type { ThreadSectionCreateParams } from "./v2/ThreadSectionCreateParams";
+import type { ThreadSectionDeleteParams } from "./v2/ThreadSectionDeleteParams";
+import type { ThreadSectionListParams } from "./v2/ThreadSectionListParams";
+import type { ThreadSectionMoveParams } from "./v2/ThreadSectionMoveParams";
+import type { ThreadSectionUpdateParams } from "./v2/ThreadSectionUpdateParams";
 import type { ThreadSetNameParams } from "./v2/ThreadSetNameParams";
 import type { ThreadShellCommandParams } from "./v2/ThreadShellCommandParams";
 import type { ThreadStartParams } from "./v2/ThreadStartParams";
@@ -156,6 +165,42 @@ export type ClientRequest = {
   id: RequestId;
   method: "thread/goal/clear";
   params: ThreadGoalClearParams;
+} | {
+  id: RequestId;
+  method: "threadSection/list";
+  params?: ThreadSectionListParams | null;
+} | {
+  id: RequestId;
+  method: "threadSection/create";
+  params: ThreadSectionCreateParams;
+} | {
+  id: RequestId;
+  method: "threadSection/update";
+  params: ThreadSectionUpdateParams;
+} | {
+  id: RequestId;
+  method: "threadSection/delete";
+  params: ThreadSectionDeleteParams;
+} | {
+  id: RequestId;
+  method: "thread/section/move";
+  params: ThreadSectionMoveParams;
+} | {
+  id: RequestId;
+  method: "thread/attachment/add";
+  params: ThreadAttachmentAddParams;
+} | {
+  id: RequestId;
+  method: "thread/attachment/list";
+  params: ThreadAttachmentListParams;
+} | {
+  id: RequestId;
+  method: "thread/attachment/remove";
+  params: ThreadAttachmentRemoveParams;
+} | {
+  id: RequestId;
+  method: "thread/attachmentOwner/list";
+  params: ThreadAttachmentOwnerListParams;
 } | {
   id: RequestId;
   method: "turn/start";

@@ -25,6 +25,7 @@ import type { ServerRequestResolvedNotification } from "./v2/ServerRequestResolv
 import type { SkillsChangedNotification } from "./v2/SkillsChangedNotification";
 import type { TerminalInteractionNotification } from "./v2/TerminalInteractionNotification";
 import type { ThreadArchivedNotification } from "./v2/ThreadArchivedNotification";
+import type { ThreadAttachmentUpdatedNotification } from "./v2/ThreadAttachmentUpdatedNotification";
 import type { ThreadClosedNotification } from "./v2/ThreadClosedNotification";
 import type { ThreadDeletedNotification } from "./v2/ThreadDeletedNotification";
 import type { ThreadGoalClearedNotification } from "./v2/ThreadGoalClearedNotification";
@@ -33,6 +34,7 @@ import type { ThreadNameUpdatedNotification } from "./v2/ThreadNameUpdatedNotifi
 import type { ThreadReadStateChangedNotification } from "./v2/ThreadReadStateChangedNotification";
 import type { ThreadRevertedNotification } from "./v2/ThreadRevertedNotification";
 import type { ThreadSearchPartialNotification } from "./v2/ThreadSearchPartialNotification";
+import type { ThreadSectionChangedNotification } from "./v2/ThreadSectionChangedNotification";
 import type { ThreadSettingsUpdatedNotification } from "./v2/ThreadSettingsUpdatedNotification";
 import type { ThreadStartedNotification } from "./v2/ThreadStartedNotification";
 import type { ThreadStatusChangedNotification } from "./v2/ThreadStatusChangedNotification";
@@ -134,6 +136,12 @@ export type ServerNotification = {
 } | {
   method: "thread/search/partial";
   params: ThreadSearchPartialNotification;
+} | {
+  method: "thread/section/changed";
+  params: ThreadSectionChangedNotification;
+} | {
+  method: "thread/attachment/updated";
+  params: ThreadAttachmentUpdatedNotification;
 } | {
   method: "configWarning";
   params: ConfigWarningNotification;
