@@ -117,8 +117,15 @@ async def test_plan_mode_refuses_writes_and_answers_with_a_plan(scripted_model, 
             {"content": "Read the code", "priority": "medium", "status": "in_progress"}
         ]
         assert "# Add planned.txt" in client.text("agent_message_chunk", sid)
-        # The refused patch was never a change to show: no edit, no write.
-        assert "edit" not in {u.get("kind") for u in client.of_kind("tool_call", sid)}
+        # The refused patch shows as an edit that failed, and nothing was written.
+        edits = {u["toolCallId"] for u in client.of_kind("tool_call", sid) if u["kind"] == "edit"}
+        assert edits
+        ended = {
+            u["toolCallId"]: u.get("status")
+            for u in client.of_kind("tool_call_update", sid)
+            if u["toolCallId"] in edits and u.get("status") is not None
+        }
+        assert ended and set(ended.values()) == {"failed"}
 
         await conn.set_session_mode(session_id=sid, mode_id="agent")
         assert await _prompt(conn, sid, "go ahead") == "end_turn"
