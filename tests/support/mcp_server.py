@@ -112,6 +112,9 @@ async def _serve_http() -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    # Listening before READY: a client that connects while uvicorn starts waits in the
+    # backlog instead of being refused.
+    sock.listen(64)
     app = server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uv = uvicorn.Server(config)

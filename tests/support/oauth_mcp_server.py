@@ -137,6 +137,7 @@ async def _serve() -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    sock.listen(64)  # before READY: an early client waits in the backlog, never refused
     config = uvicorn.Config(make_app(base), log_level="warning", lifespan="on")
     print(f"READY {base}/mcp", flush=True)
     await uvicorn.Server(config).serve(sockets=[sock])
