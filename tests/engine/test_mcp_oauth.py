@@ -129,7 +129,12 @@ def test_the_v2_request_signs_in_and_the_server_starts(scripted_model, tmp_path,
         answer = httpx.get(started["authorizationUrl"], follow_redirects=True, timeout=30)
         assert answer.status_code == 200
         done = client.wait_method("mcpServer/oauthLogin/completed")["params"]
-        assert done == {"name": "web", "success": True, "loginId": started["loginId"]}
+        assert done == {
+            "name": "web",
+            "success": True,
+            "loginId": started["loginId"],
+            "threadId": None,
+        }
         token = json.loads((home / "mcp-credentials.json").read_text())["web"]["access_token"]
         assert token not in json.dumps(client.received) + client.stderr()
         status = client.result("mcpServerStatus/list", {})
