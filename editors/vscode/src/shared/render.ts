@@ -59,7 +59,10 @@ export function renderConversation(state: ChatState): Block[] {
   for (const turn of conv.turns) {
     const running = turn.status === 'inProgress';
     const planned = turn.items.some((i) => i.type === 'plan');
+    const reviews = new Set(turn.items.map((i) => (i.type === 'exitedReviewMode' ? (i.review ?? '').trim() : '')).filter(Boolean));
     for (const item of turn.items) {
+      // The server follows a review with an agent message of the same text (what the model is told).
+      if (item.type === 'agentMessage' && reviews.has((item.text ?? '').trim())) continue;
       const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running, planned };
       const key = `item:${turn.id}:${item.id}`;
       if (running && !planned && item.type === 'agentMessage') {

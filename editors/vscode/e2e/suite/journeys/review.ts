@@ -39,6 +39,10 @@ export const reviewJourneys: Journey[] = [
 
       // The chat: no "Reviewing…" left, and the findings' places are links to the files.
       await ui('chat.waitFor', { selector: '#log', text: 'The new parameter can be zero.' });
+      // The server repeats the review as an agent message: the chat shows it once.
+      const answers = await ui<string[]>('chat.query', { selector: '#log .msg.agent .md' });
+      const repeats = answers.filter((a) => a.includes('The new parameter can be zero.'));
+      assert(repeats.length === 1, `the review text once, got ${repeats.length} times`);
       const notes = await ui<string[]>('chat.query', { selector: '#log .review-note' });
       assert(notes.length && notes.every((n) => !n.includes('Reviewing')), `the review note after the end, got ${JSON.stringify(notes)}`);
       await ui('chat.waitFor', { selector: 'a.file-link', text: 'review_me.py:2' });
