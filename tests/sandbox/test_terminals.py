@@ -138,7 +138,7 @@ async def test_the_given_terminal_keeps_its_mode_and_owner(ws: Path, mode: str) 
 
 UNPRIVILEGED_ENGINE = r"""
 import json, os, subprocess, sys
-argv, env, ws = json.loads(sys.argv[1])
+argv, env, ws = json.loads(sys.stdin.read())
 master, slave = os.openpty()
 name = os.ttyname(slave)
 before = os.stat(name).st_mode
@@ -177,7 +177,10 @@ def test_an_unprivileged_engines_terminal_keeps_its_mode(ws: Path, mode: str) ->
     argv, env = wrap_command([python, "-c", CHMOD_TERMINAL], WorkspaceWrite(), ws, env)
     argv[0] = python  # the launcher under a Python the unprivileged user can run
     proc = subprocess.run(
-        [python, "-c", UNPRIVILEGED_ENGINE, json.dumps([argv, env, str(ws)])],
+        # On stdin: the launcher's arguments name every protected entry of every root, more
+        # than one command-line argument may hold when /tmp is crowded.
+        [python, "-c", UNPRIVILEGED_ENGINE],
+        input=json.dumps([argv, env, str(ws)]),
         capture_output=True,
         text=True,
         user=65534,
