@@ -18,6 +18,13 @@ from codex_lsp import __version__
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
 from codex_lsp.api.threads.rebuild import rebuild_turns
+from codex_lsp.api.threads.section_listing import (
+    SECTION_POSITION,
+    bad_cursor,
+    narrowed,
+    section_filter,
+    section_page,
+)
 from codex_lsp.protocol.common import GitInfo
 from codex_lsp.protocol.threads.models import (
     MAX_INCLUDED_THREAD_IDS,
@@ -152,35 +159,43 @@ async def list_page(
 ) -> ThreadListResponse:
     recency = params.sort_key in ("updated_at", "recency_at")
     sort_key: SortKey = "updated_at" if recency else "created_at"
-    if params.sort_key == "section_position":
-        raise invalid("sortKey", "section_position is not supported; use created_at or updated_at")
-    if params.sort_direction == "asc":
+    by_section = params.sort_key == SECTION_POSITION
+    if params.sort_direction == "asc" and not by_section:
         raise invalid("sortDirection", "only desc (newest first) is supported")
     limit = min(max(params.limit or DEFAULT_PAGE, 1), MAX_PAGE)
     included = params.included_thread_ids
     if included is not None and len(included) > MAX_INCLUDED_THREAD_IDS:
         raise invalid("includedThreadIds", f"at most {MAX_INCLUDED_THREAD_IDS} thread ids")
+    section = await anyio.to_thread.run_sync(section_filter, home, params)
+    wanted = narrowed(included, section)
+    unwanted = {*(params.excluded_thread_ids or ()), *(section.never if section else ())}
 
     def scan() -> Any:
         return list_threads(
             home,
-            cursor=params.cursor,
-            limit=limit,
+            # Ordered by section, the whole section is read and paged here.
+            cursor=None if by_section else params.cursor,
+            limit=max(len(wanted or ()), 1) if by_section else limit,
             model_providers=params.model_providers,
             archived=bool(params.archived),
             sort_key=sort_key,
             cwd=params.cwd,
             originators=params.originators,
-            thread_ids=included,
-            exclude_thread_ids=params.excluded_thread_ids or (),
+            thread_ids=wanted,
+            exclude_thread_ids=unwanted,
             **store_source_filter(params.source_kinds),
         )
 
     try:
         page = await anyio.to_thread.run_sync(scan)
-    except InvalidCursorError as err:
-        raise invalid("cursor", str(err)) from None
-    threads = [thread_from_summary(s, statuses.get(s.id)) for s in page.items]
+    except InvalidCursorError:
+        raise bad_cursor(params.cursor or "") from None
+    summaries, next_cursor = page.items, page.next_cursor
+    if by_section and section is not None and section.only is not None:
+        summaries, next_cursor = section_page(
+            summaries, lambda s: s.id, section.only, params, limit
+        )
+    threads = [thread_from_summary(s, statuses.get(s.id)) for s in summaries]
     threads = await anyio.to_thread.run_sync(apply_metadata, home, threads)
     if params.search_term:
         # The store pages without a text filter; the term narrows each page it returns.
@@ -188,7 +203,7 @@ async def list_page(
         threads = [
             t for t in threads if term in t.preview.lower() or term in (t.name or "").lower()
         ]
-    return ThreadListResponse(data=threads, next_cursor=page.next_cursor)
+    return ThreadListResponse(data=threads, next_cursor=next_cursor)
 
 
 async def read_thread(

@@ -202,6 +202,8 @@ class ThreadListParams(V2Model):
     source_kinds: Opt[list[ThreadSourceKind]] = None
     originators: Opt[list[str]] = None
     archived: Opt[bool] = None
+    # Left out: every section; null: the threads in no section; an id: that section's threads.
+    section_id: Opt[str] = None
     cwd: Opt[str | list[str]] = None
     use_state_db_only: Opt[bool] = None
     search_term: Opt[str] = None

@@ -16,6 +16,7 @@ export type ThreadListParams = {
   sourceKinds?: Array<ThreadSourceKind> | null;
   originators?: Array<string> | null;
   archived?: boolean | null;
+  sectionId?: string | null;
   cwd?: string | Array<string> | null;
   useStateDbOnly?: boolean | null;
   searchTerm?: string | null;
