@@ -11,6 +11,7 @@ files through (disk for the app-server, editor buffers for the language server).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -28,6 +29,10 @@ from codex_lsp.protocol.jsonrpc import (
     METHOD_NOT_FOUND as METHOD_NOT_FOUND,
     PARSE_ERROR as PARSE_ERROR,
 )
+
+SERVING_REQUEST: ContextVar[int | str | None] = ContextVar("serving_request", default=None)
+"""The JSON-RPC id of the client request being served, for the methods that name another
+request of the same client (a search's cancellation); the door sets it through `ApiServer`."""
 
 
 class ApiError(Exception):

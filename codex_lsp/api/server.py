@@ -32,6 +32,7 @@ from codex_lsp.api.port import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    SERVING_REQUEST,
     ApiError,
     ClientPort,
 )
@@ -115,14 +116,20 @@ class ApiServer:
 
     # -- the seam ---------------------------------------------------------------------------
 
-    async def handle(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    async def handle(
+        self, method: str, params: dict[str, Any] | None, request_id: int | str | None = None
+    ) -> dict[str, Any]:
         """Serve a client request; its result as wire JSON (`{}` for a method without one)."""
-        result = await self.serve(method, params)
+        result = await self.serve(method, params, request_id)
         return {} if result is None else dump(result)
 
-    async def serve(self, method: str, params: dict[str, Any] | None) -> BaseModel | None:
+    async def serve(
+        self, method: str, params: dict[str, Any] | None, request_id: int | str | None = None
+    ) -> BaseModel | None:
         """Serve a client request; its result model (None for a method without one), for a door
-        that acts on results as well as passing them on."""
+        that acts on results as well as passing them on. `request_id`: the request's JSON-RPC
+        id, which a cancellation names."""
+        SERVING_REQUEST.set(request_id)
         handler = self._handlers.get(method)
         if handler is None:
             raise ApiError(METHOD_NOT_FOUND, not_found_message(method))

@@ -211,7 +211,7 @@ class AppServer:
     async def _run(self, request_id: Any, method: str, params: Any) -> None:
         try:
             with preload.handling():
-                result = await self.api.handle(method, params)
+                result = await self.api.handle(method, params, request_id)
         except ApiError as err:
             self.connection.send_error(request_id, err.code, err.message, err.data)
         except Exception as err:  # a bug in one request must not take the server down

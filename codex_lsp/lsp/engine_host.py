@@ -180,8 +180,9 @@ class EngineHost:
 
     # -- requests ----------------------------------------------------------------------------
 
-    async def call(self, method: str, params: Any) -> Any:
-        """Serve the v2 method `method`; errors become JSON-RPC errors with the API's code."""
+    async def call(self, method: str, params: Any, request_id: int | str | None = None) -> Any:
+        """Serve the v2 method `method`; errors become JSON-RPC errors with the API's code.
+        `request_id`: the editor's id of the request, which a cancellation names."""
         from codex_lsp.protocol.common import dump
         from codex_lsp.protocol.threads.models import ThreadResumeResponse
 
@@ -195,7 +196,7 @@ class EngineHost:
             return await local(params)
         # What a cold start loads in the background waits while requests are handled.
         with _as_jsonrpc_errors(), preload.handling():
-            result = await api.serve(method, params)
+            result = await api.serve(method, params, request_id)
         if isinstance(result, ThreadResumeResponse):
             self._resumed(result)
         return {} if result is None else dump(result)

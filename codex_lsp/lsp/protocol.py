@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 CODEX_PREFIX = "codex/"
 
 # A handler for `codex/<method>`: receives the v2 method name (without the prefix) and params.
-CodexHandler = Callable[[str, Any], Any]
+CodexHandler = Callable[[str, Any, Any], Any]
 
 # What a forwarded `codex/*` handler returns once it has written its own response.
 _ANSWERED = object()
@@ -113,7 +113,7 @@ class CodexProtocol(LanguageServerProtocol):
                 msg_id = self.msg_id
                 assert msg_id is not None  # a request's handler always runs with its id
                 try:
-                    result = await handler(method, params)
+                    result = await handler(method, params, msg_id)
                 except JsonRpcException as err:
                     self._send_response(msg_id, error=err.to_response_error())
                     return _ANSWERED

@@ -51,3 +51,89 @@ def test_thread_search_as_the_real_server_has_it(side: Side, tmp_path: Path) -> 
     )
     assert real["thread/search/stream giraffe"] == ([], None)
     assert _searches(side, tmp_path / side) == real
+
+
+_THREADS = 30
+_TRIES = 20
+
+
+def _streamed(side: Side, tmp_path: Path) -> dict[str, Any]:
+    """What a client sees of partial batches and of cancellations, with many matching threads."""
+    with run_on(side, tmp_path, experimental_api=True) as run:
+        client = run.client
+        for n in range(_THREADS):
+            run.model.enqueue(text_response(f"answer {n}", response_id=f"resp_{n}"))
+            run_turn(run, start_thread(run), f"question {n} about the zebra")
+        seen: dict[str, Any] = {}
+
+        def searched(method: str, term: str) -> dict[str, Any]:
+            request_id = client.request(method, {"searchTerm": term, "limit": 50})
+            answer = client.response(request_id)
+            found = {(r["thread"]["id"], r["snippet"]) for r in answer["result"]["data"]}
+            order = [entry.message for entry in client.seen() if entry.direction == "s2c"]
+            end = next(i for i, m in enumerate(order) if m.get("id") == request_id)
+            partials = [
+                (i, m["params"])
+                for i, m in enumerate(order)
+                if m.get("method") == "thread/search/partial"
+                and m["params"]["requestId"] == request_id
+            ]
+            rows = [(r["thread"]["id"], r["snippet"]) for _, p in partials for r in p["data"]]
+            return {
+                "found": len(found),
+                "some partials": bool(partials),
+                "partials before the response": all(i < end for i, _ in partials),
+                "partials hold requestId and data": all(
+                    sorted(p) == ["data", "requestId"] and p["data"] for _, p in partials
+                ),
+                "partial rows are matches": set(rows) <= found,
+                "partial rows unique": len(rows) == len(set(rows)),
+            }
+
+        # The real server sends partial batches only when its scan outruns its index, which
+        # some searches do and some do not: it is asked again until one does.
+        for _ in range(_TRIES):
+            seen["thread/search/stream zebra"] = searched("thread/search/stream", "zebra")
+            if seen["thread/search/stream zebra"]["some partials"]:
+                break
+        seen["thread/search zebra"] = searched("thread/search", "zebra")
+        seen["thread/search/stream giraffe"] = searched("thread/search/stream", "giraffe")
+        for method, cancel in (
+            ("thread/search/stream", "thread/search/stream/cancel"),
+            ("thread/search", "thread/search/cancel"),
+            ("thread/search/stream", "thread/search/cancel"),
+            ("thread/search", "thread/search/stream/cancel"),
+        ):
+            request_id = client.request(method, {"searchTerm": "zebra", "limit": 50})
+            cancelled = client.request(cancel, {"requestId": request_id})
+            answer = client.response(request_id)
+            outcome = answer.get("error") or len(answer["result"]["data"])
+            seen[f"{cancel} of {method}"] = (outcome, client.response(cancelled)["result"])
+        for request_id in (9999, "nine"):
+            answer = client.response(
+                client.request("thread/search/cancel", {"requestId": request_id})
+            )
+            seen[f"cancel of unknown {request_id!r}"] = answer["result"]
+        return seen
+
+
+@pytest.mark.parametrize("side", ["ours", "ours-lsp"])
+def test_thread_search_streams_partials_and_cancels_as_the_real_server(
+    side: Side, tmp_path: Path
+) -> None:
+    real = _streamed("real", tmp_path / "real")
+    assert real["thread/search/stream zebra"] == {
+        "found": _THREADS,
+        "some partials": True,
+        "partials before the response": True,
+        "partials hold requestId and data": True,
+        "partial rows are matches": True,
+        "partial rows unique": True,
+    }
+    assert real["thread/search zebra"]["some partials"] is False
+    assert real["thread/search/stream/cancel of thread/search/stream"] == (
+        {"code": -32600, "message": "thread search cancelled"},
+        {},
+    )
+    assert real["thread/search/cancel of thread/search/stream"] == (_THREADS, {})
+    assert _streamed(side, tmp_path / side) == real

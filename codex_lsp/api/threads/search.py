@@ -1,21 +1,27 @@
-"""`thread/search` and `thread/search/stream` over the stored threads.
+"""`thread/search` and `thread/search/stream` over the stored threads, and their cancellations.
 
 A thread matches when one of its messages (the user's or the agent's) or its name holds the
-term, case aside; the snippet is the first text that matched. The stream answers with the same
-final page and no partial batch: those are best-effort in the protocol, and a search over one of
-the store's pages finishes before an early batch would be worth sending. A search ends within
-its own request, so a cancellation only acknowledges it.
+term, case aside; the snippet is the first text that matched. The stream also sends early
+batches (`thread/search/partial`) while it runs: the first match at once, then what was found
+since, at most every `PARTIAL_EVERY` seconds; the final response replaces them and nothing
+follows it. `thread/search/cancel` stops a running `thread/search` of the same client (and
+`thread/search/stream/cancel` a stream): the search answers with the reference's "thread search
+cancelled" error. A cancellation is acknowledged whether or not it found the search running.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from codex_lsp.api.family import ApiContext, Routes
-from codex_lsp.api.port import INVALID_PARAMS, ApiError
+from codex_lsp.api.port import INVALID_PARAMS, INVALID_REQUEST, SERVING_REQUEST, ApiError
 from codex_lsp.api.threads import store as thread_store
+from codex_lsp.protocol.common import RequestId
 from codex_lsp.protocol.threads.models import Thread, ThreadListParams
 from codex_lsp.protocol.threads.search import (
     THREAD_SEARCH,
@@ -25,6 +31,7 @@ from codex_lsp.protocol.threads.search import (
     ThreadSearchCancelParams,
     ThreadSearchCancelResponse,
     ThreadSearchParams,
+    ThreadSearchPartialNotification,
     ThreadSearchResponse,
     ThreadSearchResult,
 )
@@ -33,6 +40,9 @@ from codex_lsp.protocol.turns.items import (
     TextUserInput,
     UserMessageThreadItem,
 )
+
+PARTIAL_EVERY = 0.25
+PARTIAL = "thread/search/partial"
 
 
 def _texts(thread: Thread) -> Iterator[str]:
@@ -62,8 +72,69 @@ async def _snippet(home: Path, thread: Thread, term: str) -> str | None:
     return None
 
 
-def handlers(ctx: ApiContext) -> Routes:
-    async def search(params: ThreadSearchParams, _raw: dict[str, Any]) -> ThreadSearchResponse:
+def _key(request_id: RequestId) -> tuple[str, int | str]:
+    # A request id and its cancellation's `requestId` are compared as JSON values.
+    return (type(request_id).__name__, request_id)
+
+
+class ThreadSearches:
+    """The searches running for this client, by method and request id, each with the event a
+    cancellation sets."""
+
+    def __init__(self, ctx: ApiContext) -> None:
+        self._ctx = ctx
+        self._running: dict[tuple[str, tuple[str, int | str]], anyio.Event] = {}
+
+    async def search(
+        self, params: ThreadSearchParams, _raw: dict[str, Any]
+    ) -> ThreadSearchResponse:
+        return await self._run(THREAD_SEARCH.name, params)
+
+    async def stream(
+        self, params: ThreadSearchParams, _raw: dict[str, Any]
+    ) -> ThreadSearchResponse:
+        return await self._run(THREAD_SEARCH_STREAM.name, params)
+
+    async def cancel(
+        self, params: ThreadSearchCancelParams, _raw: dict[str, Any]
+    ) -> ThreadSearchCancelResponse:
+        self._cancel(THREAD_SEARCH.name, params.request_id)
+        return ThreadSearchCancelResponse()
+
+    async def cancel_stream(
+        self, params: ThreadSearchCancelParams, _raw: dict[str, Any]
+    ) -> ThreadSearchCancelResponse:
+        self._cancel(THREAD_SEARCH_STREAM.name, params.request_id)
+        return ThreadSearchCancelResponse()
+
+    def _cancel(self, method: str, request_id: RequestId) -> None:
+        cancelled = self._running.get((method, _key(request_id)))
+        if cancelled is not None:
+            cancelled.set()
+
+    async def _run(self, method: str, params: ThreadSearchParams) -> ThreadSearchResponse:
+        # Registered before the first await: a cancellation sent right after the search, and
+        # so served after it started, finds it.
+        request_id = SERVING_REQUEST.get()
+        cancelled = anyio.Event()
+        key = None if request_id is None else (method, _key(request_id))
+        if key is not None:
+            self._running[key] = cancelled
+        try:
+            return await self._search(
+                params, cancelled, request_id, method == THREAD_SEARCH_STREAM.name
+            )
+        finally:
+            if key is not None and self._running.get(key) is cancelled:
+                del self._running[key]
+
+    async def _search(
+        self,
+        params: ThreadSearchParams,
+        cancelled: anyio.Event,
+        request_id: RequestId | None,
+        partials: bool,
+    ) -> ThreadSearchResponse:
         term = params.search_term.strip()
         if not term:
             raise ApiError(INVALID_PARAMS, "Invalid params: searchTerm: must not be empty")
@@ -75,29 +146,44 @@ def handlers(ctx: ApiContext) -> Routes:
             source_kinds=params.source_kinds,
             archived=params.archived,
         )
-        home = ctx.services().codex_home
-        page = await thread_store.list_page(home, listing, ctx.threads.statuses())
+        home = self._ctx.services().codex_home
+        page = await thread_store.list_page(home, listing, self._ctx.threads.statuses())
         lowered = term.lower()
-        found = []
+        found: list[ThreadSearchResult] = []
+        unsent: list[ThreadSearchResult] = []
+        sent_at: float | None = None
         for thread in page.data:
+            await anyio.lowlevel.checkpoint()  # lets a cancellation in
+            if cancelled.is_set():
+                raise ApiError(INVALID_REQUEST, "thread search cancelled")
             snippet = await _snippet(home, thread, lowered)
-            if snippet is not None:
-                found.append(ThreadSearchResult(thread=thread, snippet=snippet))
+            if snippet is None:
+                continue
+            result = ThreadSearchResult(thread=thread, snippet=snippet)
+            found.append(result)
+            if not partials or request_id is None:
+                continue
+            unsent.append(result)
+            now = time.monotonic()
+            if sent_at is None or now - sent_at >= PARTIAL_EVERY:
+                partial = ThreadSearchPartialNotification(request_id=request_id, data=unsent)
+                self._ctx.client.notify(PARTIAL, partial)
+                unsent, sent_at = [], now
+        if cancelled.is_set():
+            raise ApiError(INVALID_REQUEST, "thread search cancelled")
         return ThreadSearchResponse(
             data=found,
             next_cursor=page.next_cursor,
             backwards_cursor=page.backwards_cursor,
         )
 
-    async def cancel(
-        _params: ThreadSearchCancelParams, _raw: dict[str, Any]
-    ) -> ThreadSearchCancelResponse:
-        return ThreadSearchCancelResponse()
 
+def handlers(ctx: ApiContext) -> Routes:
+    searches = ThreadSearches(ctx)
     return (
         Routes()
-        .on(THREAD_SEARCH, search)
-        .on(THREAD_SEARCH_STREAM, search)
-        .on(THREAD_SEARCH_CANCEL, cancel)
-        .on(THREAD_SEARCH_STREAM_CANCEL, cancel)
+        .on(THREAD_SEARCH, searches.search)
+        .on(THREAD_SEARCH_STREAM, searches.stream)
+        .on(THREAD_SEARCH_CANCEL, searches.cancel)
+        .on(THREAD_SEARCH_STREAM_CANCEL, searches.cancel_stream)
     )
