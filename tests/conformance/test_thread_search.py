@@ -34,6 +34,12 @@ def _searches(side: Side, tmp_path: Path) -> dict[str, Any]:
                 )
             answer = run.client.response(run.client.request(method, {"searchTerm": "  "}))
             found[f"{method} blank"] = "error" in answer
+            # 64 KiB of UTF-8 once trimmed, and one byte more.
+            for term in ("  " + "a" * 65536 + "  ", "é" * 32768 + "a"):
+                answer = run.client.response(run.client.request(method, {"searchTerm": term}))
+                found[f"{method} {len(term.strip().encode())} bytes"] = (
+                    answer.get("error") or (answer["result"]["data"])
+                )
         return found
 
 
@@ -50,6 +56,12 @@ def test_thread_search_as_the_real_server_has_it(side: Side, tmp_path: Path) -> 
         None,
     )
     assert real["thread/search/stream giraffe"] == ([], None)
+    assert real["thread/search/stream 65536 bytes"] == []
+    assert real["thread/search/stream 65537 bytes"] == {
+        "code": -32602,
+        "message": "thread/search/stream searchTerm exceeds 65536 UTF-8 bytes",
+    }
+    assert real["thread/search 65537 bytes"] == []
     assert _searches(side, tmp_path / side) == real
 
 

@@ -7,6 +7,7 @@ since, at most every `PARTIAL_EVERY` seconds; the final response replaces them a
 follows it. `thread/search/cancel` stops a running `thread/search` of the same client (and
 `thread/search/stream/cancel` a stream): the search answers with the reference's "thread search
 cancelled" error. A cancellation is acknowledged whether or not it found the search running.
+The stream takes a term of at most 64 KiB (UTF-8, once trimmed), as the reference does.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from codex_lsp.protocol.turns.items import (
 )
 
 PARTIAL_EVERY = 0.25
+MAX_STREAM_TERM_BYTES = 65536
 PARTIAL = "thread/search/partial"
 
 
@@ -138,6 +140,11 @@ class ThreadSearches:
         term = params.search_term.strip()
         if not term:
             raise ApiError(INVALID_PARAMS, "Invalid params: searchTerm: must not be empty")
+        if partials and len(term.encode()) > MAX_STREAM_TERM_BYTES:
+            raise ApiError(
+                INVALID_PARAMS,
+                f"thread/search/stream searchTerm exceeds {MAX_STREAM_TERM_BYTES} UTF-8 bytes",
+            )
         listing = ThreadListParams(
             cursor=params.cursor,
             limit=params.limit,
