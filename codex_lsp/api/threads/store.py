@@ -170,12 +170,11 @@ async def list_page(
     wanted = narrowed(included, section)
     unwanted = {*(params.excluded_thread_ids or ()), *(section.never if section else ())}
 
-    def scan() -> Any:
+    def scan(cursor: str | None, size: int) -> Any:
         return list_threads(
             home,
-            # Ordered by section, the whole section is read and paged here.
-            cursor=None if by_section else params.cursor,
-            limit=max(len(wanted or ()), 1) if by_section else limit,
+            cursor=cursor,
+            limit=size,
             model_providers=params.model_providers,
             archived=bool(params.archived),
             sort_key=sort_key,
@@ -186,8 +185,21 @@ async def list_page(
             **store_source_filter(params.source_kinds),
         )
 
+    def whole_section() -> Any:
+        """Every thread of the section, to be ordered and paged here; past the store's cap on
+        files read per page, the scan goes on where it stopped."""
+        page = scan(None, max(len(wanted or ()), 1))
+        while page.reached_scan_cap and page.next_cursor:
+            more = scan(page.next_cursor, max(len(wanted or ()), 1))
+            more.items[:0] = page.items
+            page = more
+        return page
+
     try:
-        page = await anyio.to_thread.run_sync(scan)
+        if by_section:
+            page = await anyio.to_thread.run_sync(whole_section)
+        else:
+            page = await anyio.to_thread.run_sync(scan, params.cursor, limit)
     except InvalidCursorError:
         raise bad_cursor(params.cursor or "") from None
     summaries, next_cursor = page.items, page.next_cursor
