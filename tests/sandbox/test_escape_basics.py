@@ -277,9 +277,9 @@ def test_network_policy_on_allows_tcp(ws: Path, server: tuple[int, list[bytes]])
 
 def test_full_access_runs_unwrapped(ws: Path, server: tuple[int, list[bytes]]) -> None:
     port, received = server
-    argv, env = wrap_command([PY, "-c", CONNECT, str(port)], DangerFullAccess(), ws, os.environ)
-    assert argv[0] == PY and "--policy" not in argv
-    assert subprocess.run(argv, env=env, cwd=ws, timeout=60).returncode == 0
+    wrapped = wrap_command([PY, "-c", CONNECT, str(port)], DangerFullAccess(), ws, os.environ)
+    assert wrapped.argv[0] == PY and "--policy" not in wrapped.argv and not wrapped.pass_fds
+    assert subprocess.run(wrapped.argv, env=wrapped.env, cwd=ws, timeout=60).returncode == 0
     assert received == [b"x"]
 
 
@@ -401,7 +401,7 @@ def test_unprivileged_user_gets_the_same_protection(ws: Path, outside: Path) -> 
     outside.chmod(0o777)  # only the sandbox may stand in the way
     for path in [ws, *ws.rglob("*")]:
         os.lchown(path, 65534, 65534)
-    argv, env = wrap_command(
+    wrapped = wrap_command(
         [
             "bash",
             "-c",
@@ -412,18 +412,20 @@ def test_unprivileged_user_gets_the_same_protection(ws: Path, outside: Path) -> 
         ws,
         {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
     )
-    argv[0] = python  # the launcher under a Python the unprivileged user can read
-    proc = subprocess.run(
-        argv,
-        env=env,
-        cwd=ws,
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=60,
-    )
+    with wrapped:
+        proc = subprocess.run(
+            # The launcher under a Python the unprivileged user can read.
+            [python, *wrapped.argv[1:]],
+            env=wrapped.env,
+            cwd=ws,
+            capture_output=True,
+            text=True,
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            timeout=60,
+            pass_fds=wrapped.pass_fds,
+        )
     output = proc.stdout + proc.stderr
     if "launcher" in output or "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")

@@ -352,19 +352,20 @@ def test_an_unprivileged_user_cannot_reach_host_ipc_or_sockets(
     env.pop("VIRTUAL_ENV", None)
     listed = addresses[:1] if one_listed else []
     options = SandboxOptions(unix_sockets=tuple(listed))
-    argv, env = wrap_command(["bash", "-c", script], policy_for(True), ws, env, options=options)
-    argv[0] = python
-    proc = subprocess.run(
-        argv,
-        env=env,
-        cwd=ws,
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=60,
-    )
+    wrapped = wrap_command(["bash", "-c", script], policy_for(True), ws, env, options=options)
+    with wrapped:
+        proc = subprocess.run(
+            [python, *wrapped.argv[1:]],
+            env=wrapped.env,
+            cwd=ws,
+            capture_output=True,
+            text=True,
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            timeout=60,
+            pass_fds=wrapped.pass_fds,
+        )
     output = proc.stdout + proc.stderr
     if "launcher" in output or "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")

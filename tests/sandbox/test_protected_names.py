@@ -171,19 +171,20 @@ def test_an_unprivileged_user_cannot_plant_them_either(layout: Layout, state: st
     for path in [base, *base.rglob("*")]:
         os.lchown(path, 65534, 65534)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **layout.env}
-    argv, env = wrap_command(["bash", "-c", _attack(layout)], layout.policy, layout.cwd, env)
-    argv[0] = python
-    proc = subprocess.run(
-        argv,
-        env=env,
-        cwd=layout.cwd,
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=120,
-    )
+    wrapped = wrap_command(["bash", "-c", _attack(layout)], layout.policy, layout.cwd, env)
+    with wrapped:
+        proc = subprocess.run(
+            [python, *wrapped.argv[1:]],
+            env=wrapped.env,
+            cwd=layout.cwd,
+            capture_output=True,
+            text=True,
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            timeout=120,
+            pass_fds=wrapped.pass_fds,
+        )
     output = proc.stdout + proc.stderr
     if "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")

@@ -142,21 +142,20 @@ def test_an_unprivileged_user_cannot_write_a_repository_in_tmp_either(
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(tmpdir)}
         if mode == "landlock-only":
             env["CODEX_LSP_SANDBOX_DISABLE"] = "mountns"
-        argv, env = wrap_command(
-            ["bash", "-c", ATTACK, "attack", *map(str, repos)], DEFAULT, ws, env
-        )
-        argv[0] = python
-        proc = subprocess.run(
-            argv,
-            env=env,
-            cwd=ws,
-            capture_output=True,
-            text=True,
-            user=65534,
-            group=65534,
-            extra_groups=[],
-            timeout=60,
-        )
+        wrapped = wrap_command(["bash", "-c", ATTACK, "attack", *map(str, repos)], DEFAULT, ws, env)
+        with wrapped:
+            proc = subprocess.run(
+                [python, *wrapped.argv[1:]],
+                env=wrapped.env,
+                cwd=ws,
+                capture_output=True,
+                text=True,
+                user=65534,
+                group=65534,
+                extra_groups=[],
+                timeout=60,
+                pass_fds=wrapped.pass_fds,
+            )
         output = proc.stdout + proc.stderr
         if "launcher" in output or "can't open file" in output:
             pytest.skip(f"launcher not readable by an unprivileged user: {output}")
