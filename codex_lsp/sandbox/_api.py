@@ -2,7 +2,8 @@
 
 The engine calls `wrap_command` for every command it runs under a restrictive
 policy and runs the result with `subprocess` (keep `close_fds=True`, the default:
-an inherited network socket would slip past the filter, which only stops new ones).
+an inherited network socket would slip past the filter, which only stops new ones;
+pass the `WrappedCommand`'s `pass_fds`, which the launcher reads and closes).
 There is no silent downgrade: if the kernel lacks what the policy needs,
 `wrap_command` raises `SandboxUnavailable` and the command is not run.
 
@@ -299,9 +300,9 @@ def wrap_command(
     # The protected entries travel in a sealed memory file, not as arguments: a crowded
     # /tmp names more of them than a command line holds.
     protected = list(options.protected_paths)
-    options = dataclasses.replace(options, protected_paths=())
+    launcher_options = dataclasses.replace(options, protected_paths=()).launcher_args(env)
     pass_fds: tuple[int, ...] = ()
-    if protected:
+    if protected:  # last: nothing after it may fail and leave the descriptor open
         pass_fds = (_protected_list.write(protected),)
     wrapped = [
         sys.executable,
@@ -312,7 +313,7 @@ def wrap_command(
         policy.model_dump_json(),
         "--cwd",
         os.fspath(cwd),
-        *options.launcher_args(env),
+        *launcher_options,
         *held,
         *(arg for fd in pass_fds for arg in ("--protect-fd", str(fd))),
         "--",

@@ -30,18 +30,9 @@ from __future__ import annotations
 import os
 import sys
 
-from . import (
-    _connect_broker,
-    _init,
-    _limits,
-    _mounts,
-    _plan,
-    _protected_list,
-    _roots,
-    _seccomp,
-    _supervise,
-)
+from . import _connect_broker, _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
 from ._jsonlite import loads
+from ._protected_list import read as read_protected
 from .beneath import open_root
 
 # Spelled out so the launcher does not import `typing`: its start-up time counts.
@@ -386,7 +377,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
     # First of all: the command must never hold these, whatever happens next.
     for fd in args.protect_fds:
         try:
-            args.protect += _protected_list.read(fd)
+            args.protect += read_protected(fd)
         except (ValueError, OSError) as exc:
             _die(f"{exc}: command not run", 1)
     if not isinstance(policy, dict):
