@@ -82,15 +82,32 @@ def run(
 ) -> Result:
     """Run `script` (bash) or an argv through the launcher and collect its output."""
     argv = ["bash", "-c", script] if isinstance(script, str) else script
-    with wrap(argv, ws, mode, policy, options=options, env=env) as wrapped:
+    return run_wrapped(wrap(argv, ws, mode, policy, options=options, env=env), ws, timeout=timeout)
+
+
+def run_wrapped(
+    wrapped: WrappedCommand,
+    cwd: Path | str,
+    *,
+    timeout: float = 120,
+    python: str | None = None,
+    nobody: bool = False,
+) -> Result:
+    """Start `wrapped` as the engine does (its descriptors passed, then closed) and collect
+    its output. `nobody` runs it as uid and gid 65534, the launcher under `python` (one that
+    user can run)."""
+    argv = wrapped.argv if python is None else [python, *wrapped.argv[1:]]
+    user: dict[str, object] = {"user": 65534, "group": 65534, "extra_groups": []} if nobody else {}
+    with wrapped:
         proc = subprocess.run(
-            wrapped.argv,
+            argv,
             env=wrapped.env,
-            cwd=ws,
+            cwd=cwd,
             capture_output=True,
             text=True,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
             pass_fds=wrapped.pass_fds,
+            **user,  # type: ignore[call-overload]
         )
     return Result(proc.returncode, proc.stdout + proc.stderr)

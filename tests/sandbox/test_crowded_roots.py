@@ -20,7 +20,7 @@ import pytest
 
 from codex_lsp.protocol.core.policy import WorkspaceWrite
 from codex_lsp.sandbox import _nested, wrap_command
-from tests.sandbox.helpers import DENIALS, PY, sandbox_env
+from tests.sandbox.helpers import DENIALS, PY, run_wrapped, sandbox_env
 from tests.sandbox.test_escape_basics import _python_for_nobody
 
 # Long folder names make each entry long, so that fewer repositories fill the command line.
@@ -88,18 +88,7 @@ def test_more_protected_entries_than_a_command_line_holds(
     wrapped = wrap_command(
         ["bash", "-c", ATTACK, "attack", *map(str, sample)], _policy(root), ws, sandbox_env(mode)
     )
-    with wrapped:
-        proc = subprocess.run(
-            wrapped.argv,
-            env=wrapped.env,
-            cwd=ws,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-            pass_fds=wrapped.pass_fds,
-        )
-    _assert_protected(sample, proc.stdout + proc.stderr)
+    _assert_protected(sample, run_wrapped(wrapped, ws, timeout=300).output)
 
 
 LOOK_FOR_THE_LIST = r"""
@@ -132,21 +121,10 @@ def test_the_command_cannot_reach_the_list(
     wrapped = wrap_command(
         [PY, "-c", LOOK_FOR_THE_LIST, *numbers], _policy(root), ws, sandbox_env(mode)
     )
-    with wrapped:
-        assert [str(fd) for fd in wrapped.pass_fds] == numbers
-        proc = subprocess.run(
-            wrapped.argv,
-            env=wrapped.env,
-            cwd=ws,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-            pass_fds=wrapped.pass_fds,
-        )
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 0, output
-    assert "looked" in output and "open" not in output, output
+    assert [str(fd) for fd in wrapped.pass_fds] == numbers
+    looked = run_wrapped(wrapped, ws, timeout=300)
+    assert looked.code == 0, looked.output
+    assert "looked" in looked.output and "open" not in looked.output, looked.output
 
 
 def test_a_list_anyone_could_change_is_refused(ws: Path, mode: str) -> None:
@@ -194,21 +172,7 @@ def test_an_unprivileged_user_runs_with_as_many(ws: Path, crowded: tuple[Path, l
         wrapped = wrap_command(
             ["bash", "-c", ATTACK, "attack", *map(str, sample)], _policy(root), ws, env
         )
-        argv = [python, *wrapped.argv[1:]]
-        with wrapped:
-            proc = subprocess.run(
-                argv,
-                env=wrapped.env,
-                cwd=ws,
-                capture_output=True,
-                text=True,
-                user=65534,
-                group=65534,
-                extra_groups=[],
-                timeout=300,
-                pass_fds=wrapped.pass_fds,
-            )
-        output = proc.stdout + proc.stderr
+        output = run_wrapped(wrapped, ws, timeout=300, python=python, nobody=True).output
         if "launcher" in output or "can't open file" in output:
             pytest.skip(f"launcher not readable by an unprivileged user: {output}")
         _assert_protected(sample, f"{mode}: {output}")

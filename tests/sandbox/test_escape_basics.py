@@ -22,7 +22,7 @@ import pytest
 
 from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import SandboxOptions, is_likely_sandbox_denied, wrap_command
-from tests.sandbox.helpers import DENIALS, ISOLATED, PY, make_repo, run
+from tests.sandbox.helpers import DENIALS, ISOLATED, PY, make_repo, run, run_wrapped
 
 # --- filesystem escapes ------------------------------------------------------------
 
@@ -412,21 +412,7 @@ def test_unprivileged_user_gets_the_same_protection(ws: Path, outside: Path) -> 
         ws,
         {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
     )
-    with wrapped:
-        proc = subprocess.run(
-            # The launcher under a Python the unprivileged user can read.
-            [python, *wrapped.argv[1:]],
-            env=wrapped.env,
-            cwd=ws,
-            capture_output=True,
-            text=True,
-            user=65534,
-            group=65534,
-            extra_groups=[],
-            timeout=60,
-            pass_fds=wrapped.pass_fds,
-        )
-    output = proc.stdout + proc.stderr
+    output = run_wrapped(wrapped, ws, timeout=60, python=python, nobody=True).output
     if "launcher" in output or "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")
     assert (ws / "new.txt").read_text() == "new\n", output
