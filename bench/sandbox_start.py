@@ -54,13 +54,17 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(argv: list[str], env: dict[str, str], cwd: str, runs: int) -> Timing:
+def measure(
+    argv: list[str], env: dict[str, str], cwd: str, runs: int, pass_fds: tuple[int, ...] = ()
+) -> Timing:
     """Median wall and CPU time (the command's and its children's) of `runs` runs."""
     walls, cpus = [], []
     for _ in range(runs):
         cpu = _children_cpu_s()
         start = time.perf_counter()
-        subprocess.run(argv, env=env, cwd=cwd, check=True, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            argv, env=env, cwd=cwd, check=True, stdin=subprocess.DEVNULL, pass_fds=pass_fds
+        )
         walls.append((time.perf_counter() - start) * 1000)
         cpus.append((_children_cpu_s() - cpu) * 1000)
     return Timing(statistics.median(walls), statistics.median(cpus), min(walls))
@@ -106,17 +110,27 @@ def main() -> None:
                 subprocess.run(["git", "init", "-q", str(repo)], check=True)
             env["TMPDIR"] = str(tmpdir)
         true = shutil.which("true") or "/bin/true"
-        wrapped, wrapped_env = wrap_command([true], policy, workspace, env)
-        protected = wrapped.count("--protect")
+        wrapped = wrap_command([true], policy, workspace, env)
+        # The launcher reads them from a memory file: one path and a NUL each.
+        protected = sum(
+            os.pread(fd, os.fstat(fd).st_size, 0).count(b"\0") for fd in wrapped.pass_fds
+        )
         peer = peer_command(args.policy)
         peer_env = {**env, "CODEX_HOME": str(peer_home)}
         # One untimed run each so caches (page cache, .pyc files) are warm for all.
         subprocess.run([true], env=env, cwd=workspace, check=True)
-        subprocess.run(wrapped, env=wrapped_env, cwd=workspace, check=True)
+        subprocess.run(
+            wrapped.argv,
+            env=wrapped.env,
+            cwd=workspace,
+            check=True,
+            pass_fds=wrapped.pass_fds,
+        )
         if peer is not None:
             subprocess.run([*peer, true], env=peer_env, cwd=workspace, check=True)
         plain = measure([true], env, workspace, args.runs)
-        ours = measure(wrapped, wrapped_env, workspace, args.runs)
+        ours = measure(wrapped.argv, wrapped.env, workspace, args.runs, wrapped.pass_fds)
+        wrapped.close()
         theirs = (
             measure([*peer, true], peer_env, workspace, args.runs) if peer is not None else None
         )

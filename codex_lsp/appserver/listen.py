@@ -14,10 +14,15 @@ token of its own): anybody on the network could otherwise try the door.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import anyio
 
 from codex_lsp.wire.door_token import TokenAuth, TokenError, door_auth, is_loopback
 
@@ -109,3 +114,16 @@ def websocket_auth(
     except (TokenError, OSError) as err:
         raise ListenError(str(err)) from None
     return auth, f"the token in {path}"
+
+
+def serve_until_signalled(serve: Callable[[anyio.Event], Awaitable[None]]) -> None:
+    """Run `serve(stop)` in a new event loop; SIGINT or SIGTERM sets `stop`."""
+
+    async def main() -> None:
+        stop = anyio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(stop)
+
+    anyio.run(main)

@@ -11,11 +11,9 @@ started for it would run outside its sandbox.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import os
-import signal
 import socket
 import stat
 import struct
@@ -27,10 +25,10 @@ from typing import TYPE_CHECKING
 import anyio
 
 from codex_lsp.appserver.daemon_session import sandboxed_peer
-from codex_lsp.appserver.listen import ListenError
+from codex_lsp.appserver.listen import ListenError, serve_until_signalled
 from codex_lsp.appserver.server import AppServer
 from codex_lsp.wire.input import MAX_MESSAGE_BYTES
-from codex_lsp.wire.output import HIGH_WATER_BYTES, LOW_WATER_BYTES
+from codex_lsp.wire.queued_outbox import QueuedOutbox
 from codex_lsp.wire.stdio import OversizedLine
 
 if TYPE_CHECKING:
@@ -87,71 +85,23 @@ def refusal(conn: socket.socket) -> str | None:
     return None if confined is None else f"a sandboxed process ({confined})"
 
 
-class StreamOutbox:
+class StreamOutbox(QueuedOutbox[bytes]):
     """The connection's `Outbox`: lines written in order by one task; a slow client makes
     `drained()` wait, as on stdio."""
 
     def __init__(self, stream: asyncio.StreamWriter) -> None:
         self._stream = stream
-        self._loop = asyncio.get_running_loop()
-        self._lines: collections.deque[bytes] = collections.deque()
-        self._bytes = 0
-        self._ready = asyncio.Event()
-        self._low = asyncio.Event()
-        self._low.set()
-        self._closing = False
-        self._task = self._loop.create_task(self._send_all())
+        super().__init__()
 
-    def write(self, data: bytes) -> None:
-        line = data if data.endswith(b"\n") else data + b"\n"
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            self._push(line)
-        else:  # from a worker thread
-            self._loop.call_soon_threadsafe(self._push, line)
+    def message(self, data: bytes) -> bytes:
+        return data if data.endswith(b"\n") else data + b"\n"
 
-    def backlog(self) -> int:
-        return len(self._lines)
+    async def send(self, message: bytes) -> None:
+        self._stream.write(message)
+        await self._stream.drain()
 
-    def pending_bytes(self) -> int:
-        return self._bytes
-
-    async def drained(self) -> None:
-        if self._bytes > HIGH_WATER_BYTES:
-            self._low.clear()
-        await self._low.wait()
-
-    async def flush_and_close(self) -> None:
-        self._closing = True
-        self._ready.set()
-        with contextlib.suppress(OSError, asyncio.CancelledError):
-            await self._task
+    def close(self) -> None:
         self._stream.close()
-
-    def _push(self, line: bytes) -> None:
-        self._lines.append(line)
-        self._bytes += len(line)
-        self._ready.set()
-
-    async def _send_all(self) -> None:
-        try:
-            while True:
-                while self._lines:
-                    line = self._lines.popleft()
-                    self._stream.write(line)
-                    await self._stream.drain()
-                    self._bytes -= len(line)
-                    if self._bytes <= LOW_WATER_BYTES:
-                        self._low.set()
-                if self._closing:
-                    return
-                self._ready.clear()
-                await self._ready.wait()
-        finally:
-            self._low.set()  # nobody waits on a connection that is gone
 
 
 class StreamLines:
@@ -240,22 +190,17 @@ def run_unix(
     def ready(url: str) -> None:
         print(f"codex-lsp app-server: listening on {url}", file=sys.stderr, flush=True)
 
-    async def main() -> None:
-        stop = anyio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await serve_unix(
-            services_factory,
-            codex_home,
-            path,
-            stop=stop,
-            on_ready=ready,
-            config_warnings=config_warnings,
-        )
-
     try:
-        anyio.run(main)
+        serve_until_signalled(
+            lambda stop: serve_unix(
+                services_factory,
+                codex_home,
+                path,
+                stop=stop,
+                on_ready=ready,
+                config_warnings=config_warnings,
+            )
+        )
     except ListenError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

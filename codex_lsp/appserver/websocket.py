@@ -17,10 +17,7 @@ fragments counted together, and at most `MAX_QUEUED_MESSAGES` wait to be read.
 from __future__ import annotations
 
 import asyncio
-import collections
-import contextlib
 import logging
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
@@ -33,10 +30,11 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from codex_lsp.appserver.listen import WebSocketTarget
+from codex_lsp.appserver.listen import WebSocketTarget, serve_until_signalled
 from codex_lsp.appserver.server import AppServer
 from codex_lsp.wire.door_token import TokenAuth
-from codex_lsp.wire.output import HIGH_WATER_BYTES, LOW_WATER_BYTES
+from codex_lsp.wire.listener import Unproven
+from codex_lsp.wire.queued_outbox import QueuedOutbox
 from codex_lsp.wire.stdio import OversizedLine
 
 if TYPE_CHECKING:
@@ -54,72 +52,22 @@ HANDSHAKE_TIMEOUT_S = 10.0
 _PROBES = frozenset({"/readyz", "/healthz"})
 
 
-class FrameWriter:
+class FrameWriter(QueuedOutbox[str]):
     """The connection's `Outbox`: messages sent as text frames, in order, by one task. A slow
     client makes `drained()` wait, as the stdio door's output does, so producers pace
     themselves instead of queueing without bound."""
 
+    gone = (ConnectionClosed,)
+
     def __init__(self, websocket: ServerConnection) -> None:
         self._websocket = websocket
-        self._loop = asyncio.get_running_loop()
-        self._frames: collections.deque[str] = collections.deque()
-        self._bytes = 0
-        self._ready = asyncio.Event()
-        self._low = asyncio.Event()
-        self._low.set()
-        self._closing = False
-        self._task = self._loop.create_task(self._send_all())
+        super().__init__()
 
-    def write(self, data: bytes) -> None:
-        frame = data.decode("utf-8").rstrip("\n")
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            self._push(frame)
-        else:  # from a worker thread
-            self._loop.call_soon_threadsafe(self._push, frame)
+    def message(self, data: bytes) -> str:
+        return data.decode("utf-8").rstrip("\n")
 
-    def backlog(self) -> int:
-        """Messages not yet handed to the socket: how far behind the client reads."""
-        return len(self._frames)
-
-    def pending_bytes(self) -> int:
-        return self._bytes
-
-    async def drained(self) -> None:
-        if self._bytes > HIGH_WATER_BYTES:
-            self._low.clear()
-        await self._low.wait()
-
-    async def flush_and_close(self) -> None:
-        """Send what was written (unless the connection is gone), then stop."""
-        self._closing = True
-        self._ready.set()
-        with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
-            await self._task
-
-    def _push(self, frame: str) -> None:
-        self._frames.append(frame)
-        self._bytes += len(frame)
-        self._ready.set()
-
-    async def _send_all(self) -> None:
-        try:
-            while True:
-                while self._frames:
-                    frame = self._frames.popleft()
-                    await self._websocket.send(frame)
-                    self._bytes -= len(frame)
-                    if self._bytes <= LOW_WATER_BYTES:
-                        self._low.set()
-                if self._closing:
-                    return
-                self._ready.clear()
-                await self._ready.wait()
-        finally:
-            self._low.set()  # nobody waits on a connection that is gone
+    async def send(self, message: str) -> None:
+        await self._websocket.send(message)
 
 
 class FrameReader:
@@ -198,26 +146,21 @@ async def serve_websocket(
 def _handshake_limited() -> type[ServerConnection]:
     """A connection class that counts the connections still opening (for one listener) and,
     while `MAX_HANDSHAKING` are, drops the oldest of them for a new one."""
-    opening: dict[ServerConnection, None] = {}  # oldest first
+    opening = Unproven(MAX_HANDSHAKING)
 
     class HandshakeLimited(ServerConnection):
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
-            if len(opening) >= MAX_HANDSHAKING:
-                oldest = next(iter(opening))
-                del opening[oldest]
-                log.warning("dropped a connection still opening: %d were", MAX_HANDSHAKING)
-                oldest.transport.abort()
-            opening[self] = None
+            opening.admit(self, self.transport.abort)
 
         async def handshake(self, *args: Any, **kwargs: Any) -> None:
             try:
                 await super().handshake(*args, **kwargs)
             finally:
-                opening.pop(self, None)
+                opening.release(self)
 
         def connection_lost(self, exc: Exception | None) -> None:
-            opening.pop(self, None)
+            opening.release(self)
             super().connection_lost(exc)
 
     return HandshakeLimited
@@ -243,23 +186,18 @@ def run_websocket(
             flush=True,
         )
 
-    async def main() -> None:
-        stop = anyio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await serve_websocket(
-            services_factory,
-            codex_home,
-            target,
-            auth,
-            stop=stop,
-            on_ready=ready,
-            config_warnings=config_warnings,
-        )
-
     try:
-        anyio.run(main)
+        serve_until_signalled(
+            lambda stop: serve_websocket(
+                services_factory,
+                codex_home,
+                target,
+                auth,
+                stop=stop,
+                on_ready=ready,
+                config_warnings=config_warnings,
+            )
+        )
     except OSError as err:
         print(f"error: cannot listen on {target.url()}: {err.strerror or err}", file=sys.stderr)
         return 2

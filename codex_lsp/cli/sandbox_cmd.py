@@ -83,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: the sandbox cannot run here, so nothing ran: {err}", file=sys.stderr)
         return 1
     os.chdir(cwd)
+    for fd in prepared.pass_fds:
+        os.set_inheritable(fd, True)  # the launcher reads them, then closes them
     try:
         os.execvpe(prepared.argv[0], prepared.argv, prepared.env)
     except OSError as err:

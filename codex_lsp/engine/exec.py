@@ -80,6 +80,8 @@ class ExecParams:
     cwd: Path
     env: dict[str, str] | None = None
     timeout_ms: int | None = DEFAULT_TIMEOUT_MS
+    # Descriptors the child inherits: the sandbox launcher's (`PreparedCommand.pass_fds`).
+    pass_fds: tuple[int, ...] = ()
 
 
 def kill_process_group(pid: int, sig: int = signal.SIGKILL) -> None:
@@ -179,6 +181,7 @@ async def run_exec(params: ExecParams, *, on_output: OutputCallback | None = Non
             cwd=params.cwd,
             env=params.env,
             start_new_session=True,
+            pass_fds=params.pass_fds,
         )
     capture = _Capture(on_output)
     drained = anyio.Event()

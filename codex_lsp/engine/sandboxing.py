@@ -4,7 +4,8 @@ Every process started for the model or a client goes through `prepare_command` (
 tools, unified exec, the user's `!` commands, `command/exec`), so that each one gets the same
 `[shell_environment_policy]` environment, the same limits (`[sandbox_linux]`) and the same
 hidden directories (`$CODEX_HOME`, the per-user server's socket directory). Run the
-result with `close_fds=True` and in a session of its own (`start_new_session=True`); stop it
+result with `close_fds=True`, passing `pass_fds`, and in a session of its own
+(`start_new_session=True`), then `close()` it; stop it
 with SIGTERM to its process group, then SIGKILL if it is still there a second later (see
 `codex_lsp.sandbox`).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from codex_lsp.engine.env_policy import shell_environment
@@ -22,6 +23,7 @@ from codex_lsp.sandbox import (
     HeldRoots,
     ResourceLimits,
     SandboxOptions,
+    WrappedCommand,
     default_hidden_dirs,
     wrap_command,
 )
@@ -40,6 +42,18 @@ class PreparedCommand:
     env: dict[str, str]
     sandboxed: bool
     """Whether `argv` runs the sandbox launcher (the policy confines the command)."""
+    wrapped: WrappedCommand | None = field(default=None, repr=False, compare=False)
+    """What the launcher reads besides its argv; kept open until `close()`."""
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """Descriptors to pass to the process-starting call (see `WrappedCommand`)."""
+        return self.wrapped.pass_fds if self.wrapped is not None else ()
+
+    def close(self) -> None:
+        """Close our copies of `pass_fds`, once the process has started (or will not)."""
+        if self.wrapped is not None:
+            self.wrapped.close()
 
 
 def sandbox_options(config: Config | None, codex_home: Path | None) -> SandboxOptions:
@@ -94,7 +108,5 @@ def prepare_command(
     if not sandboxed or isinstance(policy, DangerFullAccess):
         return PreparedCommand(list(argv), start_env, sandboxed=False)
     options = sandbox_options(config, codex_home)
-    wrapped, wrapped_env = wrap_command(
-        argv, policy, policy_cwd, start_env, options=options, roots=roots
-    )
-    return PreparedCommand(wrapped, wrapped_env, sandboxed=True)
+    wrapped = wrap_command(argv, policy, policy_cwd, start_env, options=options, roots=roots)
+    return PreparedCommand(wrapped.argv, wrapped.env, sandboxed=True, wrapped=wrapped)

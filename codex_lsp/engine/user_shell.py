@@ -95,8 +95,12 @@ async def run_user_shell_command(
             cwd=cwd,
             env=prepared.env,
             timeout_ms=DEFAULT_USER_SHELL_TIMEOUT_MS if timeout_ms is None else timeout_ms,
+            pass_fds=prepared.pass_fds,
         )
-        output = await run_exec(params, on_output=on_output)
+        try:
+            output = await run_exec(params, on_output=on_output)
+        finally:
+            prepared.close()
     except (OSError, SandboxUnavailable) as err:
         session.emit(sub_id, ErrorEvent(message=f"failed to run the command: {err}"))
         secs = time.monotonic() - started

@@ -5,9 +5,9 @@ Public API:
 * `sandbox_support()` / `SandboxSupport` / `sandbox_unavailable_warning()` /
   `session_sandbox_warning()`: what the kernel offers, and what to tell the user when
   it is not enough;
-* `wrap_command()`: the argv and env that run a command under a policy (raises
-  `SandboxUnavailable` rather than run it unsandboxed), with `SandboxOptions`
-  and `ResourceLimits` for what the policy does not say;
+* `wrap_command()`: the `WrappedCommand` (argv, env and descriptors to pass) that runs a
+  command under a policy (raises `SandboxUnavailable` rather than run it unsandboxed),
+  with `SandboxOptions` and `ResourceLimits` for what the policy does not say;
 * `is_likely_sandbox_denied()`: whether a failure looks like the sandbox's doing;
 * `WritableRoot`, `writable_roots()`, `is_path_writable()`, `writable_root_of()`,
   `paths_outside_writable_roots()`: the policy's writable paths, for patch safety;
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ._api import (
         SandboxSupport,
         SandboxUnavailable,
+        WrappedCommand,
         block_stop_now,
         fallback_warning,
         is_likely_sandbox_denied,
@@ -57,6 +58,7 @@ _EXPORTS = {
     "STOP_NOW_SIGNAL": "._api",
     "SandboxSupport": "._api",
     "SandboxUnavailable": "._api",
+    "WrappedCommand": "._api",
     "block_stop_now": "._api",
     "fallback_warning": "._api",
     "ResourceLimits": ".options",
@@ -87,6 +89,7 @@ __all__ = [
     "SandboxOptions",
     "SandboxSupport",
     "SandboxUnavailable",
+    "WrappedCommand",
     "WritableRoot",
     "block_stop_now",
     "default_hidden_dirs",

@@ -2,7 +2,8 @@
 
 The engine calls `wrap_command` for every command it runs under a restrictive
 policy and runs the result with `subprocess` (keep `close_fds=True`, the default:
-an inherited network socket would slip past the filter, which only stops new ones).
+an inherited network socket would slip past the filter, which only stops new ones;
+pass the `WrappedCommand`'s `pass_fds`, which the launcher reads and closes).
 There is no silent downgrade: if the kernel lacks what the policy needs,
 `wrap_command` raises `SandboxUnavailable` and the command is not run.
 
@@ -25,9 +26,11 @@ import functools
 import os
 import signal
 import sys
+import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 
 from codex_lsp.protocol.core.policy import (
     DangerFullAccess,
@@ -36,7 +39,7 @@ from codex_lsp.protocol.core.policy import (
     has_network_access,
 )
 
-from . import _nested
+from . import _nested, _protected_list
 from ._supervise import STOP_NOW as STOP_NOW_SIGNAL
 from .held import HeldRoots, hold_roots
 from .options import SandboxOptions
@@ -195,6 +198,52 @@ def session_sandbox_warning(
     return sandbox_unavailable_warning(support) or fallback_warning(support, options)
 
 
+@dataclass
+class WrappedCommand:
+    """A command ready to start: its argv, its whole environment, and the descriptors the
+    launcher reads before it runs the command (`pass_fds`: the protected entries, which may
+    be more than a command line holds).
+
+    Pass `pass_fds` to the call that starts the process (`subprocess`'s `pass_fds`; they are
+    close-on-exec otherwise, and the launcher refuses to run the command without them), and
+    keep this object until the process has started; then `close()` it, or use it as a
+    context manager. The launcher closes its copies before the command runs.
+    """
+
+    argv: list[str]
+    env: dict[str, str]
+    pass_fds: tuple[int, ...] = ()
+    _finalizer: weakref.finalize[[tuple[int, ...]], WrappedCommand] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        self._finalizer = weakref.finalize(self, _close_fds, self.pass_fds)
+
+    def close(self) -> None:
+        """Close the engine's copies of `pass_fds` (once, however often called)."""
+        self._finalizer()
+
+    def __enter__(self) -> WrappedCommand:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _close_fds(fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            continue
+
+
 def wrap_command(
     argv: Sequence[str],
     policy: DangerFullAccess | ReadOnly | WorkspaceWrite,
@@ -203,8 +252,8 @@ def wrap_command(
     *,
     options: SandboxOptions | None = None,
     roots: HeldRoots | None = None,
-) -> tuple[list[str], dict[str, str]]:
-    """The argv and environment that run `argv` under `policy`.
+) -> WrappedCommand:
+    """The argv, environment and launcher descriptors that run `argv` under `policy`.
 
     `cwd` is the directory the policy's roots are resolved against (the session's);
     the caller still chooses the command's working directory. `env` is the command's
@@ -219,7 +268,7 @@ def wrap_command(
     if not argv:
         raise ValueError("cannot wrap an empty command")
     if isinstance(policy, DangerFullAccess):
-        return list(argv), dict(env)
+        return WrappedCommand(list(argv), dict(env))
     network = has_network_access(policy)
     support = sandbox_support()
     if not support.landlock or (not network and not support.seccomp):
@@ -248,6 +297,13 @@ def wrap_command(
             options = dataclasses.replace(
                 options, protected_paths=(*options.protected_paths, *dict.fromkeys(nested))
             )
+    # The protected entries travel in a sealed memory file, not as arguments: a crowded
+    # /tmp names more of them than a command line holds.
+    protected = list(options.protected_paths)
+    launcher_options = dataclasses.replace(options, protected_paths=()).launcher_args(env)
+    pass_fds: tuple[int, ...] = ()
+    if protected:  # last: nothing after it may fail and leave the descriptor open
+        pass_fds = (_protected_list.write(protected),)
     wrapped = [
         sys.executable,
         "-I",  # ignore PYTHON* variables meant for the command, and the user site
@@ -257,8 +313,9 @@ def wrap_command(
         policy.model_dump_json(),
         "--cwd",
         os.fspath(cwd),
-        *options.launcher_args(env),
+        *launcher_options,
         *held,
+        *(arg for fd in pass_fds for arg in ("--protect-fd", str(fd))),
         "--",
         *argv,
     ]
@@ -266,7 +323,7 @@ def wrap_command(
     new_env["CODEX_SANDBOX"] = "seccomp"
     if not network:
         new_env["CODEX_SANDBOX_NETWORK_DISABLED"] = "1"
-    return wrapped, new_env
+    return WrappedCommand(wrapped, new_env, pass_fds)
 
 
 def is_likely_sandbox_denied(exit_code: int, output: str) -> bool:

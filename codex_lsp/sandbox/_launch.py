@@ -3,8 +3,12 @@
 Usage:
 
     python -m codex_lsp.sandbox --policy '<SandboxPolicy JSON>' [--cwd DIR]
-        [--hide DIR]... [--protect PATH]... [--max-processes N] [--max-memory-mb N]
-        [--fallback-metadata-changes] [--allow-unix-socket PATH]... -- CMD...
+        [--hide DIR]... [--protect PATH]... [--protect-fd N]... [--max-processes N]
+        [--max-memory-mb N] [--fallback-metadata-changes] [--allow-unix-socket PATH]...
+        -- CMD...
+
+`--protect-fd` names a sealed memory file listing more paths to protect
+(`_protected_list`); it is read and closed before anything else.
 
 The outer process (this one) enters a private user, mount, IPC, PID and (with the
 network off) network namespace, sets up the mounts, builds the Landlock ruleset and forks.
@@ -28,6 +32,7 @@ import sys
 
 from . import _connect_broker, _init, _limits, _mounts, _plan, _roots, _seccomp, _supervise
 from ._jsonlite import loads
+from ._protected_list import read as read_protected
 from .beneath import open_root
 
 # Spelled out so the launcher does not import `typing`: its start-up time counts.
@@ -48,6 +53,7 @@ _VALUED = (
     "--cwd",
     "--hide",
     "--protect",
+    "--protect-fd",
     "--root",
     "--max-processes",
     "--max-memory-mb",
@@ -72,6 +78,7 @@ class Args:
         self.cwd: str | None = None
         self.hide: list[str] = []
         self.protect: list[str] = []
+        self.protect_fds: list[int] = []
         # Writable roots held by the session, as `PATH=DEV:INO`.
         self.roots: list[str] = []
         self.max_processes = 0
@@ -116,6 +123,8 @@ def parse_args(args: list[str]) -> Args:
             parsed.hide.append(value)
         elif name == "--protect":
             parsed.protect.append(value)
+        elif name == "--protect-fd":
+            parsed.protect_fds.append(_count(name, value))
         elif name == "--root":
             parsed.roots.append(value)
         elif name == "--max-processes":
@@ -365,6 +374,12 @@ def main(argv: list[str] | None = None) -> NoReturn:
         policy = loads(args.policy)
     except (UsageError, ValueError) as exc:
         _die(f"{exc}\nusage: {PROG} --policy JSON [--cwd DIR] -- COMMAND [ARG...]", 2)
+    # First of all: the command must never hold these, whatever happens next.
+    for fd in args.protect_fds:
+        try:
+            args.protect += read_protected(fd)
+        except (ValueError, OSError) as exc:
+            _die(f"{exc}: command not run", 1)
     if not isinstance(policy, dict):
         _die("--policy must be a JSON object", 2)
     kind = policy.get("type")

@@ -4,7 +4,8 @@ Layers, lowest first: built-in defaults, the user's file, the selected profile's
 `$CODEX_HOME/<name>.config.toml`, then `-c` overrides (which win over a profile, as a command
 line should). Unknown keys are ignored so
 a Codex user's file loads as is. Anything wrong raises `ConfigError` naming the file, line and
-key; never a pydantic traceback. Reading and merging the tables: `config_layers.py`.
+key; never a pydantic traceback. Reading and merging the tables: `config_layers.py`; the
+profile's and a trusted project's files: `config_files.py`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from codex_lsp.protocol.core.policy import (
 from codex_lsp.protocol.core.providers import ModelProviderInfo
 from codex_lsp.store.config_errors import (
     ConfigError,
+    data_path,
     describe_problem,
     format_key,
     holds_secret,
@@ -35,8 +37,10 @@ from codex_lsp.store.config_errors import (
     value_span,
 )
 from codex_lsp.store.config_files import (
-    PROFILE_NAME,
+    CONFIG_FILENAME as CONFIG_FILENAME,
     PROFILE_SUFFIX,
+    check_profile_name,
+    profile_layer,
     profile_path,
     project_layers,
 )
@@ -55,9 +59,8 @@ from codex_lsp.store.config_mcp import McpServerConfig
 from codex_lsp.store.config_sandbox import SandboxLinux, ShellEnvironmentPolicy
 from codex_lsp.store.config_skills import SkillsConfig
 from codex_lsp.store.home import codex_home as default_codex_home
-from codex_lsp.store.providers import OPENAI_PROVIDER_ID, built_in_providers
+from codex_lsp.store.providers import OPENAI_PROVIDER_ID, merged_providers
 
-CONFIG_FILENAME = "config.toml"
 Origin = Literal["user", "override", "default"]
 
 
@@ -265,51 +268,19 @@ class _Loader:
 
     def validate(self, data: dict[str, Any], file_prefix: KeyPath = ()) -> Config:
         if "model_providers" in data:
-            data = {**data, "model_providers": _providers(data)}
+            data = {**data, "model_providers": merged_providers(data)}
         try:
             return Config.model_validate(data)
         except ValidationError as err:
             errors = err.errors()
             # A value that is one of several shapes (a policy name or a granular table) fails
             # once per shape: report the shape the value has, by the keys it really holds.
-            paths = [_data_path(data, error["loc"]) for error in errors]
+            paths = [data_path(data, error["loc"]) for error in errors]
             best = max(range(len(errors)), key=lambda index: len(paths[index]))
             first = errors[best]
             loc = (*file_prefix, *paths[best])
             problem = describe_problem(first, secret=holds_secret(loc))
             raise self.fail(loc, problem) from None
-
-
-def _data_path(data: Any, loc: Sequence[int | str]) -> KeyPath:
-    """The part of an error's location that names keys in `data` (pydantic adds the names of
-    union members and validators, which are not keys of the file)."""
-    path: list[str] = []
-    node = data
-    for index, part in enumerate(loc):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, dict) and index == len(loc) - 1:
-            pass  # a required key that is missing
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            node = node[part]
-        else:
-            continue
-        path.append(str(part))
-    return tuple(path)
-
-
-def _providers(effective: dict[str, Any]) -> dict[str, Any]:
-    """Built-in provider tables with the user's tables merged over them, key by key."""
-    merged: dict[str, Any] = {
-        pid: info.model_dump(exclude_none=True) for pid, info in built_in_providers().items()
-    }
-    user = effective.get("model_providers")
-    if not isinstance(user, dict):
-        return user if user is not None else merged
-    for pid, table in user.items():
-        base = merged.get(pid)
-        merged[pid] = deep_merge(base, table) if isinstance(table, dict) and base else table
-    return merged
 
 
 def load_config(
@@ -356,11 +327,16 @@ def load_config(
     raw = copy.deepcopy(file_raw)
     user_keys = set(leaf_paths({key: value for key, value in raw.items() if key != "profiles"}))
     loader.validate({key: value for key, value in raw.items() if key != "profiles"})
+
+    def add_layer(layer_path: Path, layer_raw: dict[str, Any], layer_text: str) -> None:
+        nonlocal raw
+        _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
+        layers.append((layer_path, layer_raw))
+        raw = deep_merge(raw, layer_raw)
+        user_keys.update(leaf_paths(layer_raw))
+
     if profile is not None:
-        if not PROFILE_NAME.fullmatch(profile) or looks_secret(profile):
-            raise ConfigError(
-                f"--profile: {profile!r} is not a profile name (letters, digits, -_.)"
-            )
+        check_profile_name(profile)
         if profile in tables:
             raise loader.fail(
                 ("profiles", profile),
@@ -368,23 +344,16 @@ def load_config(
                 f"[profiles.{profile}] table; move its settings to "
                 f"{profile_path(home, profile)} and remove the table",
             )
-        layer_path = profile_path(home, profile)
-        layer_text, layer_raw = read_toml(layer_path)
-        if layer_raw:
-            layers.append((layer_path, layer_raw))
-            _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
-            raw = deep_merge(raw, layer_raw)
-            user_keys |= set(leaf_paths(layer_raw))
-    for layer_path, layer_raw, layer_text in project_layers(raw, cwd):
-        _Loader(layer_path, layer_text, ()).validate(dict(layer_raw))
-        layers.append((layer_path, layer_raw))
-        raw = deep_merge(raw, layer_raw)
-        user_keys |= set(leaf_paths(layer_raw))
+        found = profile_layer(home, profile)
+        if found is not None:
+            add_layer(*found)
+    for found in project_layers(raw, cwd):
+        add_layer(*found)
     for keys, value in parsed:
         set_path(raw, keys, value)
     effective = {key: value for key, value in raw.items() if key != "profiles"}
     effective["profile"] = profile
-    effective["model_providers"] = _providers(effective)
+    effective["model_providers"] = merged_providers(effective)
     config = loader.validate(effective)
     if config.model_provider not in config.model_providers:
         known = ", ".join(sorted(config.model_providers))

@@ -256,3 +256,21 @@ def describe_problem(error: ErrorDetails, *, secret: bool = False) -> str:
     if kind == "value_error":
         return "invalid value (not shown)" if secret else message
     return f"{message}, got {show_value(value, secret=secret)}"
+
+
+def data_path(data: Any, loc: Sequence[int | str]) -> tuple[str, ...]:
+    """The part of an error's location that names keys in `data` (pydantic adds the names of
+    union members and validators, which are not keys of the file)."""
+    path: list[str] = []
+    node = data
+    for index, part in enumerate(loc):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, dict) and index == len(loc) - 1:
+            pass  # a required key that is missing
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            continue
+        path.append(str(part))
+    return tuple(path)

@@ -1,5 +1,7 @@
 """The files config.toml's layers come from besides itself: a profile's
-`$CODEX_HOME/<name>.config.toml`, and a trusted project's `.codex/config.toml` files."""
+`$CODEX_HOME/<name>.config.toml`, and a trusted project's `.codex/config.toml` files.
+
+Each layer is `(path, tables, text)`: the text, for an error to point at the line."""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from codex_lsp.store.bounded_read import PROJECT_CONFIG_MAX_BYTES, read_text
-from codex_lsp.store.config_errors import ConfigError
-from codex_lsp.store.config_layers import parse_toml
+from codex_lsp.store.config_errors import ConfigError, looks_secret
+from codex_lsp.store.config_layers import parse_toml, read_toml
 
 CONFIG_FILENAME = "config.toml"
 PROFILE_SUFFIX = ".config.toml"
@@ -19,6 +21,20 @@ PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 def profile_path(home: Path, name: str) -> Path:
     """`$CODEX_HOME/<name>.config.toml`, where Codex 0.169 and later keep a profile."""
     return home / f"{name}{PROFILE_SUFFIX}"
+
+
+def check_profile_name(name: str) -> None:
+    """Raise `ConfigError` unless `name` can name a profile's file (and is no secret)."""
+    if not PROFILE_NAME.fullmatch(name) or looks_secret(name):
+        raise ConfigError(f"--profile: {name!r} is not a profile name (letters, digits, -_.)")
+
+
+def profile_layer(home: Path, name: str) -> tuple[Path, dict[str, Any], str] | None:
+    """The profile's own file as a layer; None when it is absent or empty (nothing to add,
+    as in Codex)."""
+    path = profile_path(home, name)
+    text, tables = read_toml(path)
+    return (path, tables, text) if tables else None
 
 
 def project_layers(

@@ -7,8 +7,10 @@ a `ModelProviderInfo` (see `codex_lsp.protocol.core.providers`).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from codex_lsp.protocol.core.providers import ModelProviderInfo
+from codex_lsp.store.config_layers import deep_merge
 
 OPENAI_PROVIDER_ID = "openai"
 OLLAMA_PROVIDER_ID = "ollama"
@@ -30,3 +32,17 @@ def built_in_providers() -> dict[str, ModelProviderInfo]:
             wire_api="chat",
         ),
     }
+
+
+def merged_providers(effective: dict[str, Any]) -> dict[str, Any]:
+    """Built-in provider tables with the user's tables merged over them, key by key."""
+    merged: dict[str, Any] = {
+        pid: info.model_dump(exclude_none=True) for pid, info in built_in_providers().items()
+    }
+    user = effective.get("model_providers")
+    if not isinstance(user, dict):
+        return user if user is not None else merged
+    for pid, table in user.items():
+        base = merged.get(pid)
+        merged[pid] = deep_merge(base, table) if isinstance(table, dict) and base else table
+    return merged

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
-from codex_lsp.sandbox import is_likely_sandbox_denied, wrap_command
+from codex_lsp.sandbox import WrappedCommand, is_likely_sandbox_denied, wrap_command
 
 DENIALS = ("Permission denied", "Operation not permitted", "Read-only file system")
 ISOLATED = WorkspaceWrite(exclude_slash_tmp=True, exclude_tmpdir_env_var=True)
@@ -60,7 +60,7 @@ def wrap(
     options: object | None = None,
     env: dict[str, str] | None = None,
     roots: object | None = None,
-) -> tuple[list[str], dict[str, str]]:
+) -> WrappedCommand:
     """`wrap_command` for a test; `options` and `roots` are passed only when given."""
     # The launcher reads the mode switch from the command's environment.
     environ = sandbox_env(mode, env)
@@ -82,14 +82,32 @@ def run(
 ) -> Result:
     """Run `script` (bash) or an argv through the launcher and collect its output."""
     argv = ["bash", "-c", script] if isinstance(script, str) else script
-    wrapped, wrapped_env = wrap(argv, ws, mode, policy, options=options, env=env)
-    proc = subprocess.run(
-        wrapped,
-        env=wrapped_env,
-        cwd=ws,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_wrapped(wrap(argv, ws, mode, policy, options=options, env=env), ws, timeout=timeout)
+
+
+def run_wrapped(
+    wrapped: WrappedCommand,
+    cwd: Path | str,
+    *,
+    timeout: float = 120,
+    python: str | None = None,
+    nobody: bool = False,
+) -> Result:
+    """Start `wrapped` as the engine does (its descriptors passed, then closed) and collect
+    its output. `nobody` runs it as uid and gid 65534, the launcher under `python` (one that
+    user can run)."""
+    argv = wrapped.argv if python is None else [python, *wrapped.argv[1:]]
+    user: dict[str, object] = {"user": 65534, "group": 65534, "extra_groups": []} if nobody else {}
+    with wrapped:
+        proc = subprocess.run(
+            argv,
+            env=wrapped.env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            pass_fds=wrapped.pass_fds,
+            **user,  # type: ignore[call-overload]
+        )
     return Result(proc.returncode, proc.stdout + proc.stderr)

@@ -22,7 +22,7 @@ import pytest
 
 from codex_lsp.protocol.core.policy import DangerFullAccess, ReadOnly, WorkspaceWrite
 from codex_lsp.sandbox import SandboxOptions, is_likely_sandbox_denied, wrap_command
-from tests.sandbox.helpers import DENIALS, ISOLATED, PY, make_repo, run
+from tests.sandbox.helpers import DENIALS, ISOLATED, PY, make_repo, run, run_wrapped
 
 # --- filesystem escapes ------------------------------------------------------------
 
@@ -277,9 +277,9 @@ def test_network_policy_on_allows_tcp(ws: Path, server: tuple[int, list[bytes]])
 
 def test_full_access_runs_unwrapped(ws: Path, server: tuple[int, list[bytes]]) -> None:
     port, received = server
-    argv, env = wrap_command([PY, "-c", CONNECT, str(port)], DangerFullAccess(), ws, os.environ)
-    assert argv[0] == PY and "--policy" not in argv
-    assert subprocess.run(argv, env=env, cwd=ws, timeout=60).returncode == 0
+    wrapped = wrap_command([PY, "-c", CONNECT, str(port)], DangerFullAccess(), ws, os.environ)
+    assert wrapped.argv[0] == PY and "--policy" not in wrapped.argv and not wrapped.pass_fds
+    assert subprocess.run(wrapped.argv, env=wrapped.env, cwd=ws, timeout=60).returncode == 0
     assert received == [b"x"]
 
 
@@ -401,7 +401,7 @@ def test_unprivileged_user_gets_the_same_protection(ws: Path, outside: Path) -> 
     outside.chmod(0o777)  # only the sandbox may stand in the way
     for path in [ws, *ws.rglob("*")]:
         os.lchown(path, 65534, 65534)
-    argv, env = wrap_command(
+    wrapped = wrap_command(
         [
             "bash",
             "-c",
@@ -412,19 +412,7 @@ def test_unprivileged_user_gets_the_same_protection(ws: Path, outside: Path) -> 
         ws,
         {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
     )
-    argv[0] = python  # the launcher under a Python the unprivileged user can read
-    proc = subprocess.run(
-        argv,
-        env=env,
-        cwd=ws,
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=60,
-    )
-    output = proc.stdout + proc.stderr
+    output = run_wrapped(wrapped, ws, timeout=60, python=python, nobody=True).output
     if "launcher" in output or "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")
     assert (ws / "new.txt").read_text() == "new\n", output

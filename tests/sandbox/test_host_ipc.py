@@ -26,7 +26,7 @@ from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.sandbox import SandboxOptions, wrap_command
 from codex_lsp.store.config import load_config
 from codex_lsp.store.config_errors import ConfigError
-from tests.sandbox.helpers import PY, policy_for, run, sandbox_env
+from tests.sandbox.helpers import PY, policy_for, run, run_wrapped, sandbox_env
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -352,20 +352,8 @@ def test_an_unprivileged_user_cannot_reach_host_ipc_or_sockets(
     env.pop("VIRTUAL_ENV", None)
     listed = addresses[:1] if one_listed else []
     options = SandboxOptions(unix_sockets=tuple(listed))
-    argv, env = wrap_command(["bash", "-c", script], policy_for(True), ws, env, options=options)
-    argv[0] = python
-    proc = subprocess.run(
-        argv,
-        env=env,
-        cwd=ws,
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=60,
-    )
-    output = proc.stdout + proc.stderr
+    wrapped = wrap_command(["bash", "-c", script], policy_for(True), ws, env, options=options)
+    output = run_wrapped(wrapped, ws, timeout=60, python=python, nobody=True).output
     if "launcher" in output or "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")
     _assert_sysv_refused(output)

@@ -19,10 +19,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from codex_lsp.engine.exec import ExecParams, run_exec
+from codex_lsp.engine.exec import ExecOutput, ExecParams, OutputCallback, run_exec
 from codex_lsp.engine.unified_exec import ExecProcess, SpawnSpec
 from tests.sandbox.helpers import wrap
 from tests.sandbox.lifetime import escaping_script, kill_survivors, lock_is_released
+
+# Passes on the launcher's descriptors, as the server does.
+SERVER = "import subprocess, sys; subprocess.call(sys.argv[1:], close_fds=False)"
 
 
 @pytest.fixture
@@ -34,16 +37,25 @@ def lock(ws: Path) -> Iterator[tuple[Path, Path]]:
     kill_survivors(str(lock))
 
 
-def _params(ws: Path, mode: str, script: str, timeout_ms: int) -> ExecParams:
-    argv, env = wrap(["bash", "-c", script], ws, mode)
-    return ExecParams(argv=argv, cwd=ws, env=env, timeout_ms=timeout_ms)
+async def _run(
+    ws: Path, mode: str, script: str, timeout_ms: int, on_output: OutputCallback | None = None
+) -> ExecOutput:
+    with wrap(["bash", "-c", script], ws, mode) as wrapped:
+        params = ExecParams(
+            argv=wrapped.argv,
+            cwd=ws,
+            env=wrapped.env,
+            timeout_ms=timeout_ms,
+            pass_fds=wrapped.pass_fds,
+        )
+        return await run_exec(params, on_output=on_output)
 
 
 async def test_the_end_of_the_command_ends_its_tree(
     ws: Path, lock: tuple[Path, Path], mode: str
 ) -> None:
     script = escaping_script(sys.executable, *lock, then="exit 0")
-    output = await run_exec(_params(ws, mode, script, 120_000))
+    output = await _run(ws, mode, script, 120_000)
     assert output.exit_code == 0, output.aggregated_output
     assert "ready" in output.aggregated_output
     assert lock_is_released(lock[0]), "the setsid'd process outlived its command"
@@ -51,7 +63,7 @@ async def test_the_end_of_the_command_ends_its_tree(
 
 async def test_the_timeout_ends_the_tree(ws: Path, lock: tuple[Path, Path], mode: str) -> None:
     script = escaping_script(sys.executable, *lock, then="sleep 600")
-    output = await run_exec(_params(ws, mode, script, 5_000))
+    output = await _run(ws, mode, script, 5_000)
     assert output.timed_out
     assert lock[1].read_text() == "locked"  # it did start before the timeout
     assert lock_is_released(lock[0]), "the setsid'd process outlived the timeout"
@@ -68,7 +80,7 @@ async def test_an_interrupt_ends_the_tree(ws: Path, lock: tuple[Path, Path], mod
     async with anyio.create_task_group() as tg:
 
         async def command() -> None:
-            await run_exec(_params(ws, mode, script, 600_000), on_output=on_output)
+            await _run(ws, mode, script, 600_000, on_output)
 
         tg.start_soon(command)
         await started.wait()
@@ -78,15 +90,17 @@ async def test_an_interrupt_ends_the_tree(ws: Path, lock: tuple[Path, Path], mod
 
 def test_the_server_exiting_ends_the_tree(ws: Path, lock: tuple[Path, Path], mode: str) -> None:
     script = escaping_script(sys.executable, *lock, then="sleep 600")
-    argv, env = wrap(["bash", "-c", script], ws, mode)
+    wrapped = wrap(["bash", "-c", script], ws, mode)
     # Stands in for the server: it starts the command and is then killed outright.
-    server = subprocess.Popen(
-        [sys.executable, "-c", "import subprocess, sys; subprocess.call(sys.argv[1:])", *argv],
-        env=env,
-        cwd=ws,
-        stdout=subprocess.PIPE,
-        start_new_session=True,
-    )
+    with wrapped:
+        server = subprocess.Popen(
+            [sys.executable, "-c", SERVER, *wrapped.argv],
+            env=wrapped.env,
+            cwd=ws,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+            pass_fds=wrapped.pass_fds,
+        )
     try:
         assert server.stdout is not None
         assert server.stdout.readline() == b"ready\n"
@@ -107,8 +121,15 @@ async def test_killing_a_terminal_session_ends_the_tree(
     script = escaping_script(sys.executable, *lock, then="sleep 600")
     disabled = ("mountns," if mode == "landlock-only" else "") + "pidns"
     extra = {} if pid_namespace else {"CODEX_LSP_SANDBOX_DISABLE": disabled}
-    argv, env = wrap(["bash", "-c", script], ws, mode, env=extra)
-    process = await ExecProcess.spawn(SpawnSpec(argv=argv, cwd=ws, env=env, sandboxed=True))
+    with wrap(["bash", "-c", script], ws, mode, env=extra) as wrapped:
+        spec = SpawnSpec(
+            argv=wrapped.argv,
+            cwd=ws,
+            env=wrapped.env,
+            sandboxed=True,
+            pass_fds=wrapped.pass_fds,
+        )
+        process = await ExecProcess.spawn(spec)
     seen, deadline = b"", time.monotonic() + 60
     while b"ready" not in seen and time.monotonic() < deadline:
         seen += await process.collect(time.monotonic() + 0.5)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from codex_lsp.protocol.core.policy import WorkspaceWrite
-from tests.sandbox.helpers import wrap
+from tests.sandbox.helpers import run_wrapped, wrap
 from tests.support.engine import running_engine, write_config
 from tests.support.scripted_builders import (
     custom_tool_call_response,
@@ -91,13 +91,11 @@ def test_a_move_after_the_check_is_refused_by_the_launcher(
     env = {"TMPDIR": str(scene.tmpdir)}
     held = hold_roots(POLICY, scene.cwd, env)
     script = f"echo pwned > {scene.cwd if which == 'cwd parent' else scene.tmpdir}/planted.txt"
-    argv, wrapped_env = wrap(["bash", "-c", script], scene.cwd, mode, POLICY, env=env, roots=held)
+    wrapped = wrap(["bash", "-c", script], scene.cwd, mode, POLICY, env=env, roots=held)
     scene.repoint(which)
-    done = subprocess.run(
-        argv, env=wrapped_env, capture_output=True, text=True, timeout=60, cwd="/"
-    )
-    assert done.returncode != 0
-    assert MOVED in done.stderr, done.stderr
+    done = run_wrapped(wrapped, "/", timeout=60)
+    assert done.code != 0
+    assert MOVED in done.output, done.output
     assert list(scene.outside.iterdir()) == []
 
 
@@ -161,24 +159,13 @@ def test_an_unprivileged_launcher_refuses_a_moved_root(scene: Scene, which: str)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(scene.tmpdir)}
     held = hold_roots(POLICY, scene.cwd, env)
     folder = scene.cwd if which == "cwd parent" else scene.tmpdir
-    argv, env = wrap_command(
+    wrapped = wrap_command(
         ["bash", "-c", f"echo pwned > {folder}/planted.txt"], POLICY, scene.cwd, env, roots=held
     )
     scene.repoint(which)
-    argv[0] = python
-    done = subprocess.run(
-        argv,
-        env=env,
-        cwd="/",
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=60,
-    )
-    if "can't open file" in done.stderr:
-        pytest.skip(f"launcher not readable by an unprivileged user: {done.stderr}")
-    assert done.returncode != 0
-    assert MOVED in done.stderr, done.stderr
+    done = run_wrapped(wrapped, "/", timeout=60, python=python, nobody=True)
+    if "can't open file" in done.output:
+        pytest.skip(f"launcher not readable by an unprivileged user: {done.output}")
+    assert done.code != 0
+    assert MOVED in done.output, done.output
     assert list(scene.outside.iterdir()) == []

@@ -214,20 +214,23 @@ def test_is_likely_sandbox_denied(code: int, output: str, denied: bool) -> None:
 
 
 def test_full_access_is_not_wrapped(ws: Path) -> None:
-    argv, env = wrap_command(["ls", "-l"], DangerFullAccess(), ws, {"A": "1"})
-    assert argv == ["ls", "-l"]
-    assert env == {"A": "1"}
+    wrapped = wrap_command(["ls", "-l"], DangerFullAccess(), ws, {"A": "1"})
+    assert wrapped.argv == ["ls", "-l"]
+    assert wrapped.env == {"A": "1"}
+    assert wrapped.pass_fds == ()
 
 
 def test_wrapped_command_runs_the_launcher_with_marker_env(ws: Path) -> None:
-    argv, env = wrap_command(["echo", "hi"], WW, ws, {"PATH": "/usr/bin:/bin"})
+    wrapped = wrap_command(["echo", "hi"], WW, ws, {"PATH": "/usr/bin:/bin"})
+    argv, env = wrapped.argv, wrapped.env
+    wrapped.close()
     assert argv[0] == sys.executable
     assert argv[argv.index("--") + 1 :] == ["echo", "hi"]
     assert argv[argv.index("--cwd") + 1] == str(ws)
     assert env["CODEX_SANDBOX"] == "seccomp"
     assert env["CODEX_SANDBOX_NETWORK_DISABLED"] == "1"
-    _, env_net = wrap_command(["true"], WorkspaceWrite(network_access=True), ws, {})
-    assert "CODEX_SANDBOX_NETWORK_DISABLED" not in env_net
+    with wrap_command(["true"], WorkspaceWrite(network_access=True), ws, {}) as net:
+        assert "CODEX_SANDBOX_NETWORK_DISABLED" not in net.env
 
 
 def test_kernel_without_landlock_refuses_instead_of_downgrading(
@@ -243,7 +246,7 @@ def test_kernel_without_landlock_refuses_instead_of_downgrading(
         with pytest.raises(SandboxUnavailable, match="Landlock"):
             wrap_command(["true"], policy, ws, {})
     # Nothing to enforce, nothing to refuse.
-    assert wrap_command(["true"], DangerFullAccess(), ws, {})[0] == ["true"]
+    assert wrap_command(["true"], DangerFullAccess(), ws, {}).argv == ["true"]
 
 
 def test_kernel_without_seccomp_refuses_only_network_off(
@@ -252,8 +255,8 @@ def test_kernel_without_seccomp_refuses_only_network_off(
     monkeypatch.setenv("CODEX_LSP_SANDBOX_DISABLE", "seccomp")
     with pytest.raises(SandboxUnavailable, match="seccomp"):
         wrap_command(["true"], WW, ws, {})
-    argv, _ = wrap_command(["true"], WorkspaceWrite(network_access=True), ws, {})
-    assert argv[0] == sys.executable
+    with wrap_command(["true"], WorkspaceWrite(network_access=True), ws, {}) as wrapped:
+        assert wrapped.argv[0] == sys.executable
 
 
 def test_this_kernel_supports_the_sandbox() -> None:

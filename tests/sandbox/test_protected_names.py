@@ -22,7 +22,7 @@ import pytest
 
 from codex_lsp.protocol.core.policy import WorkspaceWrite
 from codex_lsp.sandbox import wrap_command
-from tests.sandbox.helpers import DENIALS, run
+from tests.sandbox.helpers import DENIALS, run, run_wrapped
 
 NAMES = (".git", ".codex", ".agents")
 KEPT = "kept\n"
@@ -171,20 +171,8 @@ def test_an_unprivileged_user_cannot_plant_them_either(layout: Layout, state: st
     for path in [base, *base.rglob("*")]:
         os.lchown(path, 65534, 65534)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **layout.env}
-    argv, env = wrap_command(["bash", "-c", _attack(layout)], layout.policy, layout.cwd, env)
-    argv[0] = python
-    proc = subprocess.run(
-        argv,
-        env=env,
-        cwd=layout.cwd,
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=120,
-    )
-    output = proc.stdout + proc.stderr
+    wrapped = wrap_command(["bash", "-c", _attack(layout)], layout.policy, layout.cwd, env)
+    output = run_wrapped(wrapped, layout.cwd, timeout=120, python=python, nobody=True).output
     if "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")
     for path in [base, *base.rglob("*")]:

@@ -20,7 +20,7 @@ import pytest
 
 from codex_lsp.protocol.core.policy import WorkspaceWrite
 from codex_lsp.sandbox import _nested, wrap_command
-from tests.sandbox.helpers import DENIALS, run
+from tests.sandbox.helpers import DENIALS, run, run_wrapped
 from tests.sandbox.test_escape_basics import _python_for_nobody
 
 # /tmp and $TMPDIR are roots, as in a default session.
@@ -142,22 +142,8 @@ def test_an_unprivileged_user_cannot_write_a_repository_in_tmp_either(
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(tmpdir)}
         if mode == "landlock-only":
             env["CODEX_LSP_SANDBOX_DISABLE"] = "mountns"
-        argv, env = wrap_command(
-            ["bash", "-c", ATTACK, "attack", *map(str, repos)], DEFAULT, ws, env
-        )
-        argv[0] = python
-        proc = subprocess.run(
-            argv,
-            env=env,
-            cwd=ws,
-            capture_output=True,
-            text=True,
-            user=65534,
-            group=65534,
-            extra_groups=[],
-            timeout=60,
-        )
-        output = proc.stdout + proc.stderr
+        wrapped = wrap_command(["bash", "-c", ATTACK, "attack", *map(str, repos)], DEFAULT, ws, env)
+        output = run_wrapped(wrapped, ws, timeout=60, python=python, nobody=True).output
         if "launcher" in output or "can't open file" in output:
             pytest.skip(f"launcher not readable by an unprivileged user: {output}")
         _assert_untouched(repos, before, f"{mode}: {output}", mode)

@@ -16,7 +16,11 @@ import pytest
 from tests.sandbox.helpers import wrap
 
 # Stands in for the engine: it runs the wrapped command as its child and reports its status.
-ENGINE = "import subprocess, sys; print('engine survived', subprocess.call(sys.argv[1:]))"
+# Passes on the launcher's descriptors, as the engine does.
+ENGINE = (
+    "import subprocess, sys; "
+    "print('engine survived', subprocess.call(sys.argv[1:], close_fds=False))"
+)
 
 
 @pytest.fixture
@@ -35,15 +39,16 @@ def test_signals_outside_the_tree_are_refused(
         f"kill -9 {victim.pid}; echo victim=$?; kill -9 $PPID; echo parent=$?; "
         "sleep 30 & kill -TERM $! && wait $!; echo own-child=$?"
     )
-    argv, env = wrap(["bash", "-c", script], ws, mode)
-    engine = subprocess.run(
-        [sys.executable, "-c", ENGINE, *argv],
-        env=env,
-        cwd=ws,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    with wrap(["bash", "-c", script], ws, mode) as wrapped:
+        engine = subprocess.run(
+            [sys.executable, "-c", ENGINE, *wrapped.argv],
+            env=wrapped.env,
+            cwd=ws,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            pass_fds=wrapped.pass_fds,
+        )
     output = engine.stdout + engine.stderr
     assert victim.poll() is None, output
     assert engine.returncode == 0, output

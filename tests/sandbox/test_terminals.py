@@ -114,10 +114,17 @@ def _host_pts(output: str) -> str:
 
 
 async def test_the_given_terminal_keeps_its_mode_and_owner(ws: Path, mode: str) -> None:
-    argv, env = wrap([PY, "-c", CHANGE_OWN_TERMINAL], ws, mode)
-    process = await ExecProcess.spawn(
-        SpawnSpec(argv=argv, cwd=ws, env=env, tty=True, sandboxed=True)
-    )
+    with wrap([PY, "-c", CHANGE_OWN_TERMINAL], ws, mode) as wrapped:
+        process = await ExecProcess.spawn(
+            SpawnSpec(
+                argv=wrapped.argv,
+                cwd=ws,
+                env=wrapped.env,
+                tty=True,
+                sandboxed=True,
+                pass_fds=wrapped.pass_fds,
+            )
+        )
     seen, deadline = b"", time.monotonic() + 60
     while b"terminal " not in seen and time.monotonic() < deadline:
         seen += await process.collect(time.monotonic() + 0.2)
@@ -143,7 +150,7 @@ master, slave = os.openpty()
 name = os.ttyname(slave)
 before = os.stat(name).st_mode
 subprocess.run(argv, env=env, cwd=ws, stdin=slave, stdout=slave, stderr=slave,
-               start_new_session=True, timeout=60)
+               start_new_session=True, timeout=60, close_fds=False)
 os.set_blocking(master, False)
 print(os.read(master, 4000).decode(errors="replace"))
 print("modes", oct(before), oct(os.stat(name).st_mode))
@@ -174,20 +181,21 @@ def test_an_unprivileged_engines_terminal_keeps_its_mode(ws: Path, mode: str) ->
     env = {"PATH": "/usr/bin:/bin"}
     if mode == "landlock-only":
         env["CODEX_LSP_SANDBOX_DISABLE"] = "mountns"
-    argv, env = wrap_command([python, "-c", CHMOD_TERMINAL], WorkspaceWrite(), ws, env)
-    argv[0] = python  # the launcher under a Python the unprivileged user can run
-    proc = subprocess.run(
-        # On stdin: the launcher's arguments name every protected entry of every root, more
-        # than one command-line argument may hold when /tmp is crowded.
-        [python, "-c", UNPRIVILEGED_ENGINE],
-        input=json.dumps([argv, env, str(ws)]),
-        capture_output=True,
-        text=True,
-        user=65534,
-        group=65534,
-        extra_groups=[],
-        timeout=120,
-    )
+    wrapped = wrap_command([python, "-c", CHMOD_TERMINAL], WorkspaceWrite(), ws, env)
+    # The launcher under a Python the unprivileged user can run.
+    argv = [python, *wrapped.argv[1:]]
+    with wrapped:
+        proc = subprocess.run(
+            [python, "-c", UNPRIVILEGED_ENGINE],
+            input=json.dumps([argv, wrapped.env, str(ws)]),
+            capture_output=True,
+            text=True,
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            timeout=120,
+            pass_fds=wrapped.pass_fds,
+        )
     output = proc.stdout + proc.stderr
     if "launcher" in output or "can't open file" in output:
         pytest.skip(f"launcher not readable by an unprivileged user: {output}")

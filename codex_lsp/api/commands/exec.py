@@ -167,6 +167,7 @@ class CommandExecutor:
             size=_size(params),
             stdin="pipe" if params.stream_stdin and not params.tty else "none",
             sandboxed=sandboxed,
+            pass_fds=prepared.pass_fds,
         )
         command = _Command(params.stream_stdin or params.tty)
         if process_id is not None:
@@ -178,6 +179,7 @@ class CommandExecutor:
                 self._running.pop(process_id, None)
             raise _spawn_error(err) from None
         finally:
+            prepared.close()
             command.ready.set()
         command.process = process
         if self._closed:

@@ -250,11 +250,14 @@ async def _start(
             env=prepared.env,
             tty=args.tty,
             sandboxed=prepared.sandboxed,
+            pass_fds=prepared.pass_fds,
         )
         process = await ExecProcess.spawn(spec)
     except ProcessError as err:
         store.release(process_id)
         raise ToolError(f"exec_command failed: {err}") from err
+    finally:
+        prepared.close()
     entry = ProcessEntry(
         process=process,
         process_id=process_id,

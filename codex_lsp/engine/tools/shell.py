@@ -168,8 +168,12 @@ async def _run(
         cwd=cwd,
         env=prepared.env,
         timeout_ms=timeout_ms or DEFAULT_TIMEOUT_MS,
+        pass_fds=prepared.pass_fds,
     )
-    output = await run_exec(params, on_output=on_output)
+    try:
+        output = await run_exec(params, on_output=on_output)
+    finally:
+        prepared.close()
     formatted = format_for_model(output)
     secs = int(output.duration_s)
     session.emit(

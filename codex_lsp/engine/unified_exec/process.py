@@ -154,6 +154,7 @@ class ExecProcess:
                 cwd=spec.cwd,
                 env=dict(spec.env),
                 start_new_session=True,
+                pass_fds=spec.pass_fds,
                 preexec_fn=child_setup(spec),
             )
         except (OSError, subprocess.SubprocessError) as err:

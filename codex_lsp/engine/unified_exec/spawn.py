@@ -46,6 +46,8 @@ class SpawnSpec:
     # `argv` runs the sandbox launcher (`wrap_command`'s argv), which `terminate` asks to
     # end the command's whole tree.
     sandboxed: bool = False
+    # Descriptors the child inherits: the sandbox launcher's (`PreparedCommand.pass_fds`).
+    pass_fds: tuple[int, ...] = ()
 
 
 class ProcessError(RuntimeError):
