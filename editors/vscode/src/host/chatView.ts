@@ -217,6 +217,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           if (amendment) parts.requests.decide(message.key, amendment);
           return;
         }
+        case 'revokeApproval':
+          await this.controller.revokeSessionApproval(message.threadId, message.id);
+          return;
         case 'answer':
           parts.requests.answer(message.key, message.answers);
           return;

@@ -47,6 +47,11 @@ export class ChatController {
   ) {
     const saved = memento.get<Picks>(SETTINGS_KEY);
     if (saved) store.dispatch({ type: 'select', ...saved });
+    // An answer "for this session" is remembered by the time its command or change ends.
+    store.onDidChange(({ action }) => {
+      const ended = action.type === 'notify' && action.method === 'item/completed' && ['commandExecution', 'fileChange'].includes(action.params.item.type);
+      if (action.type === 'open' || ended) void this.loadSessionApprovals();
+    });
   }
 
   private get cwd(): string | undefined {
@@ -328,6 +333,23 @@ export class ChatController {
     const threadId = await this.newThread();
     await this.memento.update(REVIEW_THREAD_KEY, threadId);
     await this.server.request('review/start', { threadId, target });
+  }
+
+  /** What `threadId` (the shown thread by default) allows for the session, into the panel. */
+  async loadSessionApprovals(threadId = this.threadId): Promise<void> {
+    if (!threadId) return;
+    try {
+      const { approvals } = await this.server.request('thread/sessionApprovals/list', { threadId });
+      this.store.dispatch({ type: 'sessionApprovals', threadId, approvals });
+    } catch (err) {
+      this.server.client?.outputChannel.warn(`thread/sessionApprovals/list failed: ${errorText(err)}`);
+    }
+  }
+
+  /** Take back one answer given for the session: the next matching command or change asks again. */
+  async revokeSessionApproval(threadId: string, id: string): Promise<void> {
+    await this.server.request('thread/sessionApprovals/revoke', { threadId, id });
+    await this.loadSessionApprovals(threadId);
   }
 
   select(change: Picks): void {

@@ -34,6 +34,7 @@ export type FromWebview =
   | { type: 'searchThreads'; query: string }
   | { type: 'refreshThreads' }
   | { type: 'decide'; key: string; decision: PanelDecision }
+  | { type: 'revokeApproval'; threadId: string; id: string }
   | { type: 'answer'; key: string; answers: UserInputAnswers }
   | { type: 'openDiff'; key?: string; itemId?: string; index: number }
   | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }

@@ -12,7 +12,7 @@ import type { ThreadItem, ThreadItemOf, UserInput } from './protocol';
 import { renderFileList } from './renderFiles';
 import { displayCommand } from './shellScript';
 import { visible } from './visible';
-import { renderChanges, renderRequest } from './renderRequests';
+import { renderChanges, renderRequest, renderSessionApprovals } from './renderRequests';
 import { type ChatState, type TurnView, visibleRequests } from './state';
 import { turnActivity } from './status';
 
@@ -82,6 +82,8 @@ export function renderConversation(state: ChatState): Block[] {
     blocks.push({ key: `pending:${n}`, html: renderUserText(text, true) });
   });
   if (conv.plan && conv.plan.steps.length) blocks.push({ key: 'plan', html: renderPlan(conv.plan) });
+  const allowed = renderSessionApprovals(state);
+  if (allowed) blocks.push({ key: 'session-approvals', html: allowed });
   for (const request of visibleRequests(state)) {
     blocks.push({ key: `request:${request.key}`, html: renderRequest(state, request) });
   }

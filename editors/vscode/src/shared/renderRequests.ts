@@ -169,3 +169,17 @@ export function renderChanges(state: ChatState, turnId: string, files: FileChang
   const noun = undone ? `Undone: ${count} put back` : `${count} changed`;
   return `<div class="changes" data-turn="${e(turnId)}"><div class="changes-head">${noun}</div><ul class="change-list">${rows.join('')}</ul>${all}</div>`;
 }
+
+/** What the shown thread allows without asking for the rest of its session, each with Revoke. */
+export function renderSessionApprovals(state: ChatState): string {
+  const shown = state.sessionApprovals;
+  if (!shown?.approvals.length || shown.threadId !== state.conversation?.threadId) return '';
+  const rows = shown.approvals.map(
+    (a) =>
+      `<li class="session-approval" data-approval="${e(a.id)}">` +
+      `<span class="muted">${a.kind === 'file' ? 'Changes to' : 'Command'}</span> <code>${e(visible(a.description))}</code> ` +
+      button('Revoke', 'revokeApproval', { thread: shown.threadId, id: a.id }, 'secondary', 'Ask again before this runs') +
+      `</li>`,
+  );
+  return `<div class="session-approvals"><div class="changes-head">Allowed for this session without asking</div><ul class="change-list">${rows.join('')}</ul></div>`;
+}

@@ -333,6 +333,9 @@ document.addEventListener('click', (event) => {
       target.closest('.request')?.classList.add('answered');
       post({ type: 'decide', key: data.key ?? '', decision: data.decision as PanelDecision });
       break;
+    case 'revokeApproval':
+      post({ type: 'revokeApproval', threadId: data.thread ?? '', id: data.id ?? '' });
+      break;
     case 'answer':
       post({ type: 'answer', key: data.key ?? '', answers: collectAnswers(data.key ?? '') });
       break;
