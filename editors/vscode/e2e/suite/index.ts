@@ -20,6 +20,7 @@ import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
 import { renderJourneys } from './journeys/render';
 import { reviewJourneys } from './journeys/review';
+import { sessionApprovalJourneys } from './journeys/sessionApprovals';
 import { firstStartJourneys } from './journeys/firstStart';
 import { startupJourneys } from './journeys/startup';
 import { threadJourneys } from './journeys/threads';
@@ -35,6 +36,7 @@ const journeys: Journey[] = [
   ...editorContextJourneys,
   ...hunkReviewJourneys,
   ...approvalJourneys,
+  ...sessionApprovalJourneys,
   ...changeJourneys,
   ...threadJourneys,
   ...reviewJourneys,

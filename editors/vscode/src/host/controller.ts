@@ -51,6 +51,8 @@ export class ChatController {
     store.onDidChange(({ action }) => {
       const ended = action.type === 'notify' && action.method === 'item/completed' && ['commandExecution', 'fileChange'].includes(action.params.item.type);
       if (action.type === 'open' || ended) void this.loadSessionApprovals();
+      // The list follows the server's titles and order without being reopened.
+      if (action.type === 'notify' && action.method === 'turn/completed') void this.refreshThreads();
     });
   }
 

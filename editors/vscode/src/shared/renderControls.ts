@@ -89,12 +89,13 @@ export function renderThreadList(state: ChatState): string {
     return (
       `<li class="${cls}" data-thread="${e(t.id)}">` +
       `<button type="button" class="thread-open link" data-action="resume" data-thread="${e(t.id)}" title="${e(visible(t.preview ?? ''))}">` +
-      `<span class="thread-title">${e(visible(threadTitle(t)))}</span><span class="muted thread-when">${e(when(t.updatedAt))}</span></button>` +
+      `<span class="thread-title">${e(visible(threadTitle(t)))}</span></button>` +
+      `<span class="thread-meta"><span class="muted thread-when">${e(when(t.updatedAt))}</span><span class="spacer"></span>` +
       `<span class="thread-actions">` +
       button('Rename', 'rename', { thread: t.id }, 'secondary icon', 'Rename this thread') +
       button('Archive', 'archive', { thread: t.id }, 'secondary icon', 'Archive this thread') +
       button('Delete', 'delete', { thread: t.id }, 'secondary icon danger', 'Delete this thread for good') +
-      `</span>` +
+      `</span></span>` +
       `</li>`
     );
   });

@@ -177,7 +177,7 @@ export function renderSessionApprovals(state: ChatState): string {
   const rows = shown.approvals.map(
     (a) =>
       `<li class="session-approval" data-approval="${e(a.id)}">` +
-      `<span class="muted">${a.kind === 'file' ? 'Changes to' : 'Command'}</span> <code>${e(visible(a.description))}</code> ` +
+      `<span class="muted">${a.kind === 'file' ? 'Changes to' : 'Command'}</span> <code title="${e(visible(a.description))}">${e(visible(a.description))}</code> ` +
       button('Revoke', 'revokeApproval', { thread: shown.threadId, id: a.id }, 'secondary', 'Ask again before this runs') +
       `</li>`,
   );

@@ -308,3 +308,25 @@ describe('reduce: the server stops mid-answer', () => {
     assert.match(renderConversation(s).map((b) => b.html).join(''), />Stopped</);
   });
 });
+
+describe('reduce: the thread list follows the threads', () => {
+  it('names a new thread in the list by its first message once its turn starts', () => {
+    let s = run([{ type: 'open', thread: { id: 't1', turns: [] } }, { type: 'userText', text: 'Refactor the parser module' }]);
+    assert.equal(s.threads[0].preview ?? '', '');
+    s = run([n('turn/started', { turn: { id: 'u1', status: 'inProgress' } })], s);
+    assert.equal(s.threads[0].preview, 'Refactor the parser module');
+    s = run([n('thread/name/updated', { threadName: 'Parser work' })], s);
+    assert.equal(s.threads[0].name, 'Parser work');
+  });
+
+  it('lists what a thread allows for the session only with that thread shown', async () => {
+    const { renderSessionApprovals } = await import('../shared/renderRequests');
+    const approvals = [{ id: 'a1', kind: 'command' as const, description: 'touch <b>x</b> (in /w)' }];
+    let s = run([open, { type: 'sessionApprovals', threadId: 't1', approvals }]);
+    const html = renderSessionApprovals(s);
+    assert.ok(html.includes('touch &lt;b&gt;x&lt;/b&gt;'), html);
+    assert.ok(html.includes('data-action="revokeApproval"') && html.includes('data-id="a1"'), html);
+    s = run([{ type: 'open', thread: { id: 't2', turns: [] } }], s);
+    assert.equal(renderSessionApprovals(s), '');
+  });
+});
