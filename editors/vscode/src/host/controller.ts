@@ -189,7 +189,9 @@ export class ChatController {
     const e = pick(effort, configured.effort ?? info?.defaultReasoningEffort ?? undefined);
     if (e) out.effort = e;
     const mode = MODES[this.store.state.mode];
-    out.approvalPolicy = wirePolicy(pick(approvalPolicy, configured.approvalPolicy) ?? mode.approvalPolicy);
+    // The mode holds over config.toml's approval_policy, as in codex's IDE extension: only a
+    // policy picked in the panel replaces the mode's.
+    out.approvalPolicy = wirePolicy(approvalPolicy || mode.approvalPolicy);
     out.sandboxPolicy = mode.sandboxPolicy;
     return out;
   }
