@@ -187,6 +187,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'stop':
           await this.controller.interrupt();
           return;
+        case 'retry':
+          await this.controller.retry(message.turnId);
+          return;
         case 'newThread':
           await this.controller.newThread();
           return;

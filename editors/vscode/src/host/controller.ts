@@ -17,6 +17,7 @@ import {
   type TurnTask,
 } from '../shared/protocol';
 import { errorText, type ServerConnection, type UndoTurnResult } from './server';
+import { turnText } from '../shared/state';
 import type { ChatStore } from './store';
 
 const THREAD_KEY = 'codexChat.threadId';
@@ -280,6 +281,14 @@ export class ChatController {
       return;
     }
     await this.server.request('turn/start', { threadId, input: [{ type: 'text', text }], ...this.overrides() });
+  }
+
+  /** Send the message that started the failed turn `turnId` again, on the same thread. */
+  async retry(turnId: string): Promise<void> {
+    const turn = this.store.state.conversation?.turns.find((t) => t.id === turnId);
+    const text = turn ? turnText(turn) : '';
+    if (!text) throw new Error('That turn has no message to send again.');
+    await this.send(text);
   }
 
   /**

@@ -26,6 +26,7 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'send'; text: string }
   | { type: 'stop' }
+  | { type: 'retry'; turnId: string }
   | { type: 'newThread' }
   | { type: 'resume'; threadId: string }
   | { type: 'archive'; threadId: string }

@@ -360,3 +360,12 @@ export function findItem<T extends ThreadItemType>(
 export function effectiveModel(state: ChatState): string | undefined {
   return state.model || state.configured.model || undefined;
 }
+
+/** What the user wrote to start `turn`: the text of its user messages. */
+export function turnText(turn: TurnView): string {
+  return turn.items
+    .flatMap((item) => (item.type === 'userMessage' ? (item.content ?? []) : []))
+    .map((input) => (input.type === 'text' ? input.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}

@@ -295,6 +295,9 @@ document.addEventListener('click', (event) => {
     case 'stop':
       post({ type: 'stop' });
       break;
+    case 'retry':
+      post({ type: 'retry', turnId: data.turn ?? '' });
+      break;
     case 'newThread':
       post({ type: 'newThread' });
       break;
