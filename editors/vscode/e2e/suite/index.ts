@@ -18,6 +18,7 @@ import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
+import { panelJourneys } from './journeys/panel';
 import { renderJourneys } from './journeys/render';
 import { reviewJourneys } from './journeys/review';
 import { sessionApprovalJourneys } from './journeys/sessionApprovals';
@@ -41,6 +42,8 @@ const journeys: Journey[] = [
   ...threadJourneys,
   ...reviewJourneys,
   ...renderJourneys,
+  // Last: its first half leaves the Explorer shown for the window reload.
+  ...panelJourneys,
 ];
 
 interface Result {

@@ -91,6 +91,8 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
       'codexChat.focus',
       guarded('Open chat', async () => chat.reveal(true)),
     ),
+    vscode.commands.registerCommand('codexChat.approve', () => chat.decideShown('accept')),
+    vscode.commands.registerCommand('codexChat.deny', () => chat.decideShown('decline')),
     vscode.commands.registerCommand(
       'codexChat.reviewUncommitted',
       guarded('Review', () => review({ type: 'uncommittedChanges' })),

@@ -20,7 +20,7 @@ import {
 } from './protocol';
 import { button } from './renderControls';
 import { KIND_LETTER, renderFileList, shortPath } from './renderFiles';
-import { changeKey, type ChatState, findItem, type PendingRequest } from './state';
+import { changeKey, type ChatState, findItem, type PendingRequest, visibleRequests } from './state';
 import { runsUnsandboxed, UNSANDBOXED_NOTE } from './approvalNotice';
 import { visible } from './visible';
 
@@ -57,8 +57,23 @@ export function amendmentDecision(request: ApprovalRequest): CommandDecision | u
   return words ? { acceptWithExecpolicyAmendment: { execpolicy_amendment: words } } : undefined;
 }
 
-function decisionButtons(key: string, decisions: Decision[], prefix?: string[]): string {
-  const buttons = decisions.map((d) => button(DECISION_BUTTONS[d][0], 'decide', { key, decision: d }, DECISION_BUTTONS[d][1]));
+/** The keys that answer the oldest approval shown (the `codexChat.approve` / `deny` keybindings). */
+export const APPROVAL_KEYS: Partial<Record<Decision, string>> = { accept: 'Ctrl+Alt+Y', decline: 'Ctrl+Alt+N' };
+
+/** The oldest approval shown with the conversation: the one the approval keys answer. */
+export function firstApproval(state: ChatState): PendingRequest | undefined {
+  return visibleRequests(state).find((r) => r.method !== USER_INPUT);
+}
+
+function decisionButton(key: string, decision: Decision, shortcut: boolean): string {
+  const [label, cls] = DECISION_BUTTONS[decision];
+  const keys = shortcut ? APPROVAL_KEYS[decision] : undefined;
+  if (!keys) return button(label, 'decide', { key, decision }, cls);
+  return `<button type="button" class="${cls}" data-action="decide" data-key="${e(key)}" data-decision="${decision}" title="${e(`${label} (${keys})`)}">${e(label)} <kbd>${e(keys)}</kbd></button>`;
+}
+
+function decisionButtons(key: string, decisions: Decision[], prefix?: string[], shortcut = false): string {
+  const buttons = decisions.map((d) => decisionButton(key, d, shortcut));
   if (prefix) {
     // After "Approve for session": the widest approval comes last of the approvals.
     const at = decisions.includes('acceptForSession') ? decisions.indexOf('acceptForSession') + 1 : 0;
@@ -79,6 +94,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
   const why = request.params.reason;
   const reason = why ? `<div class="reason">Reason: ${e(visible(why, true))}</div>` : '';
   const decisions = offeredDecisions(request);
+  const shortcut = firstApproval(state)?.key === request.key;
   if (request.method === COMMAND_APPROVAL) {
     const item = findItem(state, request.itemId, 'commandExecution');
     const command = request.params.command ?? item?.command ?? '';
@@ -91,7 +107,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
       (cwd ? `<div class="muted">in ${e(visible(cwd))}</div>` : '') +
       reason +
       (outside ? `<div class="reason">${e(UNSANDBOXED_NOTE)}</div>` : '') +
-      decisionButtons(request.key, decisions, proposedPrefix(request)) +
+      decisionButtons(request.key, decisions, proposedPrefix(request), shortcut) +
       `</div>`
     );
   }
@@ -106,7 +122,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
       renderFileList(changes, { key: request.key }, { cwd: state.conversation?.cwd }) +
       reason +
       grant +
-      decisionButtons(request.key, decisions) +
+      decisionButtons(request.key, decisions, undefined, shortcut) +
       `</div>`
     );
   }
