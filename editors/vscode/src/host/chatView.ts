@@ -96,11 +96,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private focusWhenReady = false;
 
-  /** Answer the oldest approval the panel shows (the approval shortcuts). */
+  /**
+   * Answer the oldest approval the panel shows (the approval keys). With the panel out of
+   * sight the key brings it forward instead: a key answers only an approval the user can see.
+   */
   decideShown(decision: 'accept' | 'decline'): boolean {
     const shown = firstApproval(this.store.state);
-    if (shown) this.parts.requests.decide(shown.key, decision);
-    return !!shown;
+    if (!shown) return false;
+    if (!this.view?.visible) {
+      void this.reveal().then(() => this.revealRequests());
+      return false;
+    }
+    this.parts.requests.decide(shown.key, decision);
+    return true;
   }
 
   get isReady(): boolean {

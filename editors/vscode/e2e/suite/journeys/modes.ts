@@ -108,16 +108,18 @@ export const modeJourneys: Journey[] = [
         const threadId = await freshThread(api);
         await ui('chat.select', { selector: '#policy', value: '' });
         await ui('chat.select', { selector: '#mode', value: 'agent' });
+        await enqueue(ctx, 'modeAgent');
+        await ui('chat.send', { text: 'Write agent notes' });
+        await waitFor('the turn to start', () => api.store.state.conversation?.turns.length);
+        await waitFor('the turn to end, or an approval', () => !api.store.state.conversation?.runningTurnId || api.store.state.requests.length > 0, 90000);
+        assert(api.store.state.requests.length === 0, 'Agent asked for nothing');
+        await turnFinished(api, threadId);
+        await ui('chat.waitFor', { selector: '#log', text: 'Done with agent_notes.txt.' });
+        assert((await readDisk(workspaceFile(ctx, 'agent_notes.txt'))) === 'written in this mode\n', 'the patch landed');
         // The effective policy is the mode's, and the picker says so.
         await ui('chat.waitFor', { selector: '#policy option:checked', text: 'Approvals: on-request (Agent mode)' });
         const tip = await ui<string>('chat.eval', { expression: 'document.getElementById("policy").title' });
         assert(tip.includes("replaces config.toml's approval_policy (untrusted)"), `the picker names the config it overrides, got ${tip}`);
-        await enqueue(ctx, 'modeAgent');
-        await ui('chat.send', { text: 'Write agent notes' });
-        await turnFinished(api, threadId);
-        await ui('chat.waitFor', { selector: '#log', text: 'Done with agent_notes.txt.' });
-        assert(api.store.state.requests.length === 0, 'Agent asked for nothing');
-        assert((await readDisk(workspaceFile(ctx, 'agent_notes.txt'))) === 'written in this mode\n', 'the patch landed');
         await ui('screenshot', { name: 'modes-over-config' });
       } finally {
         await setPolicy(null);
