@@ -27,6 +27,7 @@ from codex_lsp.api.threads import (
     records as thread_records,
     search as thread_search,
     sections as thread_sections,
+    session_approvals as thread_session_approvals,
     settings as thread_settings,
 )
 
@@ -51,6 +52,7 @@ API_FAMILIES: tuple[ModuleType, ...] = (
     thread_search,
     thread_sections,
     thread_attachments,
+    thread_session_approvals,
     skills_settings,
     settings,
     feedback,

@@ -34,6 +34,7 @@ from codex_lsp.protocol.threads import (
     read_state,
     search as thread_search,
     sections as thread_sections,
+    session_approvals as thread_session_approvals,
 )
 from codex_lsp.protocol.threads.notifications import SERVER_NOTIFICATIONS
 from codex_lsp.protocol.threads.subagents import EXTENSION_NOTIFICATIONS
@@ -48,6 +49,7 @@ FAMILIES: tuple[MethodTable, ...] = (
     thread_search.METHODS,
     thread_sections.METHODS,
     thread_attachments.METHODS,
+    thread_session_approvals.METHODS,
     turns.METHODS,
     tasks.METHODS,
     catalog.METHODS,

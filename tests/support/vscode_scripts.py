@@ -337,6 +337,18 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             ),
             _one(text_response("The command ran.", response_id="resp_d2")),
         ],
+        # One simple command: its approval offers "Always allow commands starting with …".
+        "allowedCommand": [
+            _one(
+                function_call_response(
+                    "exec_command",
+                    {"cmd": "touch allowed.txt", "workdir": str(ws)},
+                    call_id="call_allowed",
+                    response_id="resp_al1",
+                )
+            ),
+            _one(text_response("Ran it.", response_id="resp_al2")),
+        ],
         "commandDenied": [
             _one(
                 function_call_response(

@@ -18,8 +18,10 @@ import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
+import { panelJourneys } from './journeys/panel';
 import { renderJourneys } from './journeys/render';
 import { reviewJourneys } from './journeys/review';
+import { sessionApprovalJourneys } from './journeys/sessionApprovals';
 import { firstStartJourneys } from './journeys/firstStart';
 import { startupJourneys } from './journeys/startup';
 import { threadJourneys } from './journeys/threads';
@@ -35,10 +37,13 @@ const journeys: Journey[] = [
   ...editorContextJourneys,
   ...hunkReviewJourneys,
   ...approvalJourneys,
+  ...sessionApprovalJourneys,
   ...changeJourneys,
   ...threadJourneys,
   ...reviewJourneys,
   ...renderJourneys,
+  // Last: its first half leaves the Explorer shown for the window reload.
+  ...panelJourneys,
 ];
 
 interface Result {

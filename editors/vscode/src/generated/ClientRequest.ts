@@ -66,6 +66,8 @@ import type { ThreadSectionDeleteParams } from "./v2/ThreadSectionDeleteParams";
 import type { ThreadSectionListParams } from "./v2/ThreadSectionListParams";
 import type { ThreadSectionMoveParams } from "./v2/ThreadSectionMoveParams";
 import type { ThreadSectionUpdateParams } from "./v2/ThreadSectionUpdateParams";
+import type { ThreadSessionApprovalsListParams } from "./v2/ThreadSessionApprovalsListParams";
+import type { ThreadSessionApprovalsRevokeParams } from "./v2/ThreadSessionApprovalsRevokeParams";
 import type { ThreadSetNameParams } from "./v2/ThreadSetNameParams";
 import type { ThreadShellCommandParams } from "./v2/ThreadShellCommandParams";
 import type { ThreadStartParams } from "./v2/ThreadStartParams";
@@ -201,6 +203,14 @@ export type ClientRequest = {
   id: RequestId;
   method: "thread/attachmentOwner/list";
   params: ThreadAttachmentOwnerListParams;
+} | {
+  id: RequestId;
+  method: "thread/sessionApprovals/list";
+  params: ThreadSessionApprovalsListParams;
+} | {
+  id: RequestId;
+  method: "thread/sessionApprovals/revoke";
+  params: ThreadSessionApprovalsRevokeParams;
 } | {
   id: RequestId;
   method: "turn/start";

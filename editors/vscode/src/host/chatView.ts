@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { FromWebview, ToWebview } from '../shared/messages';
 import { ALWAYS_ALLOW, USER_INPUT } from '../shared/protocol';
-import { amendmentDecision, requestChanges } from '../shared/renderRequests';
+import { amendmentDecision, firstApproval, requestChanges } from '../shared/renderRequests';
 import { type Action, findItem } from '../shared/state';
 import type { TurnChanges } from './changes';
 import type { ContextPicker } from './contextPicker';
@@ -87,9 +87,28 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Bring the panel forward (for an approval, or after an editor command). */
   async reveal(focusInput = false): Promise<void> {
+    // A page not loaded yet (the first reveal) takes the focus once it says it is ready.
+    this.focusWhenReady = focusInput && !this.ready;
     if (focusInput || !this.view) await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
     else this.view.show(true);
     if (focusInput && this.ready) this.post({ type: 'focusInput' });
+  }
+
+  private focusWhenReady = false;
+
+  /**
+   * Answer the oldest approval the panel shows (the approval keys). With the panel out of
+   * sight the key brings it forward instead: a key answers only an approval the user can see.
+   */
+  decideShown(decision: 'accept' | 'decline'): boolean {
+    const shown = firstApproval(this.store.state);
+    if (!shown) return false;
+    if (!this.view?.visible) {
+      void this.reveal().then(() => this.revealRequests());
+      return false;
+    }
+    this.parts.requests.decide(shown.key, decision);
+    return true;
   }
 
   get isReady(): boolean {
@@ -181,11 +200,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           // The snapshot holds every action still queued.
           this.pending.length = 0;
           this.post({ type: 'snapshot', state: this.store.state });
+          if (this.focusWhenReady) this.post({ type: 'focusInput' });
+          this.focusWhenReady = false;
           return;
         case 'send':
           return await this.send(message.text);
         case 'stop':
           await this.controller.interrupt();
+          return;
+        case 'retry':
+          await this.controller.retry(message.turnId);
           return;
         case 'newThread':
           await this.controller.newThread();
@@ -217,6 +241,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           if (amendment) parts.requests.decide(message.key, amendment);
           return;
         }
+        case 'revokeApproval':
+          await this.controller.revokeSessionApproval(message.threadId, message.id);
+          return;
         case 'answer':
           parts.requests.answer(message.key, message.answers);
           return;

@@ -17,6 +17,7 @@ import {
   type TurnTask,
 } from '../shared/protocol';
 import { errorText, type ServerConnection, type UndoTurnResult } from './server';
+import { turnText } from '../shared/state';
 import type { ChatStore } from './store';
 
 const THREAD_KEY = 'codexChat.threadId';
@@ -47,6 +48,13 @@ export class ChatController {
   ) {
     const saved = memento.get<Picks>(SETTINGS_KEY);
     if (saved) store.dispatch({ type: 'select', ...saved });
+    // An answer "for this session" is remembered by the time its command or change ends.
+    store.onDidChange(({ action }) => {
+      const ended = action.type === 'notify' && action.method === 'item/completed' && ['commandExecution', 'fileChange'].includes(action.params.item.type);
+      if (action.type === 'open' || ended) void this.loadSessionApprovals();
+      // The list follows the server's titles and order without being reopened.
+      if (action.type === 'notify' && action.method === 'turn/completed') void this.refreshThreads();
+    });
   }
 
   private get cwd(): string | undefined {
@@ -182,7 +190,9 @@ export class ChatController {
     const e = pick(effort, configured.effort ?? info?.defaultReasoningEffort ?? undefined);
     if (e) out.effort = e;
     const mode = MODES[this.store.state.mode];
-    out.approvalPolicy = wirePolicy(pick(approvalPolicy, configured.approvalPolicy) ?? mode.approvalPolicy);
+    // The mode holds over config.toml's approval_policy, as in codex's IDE extension: only a
+    // policy picked in the panel replaces the mode's.
+    out.approvalPolicy = wirePolicy(approvalPolicy || mode.approvalPolicy);
     out.sandboxPolicy = mode.sandboxPolicy;
     return out;
   }
@@ -273,6 +283,14 @@ export class ChatController {
     await this.server.request('turn/start', { threadId, input: [{ type: 'text', text }], ...this.overrides() });
   }
 
+  /** Send the message that started the failed turn `turnId` again, on the same thread. */
+  async retry(turnId: string): Promise<void> {
+    const turn = this.store.state.conversation?.turns.find((t) => t.id === turnId);
+    const text = turn ? turnText(turn) : '';
+    if (!text) throw new Error('That turn has no message to send again.');
+    await this.send(text);
+  }
+
   /**
    * A message sent while a turn runs goes into that turn (`turn/steer`): Codex reads it at its
    * next step, and the turn shows it where it arrived.
@@ -328,6 +346,23 @@ export class ChatController {
     const threadId = await this.newThread();
     await this.memento.update(REVIEW_THREAD_KEY, threadId);
     await this.server.request('review/start', { threadId, target });
+  }
+
+  /** What `threadId` (the shown thread by default) allows for the session, into the panel. */
+  async loadSessionApprovals(threadId = this.threadId): Promise<void> {
+    if (!threadId) return;
+    try {
+      const { approvals } = await this.server.request('thread/sessionApprovals/list', { threadId });
+      this.store.dispatch({ type: 'sessionApprovals', threadId, approvals });
+    } catch (err) {
+      this.server.client?.outputChannel.warn(`thread/sessionApprovals/list failed: ${errorText(err)}`);
+    }
+  }
+
+  /** Take back one answer given for the session: the next matching command or change asks again. */
+  async revokeSessionApproval(threadId: string, id: string): Promise<void> {
+    await this.server.request('thread/sessionApprovals/revoke', { threadId, id });
+    await this.loadSessionApprovals(threadId);
   }
 
   select(change: Picks): void {

@@ -11,6 +11,7 @@ import { type ContextPicker, lspRange } from './contextPicker';
 import type { ReviewTarget } from '../shared/protocol';
 import type { ChatController } from './controller';
 import { errorText } from './server';
+import { baseBranches } from './gitBranches';
 
 /** The text an argument carries; a URI (the context menu's) or nothing carries none. */
 function textArgument(arg: unknown): string | undefined {
@@ -90,6 +91,8 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
       'codexChat.focus',
       guarded('Open chat', async () => chat.reveal(true)),
     ),
+    vscode.commands.registerCommand('codexChat.approve', () => chat.decideShown('accept')),
+    vscode.commands.registerCommand('codexChat.deny', () => chat.decideShown('decline')),
     vscode.commands.registerCommand(
       'codexChat.reviewUncommitted',
       guarded('Review', () => review({ type: 'uncommittedChanges' })),
@@ -97,7 +100,7 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
     vscode.commands.registerCommand(
       'codexChat.reviewBranch',
       guarded('Review', async (arg) => {
-        const branch = textArgument(arg) ?? (await vscode.window.showInputBox({ title: 'Review this branch against', value: 'main', prompt: 'Base branch' }));
+        const branch = textArgument(arg) ?? (await pickBaseBranch());
         if (branch) await review({ type: 'baseBranch', branch });
       }),
     ),
@@ -133,4 +136,24 @@ export function registerEditorCommands(controller: ChatController, chat: ChatVie
       }),
     ),
   ];
+}
+
+/** The base branch to review against: the repository's default one offered first, or any name typed. */
+async function pickBaseBranch(): Promise<string | undefined> {
+  const { fallback, branches } = await baseBranches(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  const pick = vscode.window.createQuickPick();
+  pick.title = 'Review this branch against';
+  pick.placeholder = 'Base branch (pick one or type a name)';
+  pick.items = branches.map((name) => ({ label: name, description: name === fallback ? 'default branch' : undefined }));
+  return new Promise((resolve) => {
+    pick.onDidAccept(() => {
+      resolve(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined));
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      resolve(undefined);
+      pick.dispose();
+    });
+    pick.show();
+  });
 }

@@ -37,6 +37,7 @@ import {
   warmServerCommand,
 } from '../shared/serverCommand';
 import { ignoredWarning, type UserOnlySetting, userValue } from '../shared/userSettings';
+import { hunksStartTicked } from '../shared/hunkPreview';
 import {
   FOLLOWED_NOTIFICATIONS,
   followedNotification,
@@ -163,7 +164,7 @@ function syncedEditsMiddleware(): Middleware {
     workspace: {
       handleApplyEdit: async (params, next) => {
         // The handler behind `next` never looks at the token; the middleware is not given one.
-        const result = await next(params, CancellationToken.None);
+        const result = await next({ ...params, edit: hunksStartTicked(params.edit) }, CancellationToken.None);
         await Promise.allSettled([...sending]);
         if (!(result instanceof ResponseError) && result.applied) await saveEdited(params.edit);
         return result;

@@ -2,6 +2,7 @@
 
 import * as vscode from 'vscode';
 import type { ChatState } from '../shared/state';
+import { firstApproval } from '../shared/renderRequests';
 import { statusText } from '../shared/status';
 import type { ChatStore } from './store';
 
@@ -9,6 +10,7 @@ export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('codexChat.status', vscode.StatusBarAlignment.Right, 100);
   private readonly subscription: vscode.Disposable;
   private running = false;
+  private asking = false;
 
   constructor(store: ChatStore) {
     this.item.name = 'Codex';
@@ -25,6 +27,11 @@ export class StatusBar implements vscode.Disposable {
     if (running !== this.running) {
       this.running = running;
       void vscode.commands.executeCommand('setContext', 'codexChat.turnRunning', running);
+    }
+    const asking = !!firstApproval(state);
+    if (asking !== this.asking) {
+      this.asking = asking;
+      void vscode.commands.executeCommand('setContext', 'codexChat.approvalShown', asking);
     }
     // A stream changes the state hundreds of times a second; each change of the item is a
     // message to the window, so it is sent only when what it shows changes.

@@ -26,6 +26,7 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'send'; text: string }
   | { type: 'stop' }
+  | { type: 'retry'; turnId: string }
   | { type: 'newThread' }
   | { type: 'resume'; threadId: string }
   | { type: 'archive'; threadId: string }
@@ -34,6 +35,7 @@ export type FromWebview =
   | { type: 'searchThreads'; query: string }
   | { type: 'refreshThreads' }
   | { type: 'decide'; key: string; decision: PanelDecision }
+  | { type: 'revokeApproval'; threadId: string; id: string }
   | { type: 'answer'; key: string; answers: UserInputAnswers }
   | { type: 'openDiff'; key?: string; itemId?: string; index: number }
   | { type: 'select'; model?: string; effort?: string; approvalPolicy?: string; mode?: string }

@@ -115,6 +115,11 @@ export function notify(state: ChatState, notification: FollowedNotification): Ch
     }
     case 'turn/started': {
       const p = notification.params;
+      // The list names a thread by its first message too, without waiting to be listed again.
+      const first = state.conversation?.threadId === p.threadId ? state.conversation.pendingUserTexts[0] : undefined;
+      if (first?.trim()) {
+        state = { ...state, threads: state.threads.map((t) => (t.id === p.threadId && !t.name && !t.preview ? { ...t, preview: first } : t)) };
+      }
       return onConversation(state, p.threadId, (c) => {
         const turnId = String(p.turn?.id ?? '');
         const locals: ThreadItem[] = c.pendingUserTexts.map((text, n) => ({

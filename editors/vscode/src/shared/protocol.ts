@@ -21,6 +21,7 @@ export type {
   ReasoningEffortOption,
   ReviewTarget,
   RateLimitWindow,
+  SessionApproval,
   TurnTask,
   ThreadTokenUsage as TokenUsage,
   TurnPlanStep as PlanStep,
@@ -219,6 +220,8 @@ export interface RequestResults {
   'account/read': v2.GetAccountResponse;
   'account/login/start': v2.LoginAccountResponse;
   'account/logout': v2.LogoutAccountResponse;
+  'thread/sessionApprovals/list': v2.ThreadSessionApprovalsListResponse;
+  'thread/sessionApprovals/revoke': v2.ThreadSessionApprovalsRevokeResponse;
 }
 
 /** A name that must be a v2 method: a misspelt key of `RequestResults` fails the type check. */

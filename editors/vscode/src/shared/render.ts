@@ -12,8 +12,8 @@ import type { ThreadItem, ThreadItemOf, UserInput } from './protocol';
 import { renderFileList } from './renderFiles';
 import { displayCommand } from './shellScript';
 import { visible } from './visible';
-import { renderChanges, renderRequest } from './renderRequests';
-import { type ChatState, type TurnView, visibleRequests } from './state';
+import { renderChanges, renderRequest, renderSessionApprovals } from './renderRequests';
+import { type ChatState, turnText, type TurnView, visibleRequests } from './state';
 import { turnActivity } from './status';
 
 export { renderAccount, renderChips, renderNotices, renderThreadList, renderToolbar, renderUsage } from './renderControls';
@@ -71,7 +71,7 @@ export function renderConversation(state: ChatState): Block[] {
         blocks.push({ key, html: renderItemOnce(item, options) });
       }
     }
-    const end = renderTurnEnd(turn);
+    const end = renderTurnEnd(turn, turn === conv.turns.at(-1) && !conv.runningTurnId);
     if (end) blocks.push({ key: `turn-end:${turn.id}`, html: end });
     if (!running) {
       const files = turnChanges(turn);
@@ -82,6 +82,8 @@ export function renderConversation(state: ChatState): Block[] {
     blocks.push({ key: `pending:${n}`, html: renderUserText(text, true) });
   });
   if (conv.plan && conv.plan.steps.length) blocks.push({ key: 'plan', html: renderPlan(conv.plan) });
+  const allowed = renderSessionApprovals(state);
+  if (allowed) blocks.push({ key: 'session-approvals', html: allowed });
   for (const request of visibleRequests(state)) {
     blocks.push({ key: `request:${request.key}`, html: renderRequest(state, request) });
   }
@@ -99,9 +101,11 @@ export function renderConversation(state: ChatState): Block[] {
 /** The frame of an answer being streamed; the page fills its `.md`. */
 const STREAMING_ANSWER = `<div class="msg agent streaming"><div class="role">Codex</div><div class="md"></div></div>`;
 
-function renderTurnEnd(turn: TurnView): string {
+function renderTurnEnd(turn: TurnView, last = false): string {
   if (turn.status === 'failed') {
-    return `<div class="turn-end failed">Turn failed${turn.error ? `: ${e(turn.error)}` : ''}</div>`;
+    // The last turn's message can be sent again as it was, once whatever failed is fixed.
+    const retry = last && turnText(turn) ? ` <button type="button" class="secondary" data-action="retry" data-turn="${e(turn.id)}" title="Send the same message again">Retry</button>` : '';
+    return `<div class="turn-end failed">Turn failed${turn.error ? `: ${e(turn.error)}` : ''}${retry}</div>`;
   }
   if (turn.crashed) {
     return (
@@ -232,3 +236,4 @@ function renderPlan(plan: NonNullable<NonNullable<ChatState['conversation']>['pl
   const explanation = plan.explanation ? `<div class="md">${renderMarkdown(plan.explanation)}</div>` : '';
   return `<div class="plan"><div class="role">Plan</div>${explanation}<ul class="plan-steps">${steps}</ul></div>`;
 }
+

@@ -56,9 +56,9 @@ export function renderToolbar(state: ChatState): string {
     .concat(supported.map((effort) => option(effort, `Effort: ${effort}`, effort === state.effort)))
     .join('');
   const mode = MODES[state.mode];
-  const unpicked = state.configured.approvalPolicy
-    ? configuredValue('Approvals', state.configured.approvalPolicy)
-    : `Approvals: ${mode.approvalPolicy} (${mode.label} mode)`;
+  // The mode's policy holds over config.toml's, as in codex's IDE extension; a pick replaces it.
+  const unpicked = `Approvals: ${mode.approvalPolicy} (${mode.label} mode)`;
+  const overridden = state.configured.approvalPolicy ? `; the mode's replaces config.toml's approval_policy (${state.configured.approvalPolicy})` : '';
   const policies = [option('', unpicked, !state.approvalPolicy)]
     .concat(APPROVAL_POLICIES.map((p) => option(p, `Approvals: ${p}`, p === state.approvalPolicy)))
     .join('');
@@ -69,7 +69,7 @@ export function renderToolbar(state: ChatState): string {
     `<select id="mode" data-action="mode" title="${e(`Mode: ${mode.description}`)}" aria-label="Mode">${modes}</select>` +
     `<select id="model" data-action="model" title="Model for the next turns" aria-label="Model">${models}</select>` +
     `<select id="effort" data-action="effort" title="Reasoning effort for the next turns" aria-label="Reasoning effort">${efforts}</select>` +
-    `<select id="policy" data-action="policy" title="When Codex asks before running commands and changing files" aria-label="Approval policy">${policies}</select>`
+    `<select id="policy" data-action="policy" title="${e(`When Codex asks before running commands and changing files${overridden}`)}" aria-label="Approval policy">${policies}</select>`
   );
 }
 
@@ -89,12 +89,13 @@ export function renderThreadList(state: ChatState): string {
     return (
       `<li class="${cls}" data-thread="${e(t.id)}">` +
       `<button type="button" class="thread-open link" data-action="resume" data-thread="${e(t.id)}" title="${e(visible(t.preview ?? ''))}">` +
-      `<span class="thread-title">${e(visible(threadTitle(t)))}</span><span class="muted thread-when">${e(when(t.updatedAt))}</span></button>` +
+      `<span class="thread-title">${e(visible(threadTitle(t)))}</span></button>` +
+      `<span class="thread-meta"><span class="muted thread-when">${e(when(t.updatedAt))}</span><span class="spacer"></span>` +
       `<span class="thread-actions">` +
       button('Rename', 'rename', { thread: t.id }, 'secondary icon', 'Rename this thread') +
       button('Archive', 'archive', { thread: t.id }, 'secondary icon', 'Archive this thread') +
       button('Delete', 'delete', { thread: t.id }, 'secondary icon danger', 'Delete this thread for good') +
-      `</span>` +
+      `</span></span>` +
       `</li>`
     );
   });

@@ -20,7 +20,7 @@ import {
 } from './protocol';
 import { button } from './renderControls';
 import { KIND_LETTER, renderFileList, shortPath } from './renderFiles';
-import { changeKey, type ChatState, findItem, type PendingRequest } from './state';
+import { changeKey, type ChatState, findItem, type PendingRequest, visibleRequests } from './state';
 import { runsUnsandboxed, UNSANDBOXED_NOTE } from './approvalNotice';
 import { visible } from './visible';
 
@@ -57,8 +57,23 @@ export function amendmentDecision(request: ApprovalRequest): CommandDecision | u
   return words ? { acceptWithExecpolicyAmendment: { execpolicy_amendment: words } } : undefined;
 }
 
-function decisionButtons(key: string, decisions: Decision[], prefix?: string[]): string {
-  const buttons = decisions.map((d) => button(DECISION_BUTTONS[d][0], 'decide', { key, decision: d }, DECISION_BUTTONS[d][1]));
+/** The keys that answer the oldest approval shown (the `codexChat.approve` / `deny` keybindings). */
+export const APPROVAL_KEYS: Partial<Record<Decision, string>> = { accept: 'Ctrl+Alt+Y', decline: 'Ctrl+Alt+N' };
+
+/** The oldest approval shown with the conversation: the one the approval keys answer. */
+export function firstApproval(state: ChatState): PendingRequest | undefined {
+  return visibleRequests(state).find((r) => r.method !== USER_INPUT);
+}
+
+function decisionButton(key: string, decision: Decision, shortcut: boolean): string {
+  const [label, cls] = DECISION_BUTTONS[decision];
+  const keys = shortcut ? APPROVAL_KEYS[decision] : undefined;
+  if (!keys) return button(label, 'decide', { key, decision }, cls);
+  return `<button type="button" class="${cls}" data-action="decide" data-key="${e(key)}" data-decision="${decision}" title="${e(`${label} (${keys})`)}">${e(label)} <kbd>${e(keys)}</kbd></button>`;
+}
+
+function decisionButtons(key: string, decisions: Decision[], prefix?: string[], shortcut = false): string {
+  const buttons = decisions.map((d) => decisionButton(key, d, shortcut));
   if (prefix) {
     // After "Approve for session": the widest approval comes last of the approvals.
     const at = decisions.includes('acceptForSession') ? decisions.indexOf('acceptForSession') + 1 : 0;
@@ -79,6 +94,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
   const why = request.params.reason;
   const reason = why ? `<div class="reason">Reason: ${e(visible(why, true))}</div>` : '';
   const decisions = offeredDecisions(request);
+  const shortcut = firstApproval(state)?.key === request.key;
   if (request.method === COMMAND_APPROVAL) {
     const item = findItem(state, request.itemId, 'commandExecution');
     const command = request.params.command ?? item?.command ?? '';
@@ -91,7 +107,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
       (cwd ? `<div class="muted">in ${e(visible(cwd))}</div>` : '') +
       reason +
       (outside ? `<div class="reason">${e(UNSANDBOXED_NOTE)}</div>` : '') +
-      decisionButtons(request.key, decisions, proposedPrefix(request)) +
+      decisionButtons(request.key, decisions, proposedPrefix(request), shortcut) +
       `</div>`
     );
   }
@@ -106,7 +122,7 @@ export function renderRequest(state: ChatState, request: PendingRequest): string
       renderFileList(changes, { key: request.key }, { cwd: state.conversation?.cwd }) +
       reason +
       grant +
-      decisionButtons(request.key, decisions) +
+      decisionButtons(request.key, decisions, undefined, shortcut) +
       `</div>`
     );
   }
@@ -168,4 +184,18 @@ export function renderChanges(state: ChatState, turnId: string, files: FileChang
   const undone = files.every((f) => state.changeMarks[changeKey(turnId, f.path)] === 'undone');
   const noun = undone ? `Undone: ${count} put back` : `${count} changed`;
   return `<div class="changes" data-turn="${e(turnId)}"><div class="changes-head">${noun}</div><ul class="change-list">${rows.join('')}</ul>${all}</div>`;
+}
+
+/** What the shown thread allows without asking for the rest of its session, each with Revoke. */
+export function renderSessionApprovals(state: ChatState): string {
+  const shown = state.sessionApprovals;
+  if (!shown?.approvals.length || shown.threadId !== state.conversation?.threadId) return '';
+  const rows = shown.approvals.map(
+    (a) =>
+      `<li class="session-approval" data-approval="${e(a.id)}">` +
+      `<span class="muted">${a.kind === 'file' ? 'Changes to' : 'Command'}</span> <code title="${e(visible(a.description))}">${e(visible(a.description))}</code> ` +
+      button('Revoke', 'revokeApproval', { thread: shown.threadId, id: a.id }, 'secondary', 'Ask again before this runs') +
+      `</li>`,
+  );
+  return `<div class="session-approvals"><div class="changes-head">Allowed for this session without asking</div><ul class="change-list">${rows.join('')}</ul></div>`;
 }

@@ -16,6 +16,7 @@ import type {
   ModelInfo,
   PlanStep,
   RateLimits,
+  SessionApproval,
   Thread,
   ThreadItem,
   ThreadItemOf,
@@ -109,6 +110,8 @@ export interface ChatState {
   nextNoticeId: number;
   /** Who the server signs in as (`account/read`); undefined until read. */
   account?: AccountInfo;
+  /** What a thread allows for the rest of its session without asking, with its id. */
+  sessionApprovals?: { threadId: string; approvals: SessionApproval[] };
 }
 
 export interface AccountInfo {
@@ -139,7 +142,8 @@ export type Action =
   | { type: 'changeMark'; turnId: string; path: string; mark: ChangeMark }
   | { type: 'notice'; kind: Notice['kind']; text: string }
   | { type: 'dismissNotice'; id: number }
-  | { type: 'account'; account: AccountInfo };
+  | { type: 'account'; account: AccountInfo }
+  | { type: 'sessionApprovals'; threadId: string; approvals: SessionApproval[] };
 
 export const MAX_NOTICES = 3;
 /** Live command output kept per command; the head is dropped past this. */
@@ -228,6 +232,8 @@ export function reduce(state: ChatState, action: Action): ChatState {
   switch (action.type) {
     case 'account':
       return { ...state, account: action.account };
+    case 'sessionApprovals':
+      return { ...state, sessionApprovals: { threadId: action.threadId, approvals: action.approvals } };
     case 'server': {
       const { state: serverState, message, output, exitCode, installable } = action;
       // A server that came (back) up makes the earlier failures' banners stale.
@@ -353,4 +359,13 @@ export function findItem<T extends ThreadItemType>(
 /** What the model picker stands for: the pick, else the configured model. */
 export function effectiveModel(state: ChatState): string | undefined {
   return state.model || state.configured.model || undefined;
+}
+
+/** What the user wrote to start `turn`: the text of its user messages. */
+export function turnText(turn: TurnView): string {
+  return turn.items
+    .flatMap((item) => (item.type === 'userMessage' ? (item.content ?? []) : []))
+    .map((input) => (input.type === 'text' ? input.text : ''))
+    .filter(Boolean)
+    .join('\n');
 }

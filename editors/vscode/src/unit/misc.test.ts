@@ -105,3 +105,22 @@ describe('status bar text', () => {
     assert.match(shown.tooltip, /Codex server: error — no python3/);
   });
 });
+
+describe('hunk review in the Refactor Preview', () => {
+  it('starts every hunk ticked, with one empty guide entry that opens the preview', async () => {
+    const { GUIDE_ANNOTATION, hunksStartTicked } = await import('../shared/hunkPreview');
+    const range = { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } };
+    const edit = {
+      documentChanges: [{ textDocument: { uri: 'file:///w/a.py', version: 1 }, edits: [{ range, newText: 'x\n', annotationId: 'h1' }] }],
+      changeAnnotations: { h1: { label: 'a.py hunk 1', needsConfirmation: true } },
+    };
+    const out = hunksStartTicked(edit);
+    assert.equal(out.changeAnnotations!.h1.needsConfirmation, false);
+    assert.equal(out.changeAnnotations![GUIDE_ANNOTATION].needsConfirmation, true);
+    const edits = (out.documentChanges![0] as { edits: { newText: string; annotationId?: string }[] }).edits;
+    assert.deepEqual(edits.map((e) => [e.newText, e.annotationId]), [['', GUIDE_ANNOTATION], ['x\n', 'h1']]);
+    // An edit that asks no confirmation is left as it is.
+    const plain = { changes: { 'file:///w/a.py': [{ range, newText: 'y' }] } };
+    assert.equal(hunksStartTicked(plain), plain);
+  });
+});

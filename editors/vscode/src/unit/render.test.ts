@@ -112,7 +112,7 @@ describe('toolbar, thread list, usage', () => {
     assert.deepEqual(offered, ['untrusted', 'on-request', 'never']);
   });
 
-  it('offers the modes, Agent first chosen, with approvals by mode unless configured', () => {
+  it('offers the modes, Agent first chosen, with approvals by mode even when configured', () => {
     const html = renderToolbar(initialState());
     const modes = [...html.matchAll(/<option value="(chat|agent|full|plan)"[^>]*?( selected)?>([^<]+)</g)].map((m) => `${m[3]}${m[2] ? '*' : ''}`);
     assert.deepEqual(modes, ['Chat', 'Agent*', 'Full access', 'Plan']);
@@ -120,7 +120,8 @@ describe('toolbar, thread list, usage', () => {
     const full = reduce(initialState(), { type: 'select', mode: 'full' });
     assert.match(renderToolbar(full), /Approvals: never \(Full access mode\)/);
     const configured = reduce(full, { type: 'configured', approvalPolicy: 'untrusted' });
-    assert.match(renderToolbar(configured), /Approvals: untrusted \(as configured\)/);
+    assert.match(renderToolbar(configured), /<option value="" selected>Approvals: never \(Full access mode\)/);
+    assert.match(renderToolbar(configured), /the mode&#39;s replaces config.toml&#39;s approval_policy \(untrusted\)/);
     assert.equal(reduce(initialState(), { type: 'select', mode: 'bogus' }).mode, 'agent');
   });
 
@@ -168,7 +169,7 @@ describe('toolbar, thread list, usage', () => {
 });
 
 describe('what the extension adds to the panel', () => {
-  it('names the configured model, effort and policy, and offers the model\'s efforts', () => {
+  it('names the configured model and effort, the mode\'s policy, and offers the model\'s efforts', () => {
     const s = [
       { type: 'configured', model: 'gpt-5.4', approvalPolicy: 'untrusted' },
       { type: 'models', models: [{ id: 'gpt-5.4', supportedReasoningEfforts: [{ reasoningEffort: 'low' }, { reasoningEffort: 'high' }], defaultReasoningEffort: 'high' }] },
@@ -176,7 +177,7 @@ describe('what the extension adds to the panel', () => {
     const html = renderToolbar(s);
     assert.match(html, /<option value="" selected>Model: as configured \(gpt-5.4\)<\/option>/);
     assert.match(html, /<option value="" selected>Effort: high \(as configured\)<\/option><option value="low">Effort: low<\/option><option value="high">Effort: high<\/option><\/select>/);
-    assert.match(html, /Approvals: untrusted \(as configured\)/);
+    assert.match(html, /Approvals: on-request \(Agent mode\)/);
   });
 
   it('shows a failed server\'s own output with ways out', () => {

@@ -308,3 +308,54 @@ describe('reduce: the server stops mid-answer', () => {
     assert.match(renderConversation(s).map((b) => b.html).join(''), />Stopped</);
   });
 });
+
+describe('reduce: the thread list follows the threads', () => {
+  it('names a new thread in the list by its first message once its turn starts', () => {
+    let s = run([{ type: 'open', thread: { id: 't1', turns: [] } }, { type: 'userText', text: 'Refactor the parser module' }]);
+    assert.equal(s.threads[0].preview ?? '', '');
+    s = run([n('turn/started', { turn: { id: 'u1', status: 'inProgress' } })], s);
+    assert.equal(s.threads[0].preview, 'Refactor the parser module');
+    s = run([n('thread/name/updated', { threadName: 'Parser work' })], s);
+    assert.equal(s.threads[0].name, 'Parser work');
+  });
+
+  it('lists what a thread allows for the session only with that thread shown', async () => {
+    const { renderSessionApprovals } = await import('../shared/renderRequests');
+    const approvals = [{ id: 'a1', kind: 'command' as const, description: 'touch <b>x</b> (in /w)' }];
+    let s = run([open, { type: 'sessionApprovals', threadId: 't1', approvals }]);
+    const html = renderSessionApprovals(s);
+    assert.ok(html.includes('touch &lt;b&gt;x&lt;/b&gt;'), html);
+    assert.ok(html.includes('data-action="revokeApproval"') && html.includes('data-id="a1"'), html);
+    s = run([{ type: 'open', thread: { id: 't2', turns: [] } }], s);
+    assert.equal(renderSessionApprovals(s), '');
+  });
+});
+
+describe('the panel\'s keys and Retry', () => {
+  it('shows the approval keys on the oldest approval only', () => {
+    const s = run([
+      open,
+      n('turn/started', { turn: { id: 'u1', status: 'inProgress' } }),
+      request('k1', 'item/commandExecution/requestApproval', { threadId: 't1', turnId: 'u1', itemId: 'c1', command: 'ls' }),
+      request('k2', 'item/fileChange/requestApproval', { threadId: 't1', turnId: 'u1', itemId: 'p1' }),
+    ]);
+    const html = renderConversation(s).map((b) => b.html).join('');
+    assert.equal(html.match(/<kbd>Ctrl\+Alt\+Y<\/kbd>/g)?.length, 1, html);
+    assert.match(html, /data-key="k1" data-decision="accept" title="Approve \(Ctrl\+Alt\+Y\)">Approve <kbd>/);
+    assert.match(html, /data-key="k1" data-decision="decline" title="Deny \(Ctrl\+Alt\+N\)">Deny <kbd>/);
+  });
+
+  it('offers Retry on the last turn that failed, with its message', () => {
+    const failed = run([
+      open,
+      { type: 'userText', text: 'Summarise it' },
+      n('turn/started', { turn: { id: 'u1', status: 'inProgress' } }),
+      n('item/completed', { turnId: 'u1', item: { type: 'userMessage', id: 'um', content: [{ type: 'text', text: 'Summarise it' }] } }),
+      n('turn/completed', { turn: { id: 'u1', status: 'failed', error: { message: 'HTTP 500' } } }),
+    ]);
+    const html = () => renderConversation(failed).map((b) => b.html).join('');
+    assert.match(html(), /Turn failed: HTTP 500 <button[^>]*data-action="retry" data-turn="u1"/);
+    const later = run([n('turn/started', { turn: { id: 'u2', status: 'inProgress' } })], failed);
+    assert.doesNotMatch(renderConversation(later).map((b) => b.html).join(''), /data-action="retry"/);
+  });
+});

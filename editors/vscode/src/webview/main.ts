@@ -295,6 +295,9 @@ document.addEventListener('click', (event) => {
     case 'stop':
       post({ type: 'stop' });
       break;
+    case 'retry':
+      post({ type: 'retry', turnId: data.turn ?? '' });
+      break;
     case 'newThread':
       post({ type: 'newThread' });
       break;
@@ -332,6 +335,9 @@ document.addEventListener('click', (event) => {
     case 'decide':
       target.closest('.request')?.classList.add('answered');
       post({ type: 'decide', key: data.key ?? '', decision: data.decision as PanelDecision });
+      break;
+    case 'revokeApproval':
+      post({ type: 'revokeApproval', threadId: data.thread ?? '', id: data.id ?? '' });
       break;
     case 'answer':
       post({ type: 'answer', key: data.key ?? '', answers: collectAnswers(data.key ?? '') });

@@ -54,14 +54,15 @@ export const hunkReviewJourneys: Journey[] = [
         await ui('page.waitFor', { selector: `${PANEL} .monaco-tl-contents.textedit`, text: 'return 20' });
         assert(!api.store.state.requests.length, 'the chat asked as well');
         const row = (text: string) => `${PANEL} .monaco-tl-contents.textedit:has-text("${text}")`;
-        const unticked = `${PANEL} .monaco-tl-contents.textedit:has(.edit-checkbox:not(.checked))`;
+        const ticked = `${PANEL} .monaco-tl-contents.textedit:has(.edit-checkbox.checked)`;
+        const tickedHunks = async () => (await ui<string[]>('page.query', { selector: ticked })).filter((t) => t.includes('return'));
         await ui('page.waitFor', { selector: `${PANEL} .monaco-tl-contents.textedit`, text: 'return 10' });
-        // Each hunk waits for the user's tick: VS Code starts entries needing confirmation unticked.
-        const before = await ui<string[]>('page.query', { selector: unticked });
-        assert(before.length === 2, `both hunks await a tick, got ${JSON.stringify(before)}`);
-        await ui('page.click', { selector: `${row('return 10')} .edit-checkbox` });
-        const after = await ui<string[]>('page.query', { selector: unticked });
-        assert(after.length === 1 && after[0].includes('return 20'), `only the second stays unticked, got ${JSON.stringify(after)}`);
+        // Each hunk starts ticked: the user unticks what they do not want.
+        const before = await tickedHunks();
+        assert(before.length === 2, `both hunks start ticked, got ${JSON.stringify(before)}`);
+        await ui('page.click', { selector: `${row('return 20')} .edit-checkbox` });
+        const after = await tickedHunks();
+        assert(after.length === 1 && after[0].includes('return 10'), `only the first stays ticked, got ${JSON.stringify(after)}`);
         await ui('screenshot', { name: 'hunk-review' });
         await ui('page.click', { selector: `${PANEL} .buttons .monaco-button:has-text("Apply")` });
         await turnFinished(api, threadId);

@@ -92,4 +92,40 @@ export const modeJourneys: Journey[] = [
       await vscode.workspace.fs.delete(workspaceFile(ctx, 'planned.txt'));
     },
   },
+  {
+    name: 'modes: the chosen mode holds over config.toml\'s approval_policy: Agent lands an in-project patch unasked with "untrusted" configured',
+    screenshot: 'modes-over-config',
+    async run(api, ctx) {
+      const client = api.server.client;
+      assert(client, 'the server is running');
+      const setPolicy = async (value: string | null) => {
+        await client.sendRequest('codex/config/value/write', { keyPath: 'approval_policy', value, mergeStrategy: 'replace' });
+        await api.controller.loadConfig();
+      };
+      await setPolicy('untrusted');
+      try {
+        await waitFor('the configured policy to be read', () => api.store.state.configured.approvalPolicy === 'untrusted');
+        const threadId = await freshThread(api);
+        await ui('chat.select', { selector: '#policy', value: '' });
+        await ui('chat.select', { selector: '#mode', value: 'agent' });
+        await enqueue(ctx, 'modeAgent');
+        await ui('chat.send', { text: 'Write agent notes' });
+        await waitFor('the turn to start', () => api.store.state.conversation?.turns.length);
+        await waitFor('the turn to end, or an approval', () => !api.store.state.conversation?.runningTurnId || api.store.state.requests.length > 0, 90000);
+        assert(api.store.state.requests.length === 0, 'Agent asked for nothing');
+        await turnFinished(api, threadId);
+        await ui('chat.waitFor', { selector: '#log', text: 'Done with agent_notes.txt.' });
+        assert((await readDisk(workspaceFile(ctx, 'agent_notes.txt'))) === 'written in this mode\n', 'the patch landed');
+        // The effective policy is the mode's, and the picker says so.
+        await ui('chat.waitFor', { selector: '#policy option:checked', text: 'Approvals: on-request (Agent mode)' });
+        const tip = await ui<string>('chat.eval', { expression: 'document.getElementById("policy").title' });
+        assert(tip.includes("replaces config.toml's approval_policy (untrusted)"), `the picker names the config it overrides, got ${tip}`);
+        await ui('screenshot', { name: 'modes-over-config' });
+      } finally {
+        await setPolicy(null);
+        await ui('chat.select', { selector: '#policy', value: 'untrusted' });
+        await vscode.workspace.fs.delete(workspaceFile(ctx, 'agent_notes.txt')).then(undefined, () => undefined);
+      }
+    },
+  },
 ];

@@ -78,4 +78,32 @@ export const threadJourneys: Journey[] = [
       await ui('chat.click', { selector: '#threads-toggle' });
     },
   },
+  {
+    name: 'threads: the open list shows whole titles and follows a new thread, its first message and a rename',
+    screenshot: 'threads-live-list',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      await ui('chat.click', { selector: '#threads-toggle' });
+      const row = `li.thread[data-thread="${threadId}"]`;
+      await ui('chat.waitFor', { selector: `${row} .thread-title`, text: 'New thread' });
+      await enqueue(ctx, 'chat');
+      await ui('chat.send', { text: 'Refactor the parser module' });
+      // Named by its first message while the list stays open.
+      await ui('chat.waitFor', { selector: `${row} .thread-title`, text: 'Refactor the parser module' });
+      await turnFinished(api, threadId);
+      const cut = await ui<boolean>('chat.eval', {
+        expression: `(() => { const t = document.querySelector('${row} .thread-title'); return !t || t.scrollWidth > t.clientWidth; })()`,
+      });
+      assert(!cut, 'the title is shown whole, not cut');
+      // Renamed elsewhere (another window, another client): the list follows.
+      await api.server.request('thread/name/set', { threadId, name: 'Parser refactor plan' });
+      await ui('chat.waitFor', { selector: `${row} .thread-title`, text: 'Parser refactor plan' });
+      // A thread started from elsewhere joins the open list.
+      const other = await api.controller.newThread();
+      await ui('chat.waitFor', { selector: `li.thread.current[data-thread="${other}"]` });
+      await ui('chat.waitFor', { selector: `${row} .thread-title`, text: 'Parser refactor plan' });
+      await ui('screenshot', { name: 'threads-live-list' });
+      await ui('chat.click', { selector: '#threads-toggle' });
+    },
+  },
 ];
