@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from codex_lsp import __version__
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
+from codex_lsp.api.threads.project_filter import check_project_filter
 from codex_lsp.api.threads.rebuild import rebuild_turns
 from codex_lsp.api.threads.section_listing import (
     SECTION_POSITION,
@@ -181,6 +182,7 @@ async def listing(
     included = params.included_thread_ids
     if included is not None and len(included) > MAX_INCLUDED_THREAD_IDS:
         raise invalid("includedThreadIds", f"at most {MAX_INCLUDED_THREAD_IDS} thread ids")
+    check_project_filter(params)
     section = await anyio.to_thread.run_sync(section_filter, home, params)
     wanted = narrowed(included, section)
     unwanted = {*(params.excluded_thread_ids or ()), *(section.never if section else ())}
