@@ -2,9 +2,12 @@
 `codex app-server` 0.171: oldest first (`sortDirection: "asc"`) by creation and by update, with
 and without a section filter, and `backwardsCursor`: given when a page holds a thread, and sent
 as `cursor` with the opposite direction it lists the threads of the earlier pages (with the
-page's first thread again, except in a listing newest first by creation), in every order,
-`section_position` and search included. Threads are a second apart, as the reference orders and
-anchors its cursors by timestamp; they are compared by which of a side's threads they are.
+page's first thread again or not, which the reference decides by order, direction and section
+filter), in every order, `section_position` and search included; sent with the same direction,
+it lists the rest. Threads are a second apart, as the reference orders and anchors its cursors
+by timestamp; they are compared by which of a side's threads they are. Left out: a search
+oldest first by creation, whose next cursor the reference does not follow (each page repeats
+the first).
 """
 
 from __future__ import annotations
