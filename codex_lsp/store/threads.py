@@ -1,4 +1,4 @@
-"""Thread listing: newest first, filtered, paged with an opaque cursor.
+"""Thread listing: newest (or oldest) first, filtered, paged with an opaque cursor.
 
 A rollout is listed when its head holds a `session_meta` and a `user_message` (the first 10
 records, and up to 200 more while looking for the user message). The page is filled from a
@@ -7,30 +7,35 @@ or 50,000 rollouts. Sorting by `updated_at` needs every file's mtime and so stat
 
 The cursor encodes the sort key of the last item returned (timestamp and uuid); the next page
 starts strictly after it. Threads created meanwhile sort before the anchor, so they show up in a
-fresh listing and never as duplicates or shifts mid-pagination.
+fresh listing and never as duplicates or shifts mid-pagination. A page also gives a cursor to page
+back from (`codex_lsp.store.thread_order`).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from codex_lsp.store.rollout import EVENT_MSG, SESSION_META, TURN_CONTEXT, parse_line
-from codex_lsp.store.rollout_files import (
-    RolloutFile,
-    is_archived_path,
-    iter_rollouts_desc,
-    parse_rollout_name,
-)
+from codex_lsp.store.rollout_files import RolloutFile, is_archived_path, parse_rollout_name
 from codex_lsp.store.thread_index import load_thread_names
+from codex_lsp.store.thread_order import (
+    Direction,
+    InvalidCursorError,
+    Key,
+    SortKey,
+    backwards_place,
+    decode_cursor,
+    encode_cursor,
+    next_place,
+    ordered_rollouts,
+)
 
-SortKey = Literal["created_at", "updated_at"]
+__all__ = ["InvalidCursorError", "SortKey", "ThreadPage", "ThreadSummary", "list_threads"]
 
 HEAD_RECORDS = 10
 HEAD_EXTRA_RECORDS = 200
@@ -38,11 +43,6 @@ SCAN_CAP = 10_000
 USER_REQUEST_MARKER = "## My request for Codex:"
 DEFAULT_PROVIDER = "openai"
 _TAIL_BYTES = 16 * 1024
-
-
-class InvalidCursorError(ValueError):
-    def __init__(self, cursor: str) -> None:
-        super().__init__(f"invalid thread list cursor: {cursor[:80]!r}")
 
 
 @dataclass(slots=True)
@@ -67,6 +67,18 @@ class ThreadSummary:
     agent_nickname: str | None = None
     agent_role: str | None = None
     archived: bool = False
+    # Where a listing placed it: its sort key and the order's name and direction.
+    listed_at: tuple[SortKey, Direction, Key] | None = None
+
+
+def backwards_cursor(summary: ThreadSummary, *, repeat_first: bool = True) -> str | None:
+    """The cursor that pages back from a page `summary` begins: followed in the opposite
+    direction, it lists the threads before `summary` (and `summary` first, with
+    `repeat_first`). None for a thread no listing placed."""
+    if summary.listed_at is None:
+        return None
+    sort_key, direction, key = summary.listed_at
+    return encode_cursor(sort_key, backwards_place(key, direction, repeat_first=repeat_first))
 
 
 @dataclass(slots=True)
@@ -81,22 +93,6 @@ def strip_preview(message: str) -> str:
     """The user's request without a leading Codex-style context block, trimmed."""
     _, marker, rest = message.partition(USER_REQUEST_MARKER)
     return (rest if marker else message).strip()
-
-
-def encode_cursor(sort_key: SortKey, key: tuple[str, str]) -> str:
-    raw = f"{sort_key}|{key[0]}|{key[1]}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, sort_key: SortKey) -> tuple[str, str]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidCursorError(cursor) from None
-    parts = raw.split("|")
-    if len(parts) != 3 or parts[0] != sort_key or not parts[1] or not parts[2]:
-        raise InvalidCursorError(cursor)
-    return parts[1], parts[2]
 
 
 @dataclass(slots=True)
@@ -282,6 +278,7 @@ def list_threads(
     model_providers: Collection[str] | None = None,
     archived: bool = False,
     sort_key: SortKey = "created_at",
+    sort_direction: Direction = "desc",
     cwd: Collection[str] | str | None = None,
     source_kinds: Collection[str] | None = None,
     exclude_source_kinds: Collection[str] = (),
@@ -289,7 +286,8 @@ def list_threads(
     thread_ids: Collection[str] | None = None,
     exclude_thread_ids: Collection[str] = (),
 ) -> ThreadPage:
-    """One page of threads, newest first. Raises `InvalidCursorError` for a bad cursor.
+    """One page of threads, newest first (oldest first for `sort_direction="asc"`). Raises
+    `InvalidCursorError` for a bad cursor.
 
     Empty filter collections mean "no filter", except `thread_ids`: given, only those threads
     are listed, and an empty one lists none. `exclude_source_kinds` and `exclude_thread_ids`
@@ -299,7 +297,7 @@ def list_threads(
     if sort_key not in ("created_at", "updated_at"):
         raise ValueError(f"unknown sort key {sort_key!r}; expected created_at or updated_at")
     limit = max(int(limit), 1)
-    anchor = decode_cursor(cursor, sort_key) if cursor else None
+    start = decode_cursor(cursor, sort_key) if cursor else None
     filters = _Filters(
         _as_set(model_providers),
         _as_set(cwd),
@@ -311,35 +309,27 @@ def list_threads(
     unwanted = frozenset(i.lower() for i in exclude_thread_ids)
     warnings: list[str] = []
     names = load_thread_names(codex_home)
-    ordered: Iterator[tuple[RolloutFile, tuple[str, str], float | None]]
-    if sort_key == "created_at":
-        ordered = (
-            (f, f.key, None)
-            for f in iter_rollouts_desc(
-                codex_home, archived=archived, after=anchor, warnings=warnings
-            )
-        )
-    else:
-        ordered = iter(_by_mtime_desc(codex_home, archived, anchor, warnings))
+    ordered = ordered_rollouts(codex_home, sort_key, sort_direction, archived, start, warnings)
 
     page = ThreadPage(items=[], next_cursor=None, warnings=warnings)
     scanned = 0
     last_key = last_item_key = ("", "")
     for file, key, mtime in ordered:
+        thread_id = file.thread_id.lower()
+        # By name, before the file is opened: an id filter costs nothing per skipped thread,
+        # and a page is not said to have a next one for threads it would leave out anyway.
+        if (wanted is not None and thread_id not in wanted) or thread_id in unwanted:
+            continue
         if len(page.items) == limit:
             # Another candidate exists, so there may be a next page.
-            page.next_cursor = encode_cursor(sort_key, last_item_key)
+            page.next_cursor = encode_cursor(sort_key, next_place(last_item_key, sort_direction))
             break
         if scanned == SCAN_CAP:
             page.reached_scan_cap = True
-            page.next_cursor = encode_cursor(sort_key, last_key)
+            page.next_cursor = encode_cursor(sort_key, next_place(last_key, sort_direction))
             break
         scanned += 1
         last_key = key
-        thread_id = file.thread_id.lower()
-        # By name, before the file is opened: an id filter costs nothing per skipped thread.
-        if (wanted is not None and thread_id not in wanted) or thread_id in unwanted:
-            continue
         head = _scan_head(file.path, need_user=True)
         if isinstance(head, str):
             warnings.append(head)
@@ -351,30 +341,11 @@ def list_threads(
                 mtime = file.path.stat().st_mtime
             except OSError:
                 continue  # moved (archived) since the directory was listed
-        page.items.append(_summarize(file, head, names, mtime, archived))
+        summary = _summarize(file, head, names, mtime, archived)
+        summary.listed_at = (sort_key, sort_direction, key)
+        page.items.append(summary)
         last_item_key = key
     return page
-
-
-def _mtime_stamp(mtime: float) -> str:
-    # Fixed-width integer microseconds so string comparison orders like the numbers.
-    return f"{round(mtime * 1_000_000):020d}"
-
-
-def _by_mtime_desc(
-    home: Path, archived: bool, anchor: tuple[str, str] | None, warnings: list[str]
-) -> list[tuple[RolloutFile, tuple[str, str], float]]:
-    entries = []
-    for file in iter_rollouts_desc(home, archived=archived, warnings=warnings):
-        try:
-            mtime = file.path.stat().st_mtime
-        except OSError:
-            continue
-        key = (_mtime_stamp(mtime), file.thread_id.lower())
-        if anchor is None or key < anchor:
-            entries.append((file, key, mtime))
-    entries.sort(key=lambda entry: entry[1], reverse=True)
-    return entries
 
 
 def read_thread_summary(codex_home: Path, path: Path) -> ThreadSummary | None:

@@ -154,7 +154,9 @@ class ThreadSearches:
             archived=params.archived,
         )
         home = self._ctx.services().codex_home
-        page = await thread_store.list_page(home, listing, self._ctx.threads.statuses())
+        page, backwards = await thread_store.listing(
+            home, listing, self._ctx.threads.statuses(), searching=True
+        )
         lowered = term.lower()
         found: list[ThreadSearchResult] = []
         unsent: list[ThreadSearchResult] = []
@@ -181,7 +183,8 @@ class ThreadSearches:
         return ThreadSearchResponse(
             data=found,
             next_cursor=page.next_cursor,
-            backwards_cursor=page.backwards_cursor,
+            # Where a page of these matches begins: at the first match.
+            backwards_cursor=backwards.get(found[0].thread.id) if found else None,
         )
 
 

@@ -5,7 +5,9 @@ lists none); given as `null` it lists the threads in no section; left out, it fi
 `section_position` orders a section's threads as the user arranged them (first placed first,
 `sortDirection: "desc"` turns it round) and needs a section id to order by. Its cursor names the
 last thread of the page, so the next page starts after it even when threads were moved in
-between; a thread moved out since falls back on its former place.
+between; a thread moved out since falls back on its former place. The backwards cursor is the
+place on the far side of the page's first thread: sent with the opposite direction, it lists
+from that thread back.
 """
 
 from __future__ import annotations
@@ -67,18 +69,22 @@ def bad_cursor(cursor: str) -> ApiError:
     return ApiError(INVALID_REQUEST, f"invalid cursor: {cursor}")
 
 
-def _encode(section_id: str, index: int, thread_id: str) -> str:
-    raw = f"{SECTION_POSITION}|{section_id}|{index}|{thread_id}"
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+def _encode(section_id: str, index: int, thread_id: str, *, above: bool) -> str:
+    fields = [SECTION_POSITION, section_id, str(index), thread_id, ">" if above else "<"]
+    return base64.urlsafe_b64encode("|".join(fields).encode()).decode().rstrip("=")
 
 
-def _decode(cursor: str, section_id: str) -> tuple[int, str]:
+def _decode(cursor: str, section_id: str) -> tuple[int, str, bool]:
+    """The cursor's place: by a thread's place in the section, first placed first (and that
+    place's index, should the thread have left), and whether it is just above or below it."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        kind, section, index, thread_id = raw.split("|")
+        kind, section, index, thread_id, side = raw.split("|")
         if kind != SECTION_POSITION or section != section_id or not thread_id:
             raise ValueError(raw)
-        return int(index), thread_id
+        if side not in ("<", ">"):
+            raise ValueError(raw)
+        return int(index), thread_id, side == ">"
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise bad_cursor(cursor) from None
 
@@ -89,18 +95,28 @@ def section_page(
     order: Sequence[str],
     params: ThreadListParams,
     limit: int,
-) -> tuple[list[T], str | None]:
-    """One page of `items` in the section's `order`, and the cursor of the next page."""
+) -> tuple[list[T], str | None, str | None]:
+    """One page of `items` in the section's `order`, the cursor of the next page, and the
+    cursor that pages back (with the opposite `sortDirection`, from the page's first thread)."""
     section_id = params.section_id or ""
     by_id = {thread_id(item): item for item in items}
     ranked = [t for t in order if t in by_id]
-    if params.sort_direction == "desc":
-        ranked.reverse()
-    start = 0
+    descending = params.sort_direction == "desc"
+    # Cursors are places in the section's own order, so either direction can follow them.
+    low = 0  # the first index, in the section's order, a page from the cursor may reach
+    high = len(ranked)
     if params.cursor:
-        index, last = _decode(params.cursor, section_id)
-        start = ranked.index(last) + 1 if last in ranked else min(max(index, 0), len(ranked))
-    page = ranked[start : start + limit]
-    more = start + limit < len(ranked)
-    cursor = _encode(section_id, start + len(page), page[-1]) if more and page else None
-    return [by_id[t] for t in page], cursor
+        index, anchor, above = _decode(params.cursor, section_id)
+        at = ranked.index(anchor) if anchor in ranked else min(max(index, 0), len(ranked))
+        gap = at + 1 if above and anchor in ranked else at
+        low, high = (0, gap) if descending else (gap, len(ranked))
+    window = ranked[low:high]
+    page = (window[::-1] if descending else window)[:limit]
+    more = len(window) > limit
+
+    def place(thread: str, above: bool) -> str:
+        return _encode(section_id, ranked.index(thread), thread, above=above)
+
+    cursor = place(page[-1], above=not descending) if more and page else None
+    backwards = place(page[0], above=not descending) if page else None
+    return [by_id[t] for t in page], cursor, backwards

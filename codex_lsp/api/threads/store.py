@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from codex_lsp import __version__
 from codex_lsp.api.convert import invalid
 from codex_lsp.api.port import INVALID_REQUEST, ApiError
+from codex_lsp.api.threads.project_filter import check_project_filter
 from codex_lsp.api.threads.rebuild import rebuild_turns
 from codex_lsp.api.threads.section_listing import (
     SECTION_POSITION,
@@ -44,10 +45,12 @@ from codex_lsp.store.rollout_files import (
 )
 from codex_lsp.store.thread_index import append_thread_name
 from codex_lsp.store.thread_metadata import load_git
+from codex_lsp.store.thread_order import Direction
 from codex_lsp.store.threads import (
     InvalidCursorError,
     SortKey,
     ThreadSummary,
+    backwards_cursor,
     list_threads,
     read_thread_summary,
 )
@@ -157,15 +160,29 @@ def rollout_events(path: Path) -> list[dict[str, Any]]:
 async def list_page(
     home: Path, params: ThreadListParams, statuses: dict[str, Any]
 ) -> ThreadListResponse:
+    """One page of `thread/list`."""
+    page, _backwards = await listing(home, params, statuses)
+    return page
+
+
+async def listing(
+    home: Path, params: ThreadListParams, statuses: dict[str, Any], *, searching: bool = False
+) -> tuple[ThreadListResponse, dict[str, str | None]]:
+    """One page of `thread/list` (or of the threads `thread/search` looks through, `searching`),
+    and the backwards cursor of a page that would begin at each of its threads.
+
+    The page's `backwardsCursor`, given when it holds a thread, pages back when sent with the
+    opposite `sortDirection`, repeating the page's first thread or not as the reference's does.
+    """
     recency = params.sort_key in ("updated_at", "recency_at")
     sort_key: SortKey = "updated_at" if recency else "created_at"
     by_section = params.sort_key == SECTION_POSITION
-    if params.sort_direction == "asc" and not by_section:
-        raise invalid("sortDirection", "only desc (newest first) is supported")
+    direction: Direction = "asc" if params.sort_direction == "asc" else "desc"
     limit = min(max(params.limit or DEFAULT_PAGE, 1), MAX_PAGE)
     included = params.included_thread_ids
     if included is not None and len(included) > MAX_INCLUDED_THREAD_IDS:
         raise invalid("includedThreadIds", f"at most {MAX_INCLUDED_THREAD_IDS} thread ids")
+    check_project_filter(params)
     section = await anyio.to_thread.run_sync(section_filter, home, params)
     wanted = narrowed(included, section)
     unwanted = {*(params.excluded_thread_ids or ()), *(section.never if section else ())}
@@ -178,6 +195,7 @@ async def list_page(
             model_providers=params.model_providers,
             archived=bool(params.archived),
             sort_key=sort_key,
+            sort_direction=direction,
             cwd=params.cwd,
             originators=params.originators,
             thread_ids=wanted,
@@ -203,19 +221,29 @@ async def list_page(
     except InvalidCursorError:
         raise bad_cursor(params.cursor or "") from None
     summaries, next_cursor = page.items, page.next_cursor
+    backwards: str | None = None
     if by_section and section is not None and section.only is not None:
-        summaries, next_cursor = section_page(
+        summaries, next_cursor, backwards = section_page(
             summaries, lambda s: s.id, section.only, params, limit
         )
-    threads = [thread_from_summary(s, statuses.get(s.id)) for s in summaries]
-    threads = await anyio.to_thread.run_sync(apply_metadata, home, threads)
     if params.search_term:
         # The store pages without a text filter; the term narrows each page it returns.
         term = params.search_term.lower()
-        threads = [
-            t for t in threads if term in t.preview.lower() or term in (t.name or "").lower()
+        summaries = [
+            s for s in summaries if term in s.preview.lower() or term in (s.name or "").lower()
         ]
-    return ThreadListResponse(data=threads, next_cursor=next_cursor)
+    backs: dict[str, str | None] = {}
+    if not by_section:
+        # As the reference's: its listings by creation anchor on the other side of the first
+        # thread in one direction, which a section filter turns round.
+        by_creation = sort_key == "created_at" and not searching
+        repeat_first = not by_creation or (direction == "desc") == (section is not None)
+        backs = {s.id: backwards_cursor(s, repeat_first=repeat_first) for s in summaries}
+        backwards = backs[summaries[0].id] if summaries else None
+    threads = [thread_from_summary(s, statuses.get(s.id)) for s in summaries]
+    threads = await anyio.to_thread.run_sync(apply_metadata, home, threads)
+    page = ThreadListResponse(data=threads, next_cursor=next_cursor, backwards_cursor=backwards)
+    return page, backs
 
 
 async def read_thread(

@@ -204,6 +204,8 @@ class ThreadListParams(V2Model):
     archived: Opt[bool] = None
     # Left out: every section; null: the threads in no section; an id: that section's threads.
     section_id: Opt[str] = None
+    # Left out: every project; null: the threads in no project; an id: that project's threads.
+    project_id: ExperimentalOpt[str] = None
     cwd: Opt[str | list[str]] = None
     use_state_db_only: Opt[bool] = None
     search_term: Opt[str] = None
