@@ -44,7 +44,7 @@ def attached_image(
         return [
             {
                 "type": "input_text",
-                "text": f"Codex could not read the local image at `{path}`: {reason}",
+                "text": f"Codex could not read the local image at `{given}`: {reason}",
             }
         ]
     body: ContentItem
