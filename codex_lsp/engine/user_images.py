@@ -25,7 +25,10 @@ def _image(url: str, detail: ImageDetail | None) -> InputImageContent:
 
 
 def pasted_image(url: str, detail: ImageDetail | None, budget: ImageDetail) -> ContentItem:
-    """An `image` input (a data URL, or a URL the provider fetches)."""
+    """An `image` input: a data URL, prepared here; any other URL goes as is, at `high`
+    detail (only an image prepared here is known to fit the model's `original` budget)."""
+    if url[:5].lower() != "data:":
+        return _image(url, detail and "high")
     try:
         return _image(prepare_data_url(url, budget), detail)
     except ImageError:

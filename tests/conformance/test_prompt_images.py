@@ -80,3 +80,45 @@ def test_images_reach_the_model_as_the_real_server_sends_them(model: str, tmp_pa
     assert real["tools"]["v0"] == [("data:image/png;base64", "PNG", big, "RGBA", detail, False)]
     assert real["tools"]["v1"] == [("data:image/png;base64", "PNG", (64, 32), "RGB", detail, True)]
     assert _journey("ours", tmp_path / "ours", model) == real
+
+
+URLS = [
+    "https://example.com/cat.png",
+    "HTTP://example.com/cat.png",
+    "data:text/plain;base64,aGVsbG8=",
+    "data:image/png;base64,aGVsbG8=",
+    "data:image/png,abc",
+    "file:///tmp/cat.png",
+]
+
+
+def _urls(side: Side, tmp_path: Path) -> list[Any]:
+    """For each `image` URL: turn/start's error, or the image part the model was sent."""
+    seen: list[Any] = []
+    with run_on(side, tmp_path) as run:
+        thread_id = start_thread(run, model="gpt-5.5")
+        for url in URLS:
+            run.model.enqueue(text_response("ok", response_id="r"))
+            params = {
+                "threadId": thread_id,
+                "input": [text_input("x"), {"type": "image", "url": url}],
+            }
+            answer = run.client.response(run.client.request("turn/start", params))
+            if "error" in answer:
+                seen.append(answer["error"])
+                continue
+            run.client.wait_method("turn/completed", threadId=thread_id)
+            body = run.model.requests[-1].body
+            user = [i for i in body["input"] if i.get("type") == "message" and i["role"] == "user"]
+            seen.append(user[-1]["content"][1:])
+    return seen
+
+
+def test_image_urls_are_taken_or_refused_as_the_real_server_does(tmp_path: Path) -> None:
+    real = _urls("real", tmp_path / "real")
+    refused = {
+        "code": -32600,
+        "message": "remote image URLs are not supported; use an inline data URL instead",
+    }
+    assert real[:2] == [refused, refused]
+    assert _urls("ours", tmp_path / "ours") == real
