@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from codex_lsp.engine.base_instructions import base_instructions
 from codex_lsp.engine.compact import maybe_compact
 from codex_lsp.engine.editor_tasks import developer_note
@@ -91,11 +93,16 @@ def build_user_item(
     return item, event
 
 
-def record_user_input(
+async def record_user_input(
     session: Session, sub_id: str, ctx: TurnContext, items: list[UserInput]
 ) -> None:
     """The user's input into the history, and shown as their message in the turn."""
-    user_item, user_event = build_user_item(items, ctx.cwd, ctx.model)
+    if any(isinstance(entry, ImageInput | LocalImageInput) for entry in items):
+        # Decoding and scaling images takes a while: off the event loop.
+        built = await anyio.to_thread.run_sync(build_user_item, items, ctx.cwd, ctx.model)
+    else:
+        built = build_user_item(items, ctx.cwd, ctx.model)
+    user_item, user_event = built
     session.record_items([user_item])
     session.emit(sub_id, user_event)
 
@@ -187,7 +194,7 @@ async def run_regular_task(
         await maybe_compact(session, task, ctx)
     except ModelError as err:
         failure = err
-    record_user_input(session, sub_id, ctx, items)
+    await record_user_input(session, sub_id, ctx, items)
     if instructions:
         session.record_items([developer_note(instructions)])
     for extension in session.services.extensions:
@@ -238,7 +245,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     first = True
     while True:
         for steered in steering.take():
-            record_user_input(session, sub_id, ctx, steered)
+            await record_user_input(session, sub_id, ctx, steered)
         try:
             # The turn's start already compacted what needed it; later requests may need it
             # again once tool output has filled the window.
