@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, get_args
 
-from codex_lsp.api.port import INVALID_PARAMS, ApiError
+from codex_lsp.api.port import INVALID_PARAMS, INVALID_REQUEST, ApiError
 from codex_lsp.protocol.account.models import RateLimitSnapshot, RateLimitWindow
 from codex_lsp.protocol.common import (
     GranularAskForApproval,
@@ -71,6 +71,12 @@ def user_input_to_core(items: Sequence[Any]) -> list[core_inputs.UserInput]:
                 # Uploaded file ids live on OpenAI's side; this engine only sends URLs.
                 raise invalid(
                     f"input[{index}].fileId", "images by file id are not supported; send a url"
+                )
+            if item.url.lower().startswith(("http://", "https://")):
+                # As codex: the image travels in the request, never fetched by the provider.
+                raise ApiError(
+                    INVALID_REQUEST,
+                    "remote image URLs are not supported; use an inline data URL instead",
                 )
             converted.append(core_inputs.ImageInput(image_url=item.url))
         elif isinstance(item, LocalImageUserInput):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from codex_lsp.engine.prompt_images import ImageDetail
 from codex_lsp.engine.turn_context import DEFAULT_CONTEXT_WINDOW
 
 ShellType = Literal["shell_command", "default", "local", "unified_exec", "disabled"]
@@ -33,15 +34,33 @@ class ModelInfo:
     shell_type: ShellType = "shell_command"
     apply_patch_tool_type: ApplyPatchToolType | None = "freeform"
     truncation_tokens: int = DEFAULT_TRUNCATION_TOKENS
+    # The `detail` its images are sent with (None: none, the server's default, `original`);
+    # it also sets the size budget they are scaled to.
+    image_detail: ImageDetail | None = "high"
+
+    @property
+    def image_budget(self) -> ImageDetail:
+        return self.image_detail or "original"
 
 
 CATALOGUE: tuple[ModelInfo, ...] = (
-    ModelInfo("gpt-5.5", "GPT-5.5", "Latest frontier model for coding and agentic work."),
+    ModelInfo(
+        "gpt-5.5",
+        "GPT-5.5",
+        "Latest frontier model for coding and agentic work.",
+        image_detail="original",
+    ),
     ModelInfo("gpt-5.4", "GPT-5.4", "Strong all-round coding model.", default_effort="xhigh"),
     ModelInfo("gpt-5.4-mini", "GPT-5.4 mini", "Faster, cheaper model for lighter tasks."),
     ModelInfo("gpt-5.3-codex", "GPT-5.3 Codex", "Coding-tuned model."),
     ModelInfo("gpt-5.2", "GPT-5.2", "Previous generation model."),
-    ModelInfo("codex-auto-review", "Codex auto review", "Model for reviews.", hidden=True),
+    ModelInfo(
+        "codex-auto-review",
+        "Codex auto review",
+        "Model for reviews.",
+        hidden=True,
+        image_detail=None,
+    ),
 )
 
 DEFAULT_MODEL = "gpt-5.5"

@@ -6,13 +6,13 @@ next Turn's input. The task ends with `task_complete`, `turn_aborted` or an `err
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import mimetypes
 import re
 import time
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from codex_lsp.engine.base_instructions import base_instructions
 from codex_lsp.engine.compact import maybe_compact
@@ -31,6 +31,7 @@ from codex_lsp.engine.tools.base import ToolCall
 from codex_lsp.engine.tools.config import TurnTools, turn_tools
 from codex_lsp.engine.tools.router import output_item
 from codex_lsp.engine.turn_context import TurnContext
+from codex_lsp.engine.user_images import attached_image, pasted_image
 from codex_lsp.model import ModelError, Prompt
 from codex_lsp.protocol.core.events import (
     ErrorEvent,
@@ -50,15 +51,18 @@ from codex_lsp.protocol.core.inputs import (
 )
 from codex_lsp.protocol.core.response_items import (
     ContentItem,
-    InputImageContent,
-    InputTextContent,
     MessageItem,
 )
-from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, read_bytes
 
 
-def build_user_item(items: list[UserInput], cwd: Path) -> tuple[MessageItem, UserMessageEvent]:
-    """The user's message as a history item, and as the `user_message` event shows it."""
+def build_user_item(
+    items: list[UserInput], cwd: Path, model: str
+) -> tuple[MessageItem, UserMessageEvent]:
+    """The user's message as a history item (its images prepared for `model`), and as the
+    `user_message` event shows it."""
+    info = model_info(model)
+    detail, budget = info.image_detail, info.image_budget
+    numbered = 0
     content: list[ContentItem] = []
     texts: list[str] = []
     images: list[str] = []
@@ -69,11 +73,13 @@ def build_user_item(items: list[UserInput], cwd: Path) -> tuple[MessageItem, Use
             texts.append(text)
             content.append({"type": "input_text", "text": text})
         elif isinstance(entry, ImageInput):
+            numbered += 1
             images.append(entry.image_url)
-            content.append({"type": "input_image", "image_url": entry.image_url, "detail": "high"})
+            content.append(pasted_image(entry.image_url, detail, budget))
         elif isinstance(entry, LocalImageInput):
+            numbered += 1
             local_images.append(entry.path)
-            content.append(_local_image(cwd / entry.path))
+            content.extend(attached_image(numbered, entry.path, cwd, detail, budget))
         elif isinstance(entry, SkillInput):
             content.append(
                 {"type": "input_text", "text": f"Use the skill `{entry.name}` ({entry.path})."}
@@ -87,21 +93,16 @@ def build_user_item(items: list[UserInput], cwd: Path) -> tuple[MessageItem, Use
     return item, event
 
 
-def _local_image(path: Path) -> InputTextContent | InputImageContent:
-    try:
-        data = read_bytes(path, IMAGE_MAX_BYTES)
-    except OSError as err:
-        return {"type": "input_text", "text": f"[image {path} could not be read: {err.strerror}]"}
-    mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-    return {"type": "input_image", "image_url": url, "detail": "high"}
-
-
-def record_user_input(
+async def record_user_input(
     session: Session, sub_id: str, ctx: TurnContext, items: list[UserInput]
 ) -> None:
     """The user's input into the history, and shown as their message in the turn."""
-    user_item, user_event = build_user_item(items, ctx.cwd)
+    if any(isinstance(entry, ImageInput | LocalImageInput) for entry in items):
+        # Decoding and scaling images takes a while: off the event loop.
+        built = await anyio.to_thread.run_sync(build_user_item, items, ctx.cwd, ctx.model)
+    else:
+        built = build_user_item(items, ctx.cwd, ctx.model)
+    user_item, user_event = built
     session.record_items([user_item])
     session.emit(sub_id, user_event)
 
@@ -193,7 +194,7 @@ async def run_regular_task(
         await maybe_compact(session, task, ctx)
     except ModelError as err:
         failure = err
-    record_user_input(session, sub_id, ctx, items)
+    await record_user_input(session, sub_id, ctx, items)
     if instructions:
         session.record_items([developer_note(instructions)])
     for extension in session.services.extensions:
@@ -244,7 +245,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     first = True
     while True:
         for steered in steering.take():
-            record_user_input(session, sub_id, ctx, steered)
+            await record_user_input(session, sub_id, ctx, steered)
         try:
             # The turn's start already compacted what needed it; later requests may need it
             # again once tool output has filled the window.

@@ -5,23 +5,26 @@ directory, anywhere on disk except the directories the sandbox hides from every 
 (`$CODEX_HOME` with its credentials and threads, the per-user server's socket directory),
 whatever symlink leads there: the check is made on the opened file itself. Only a regular
 file is read, without blocking, and at most `IMAGE_MAX_BYTES` of it; PNG, JPEG, GIF and WebP
-are taken, anything else is refused as Codex refuses it. The output is an `input_image` item
-(a data URL) in the tool's output; the call is shown as a `view_image_tool_call` event.
+are taken, anything else is refused as Codex refuses it. The image is scaled to the model's
+budget (`prompt_images`) and is the tool's output as an `input_image` item (a data URL); the
+call is shown as a `view_image_tool_call` event.
 Only providers speaking the Responses API are offered the tool: a Chat Completions tool
 message cannot carry an image.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from codex_lsp.engine.extensions import Extension, ToolHandler
-from codex_lsp.engine.models import CATALOGUE
+from codex_lsp.engine.models import model_info
+from codex_lsp.engine.prompt_images import ImageError, prepare_image
 from codex_lsp.engine.sandboxing import sandbox_options
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.protocol.core.events import ViewImageToolCallEvent
@@ -56,8 +59,6 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"GIF87a", "image/gif"),
     (b"GIF89a", "image/gif"),
 )
-
-_CATALOGUED = frozenset(info.slug for info in CATALOGUE)
 
 
 def image_mime(data: bytes) -> str | None:
@@ -128,15 +129,17 @@ async def handle_view_image(call: ToolCall) -> ToolOutput:
         raise ToolError("failed to parse function arguments: missing field `path`")
     path = Path(os.path.normpath(call.ctx.cwd / Path(raw).expanduser()))
     data = read_image(path, hidden_dirs(call.session))
-    mime = image_mime(data)
-    if mime is None:
+    if image_mime(data) is None:
         raise ToolError("unable to process image: invalid or unsupported image data")
-    image: dict[str, Any] = {
-        "type": "input_image",
-        "image_url": f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}",
-    }
-    if call.ctx.model in _CATALOGUED:
-        image["detail"] = "original"
+    info = model_info(call.ctx.model)
+    try:
+        # Decoding and scaling a large image takes a while: off the event loop.
+        prepared = await anyio.to_thread.run_sync(prepare_image, data, info.image_budget)
+    except ImageError as err:
+        raise ToolError(f"unable to process image: {err}") from None
+    image: dict[str, Any] = {"type": "input_image", "image_url": prepared.data_url()}
+    if info.image_detail is not None:
+        image["detail"] = info.image_detail
     call.session.emit(call.sub_id, ViewImageToolCallEvent(call_id=call.call_id, path=str(path)))
     return ToolOutput(f"image {path}", content=[image])
 

@@ -8,7 +8,6 @@ test server of `tests/support/mcp_server.py`, started by the engine.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import stat
 import subprocess
@@ -35,7 +34,11 @@ from tests.support.scripted_builders import (
 )
 
 MCP_SERVER = Path(__file__).parents[1] / "support" / "mcp_server.py"
-PIXEL = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16).decode()
+# A valid one-pixel PNG: the server decodes every image it sends.
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
+    "2mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 async def test_images_links_and_embedded_files_become_the_turn_input(scripted_model, tmp_path):

@@ -294,11 +294,27 @@ def test_turn_overrides_and_images_reach_the_model_and_stick(scripted_model, tmp
     (ws / "dot.png").write_bytes(png)
     scripted_model.enqueue(text_response("one", response_id="resp_1"))
     scripted_model.enqueue(text_response("two", response_id="resp_2"))
+    pasted = "data:image/png;base64," + base64.b64encode(png).decode()
     with app_server(home, ws) as client:
         thread = client.start_thread()
+        # As codex: an image travels in the request; a URL for the provider to fetch is refused.
+        remote = client.call(
+            "turn/start",
+            {
+                "threadId": thread["id"],
+                "input": [
+                    text_input("Look"),
+                    {"type": "image", "url": "https://example.com/a.png"},
+                ],
+            },
+        )
+        assert remote["error"] == {
+            "code": -32600,
+            "message": "remote image URLs are not supported; use an inline data URL instead",
+        }
         inputs = [
             text_input("Look"),
-            {"type": "image", "url": "https://example.com/cat.png"},
+            {"type": "image", "url": pasted},
             {"type": "localImage", "path": str(ws / "dot.png")},
         ]
         client.result(
@@ -326,8 +342,7 @@ def test_turn_overrides_and_images_reach_the_model_and_stick(scripted_model, tmp
         for part in item["content"]
         if part["type"] == "input_image"
     ]
-    assert images[0]["image_url"] == "https://example.com/cat.png"
-    assert images[1]["image_url"].startswith("data:image/png;base64,")
+    assert [image["image_url"] for image in images] == [pasted, pasted]
 
 
 QUESTION = {

@@ -50,7 +50,8 @@ async def _look(scripted_model, tmp_path, paths: list[str], prepare=None):
 async def test_the_next_request_carries_the_image(scripted_model, tmp_path):
     ws, _, outputs, shown = await _look(scripted_model, tmp_path, ["dot.png"])
     url = "data:image/png;base64," + base64.b64encode(PNG).decode()
-    assert outputs["v0"] == [{"type": "input_image", "image_url": url, "detail": "original"}]
+    # gpt-5.4 (the engine tests' model) takes images at `high` detail, as the real codex sends.
+    assert outputs["v0"] == [{"type": "input_image", "image_url": url, "detail": "high"}]
     assert [(e.call_id, e.path) for e in shown] == [("v0", str(ws / "dot.png"))]
     tools = {t.get("name"): t for t in scripted_model.requests[0].body["tools"]}
     assert tools["view_image"]["parameters"]["required"] == ["path"]

@@ -101,7 +101,7 @@ async def test_buffer_selection_file_and_diagnostics_reach_the_model(home, ws, s
 # The smallest valid PNG: one transparent pixel.
 PIXEL = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
-    "0000000d4944415478da63f8cfc0f01f0005000201a1b7a1f90000000049454e44ae426082"
+    "0000000d4944415478da63fccfc0500f000485018084a98c210000000049454e44ae426082"
 )
 
 

@@ -18,10 +18,10 @@ from tests.support.nvim import run_suite
 from tests.support.nvim_journeys import check, turn_texts, workspace
 from tests.support.scripted_builders import text_response
 
-# The smallest valid PNG: one transparent pixel.
+# A one-pixel PNG (a valid one: the server decodes every image it sends).
 PIXEL = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
-    "0000000d4944415478da63f8cfc0f01f0005000201a1b7a1f90000000049454e44ae426082"
+    "0000000d4944415478da63fccfc0500f000485018084a98c210000000049454e44ae426082"
 )
 PAGE = "# Changelog\n\n## 2.0\n- The frobnicator now takes a timeout.\n"
 

@@ -310,6 +310,7 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
     return {
         "chat": [_one(streamed_with_a_pause(CHAT_FIRST, CHAT_SECOND))],
         "askMenu": [_one(text_response("It returns the greeting `hi`.", response_id="resp_a1"))],
+        "images": [_one(text_response("a blue screenshot and a red square", response_id="r_i1"))],
         "longAnswer": [_one(text_response(LONG_STORY, response_id="resp_l1"))],
         # Long enough a pause for the journey to kill the server in it.
         "crash": [_one(streamed_with_a_pause(CRASH_FIRST, " and the rest.", stall_s=20.0))],

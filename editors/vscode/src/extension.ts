@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { TurnChanges } from './host/changes';
 import { ChatViewProvider, VIEW_ID } from './host/chatView';
 import { ContextPicker } from './host/contextPicker';
+import { ImageAttachments } from './host/imageAttachments';
 import { ChatController } from './host/controller';
 import { DiffPreview } from './host/diffPreview';
 import { registerEditorCommands } from './host/editorCommands';
@@ -56,6 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     diffs,
     changes: new TurnChanges(store, diffs),
     picker,
+    images: new ImageAttachments(store, context.globalStorageUri),
     showLog: () => output.show(true),
     restart,
     installServer: () => server.install(),

@@ -16,6 +16,7 @@ import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
+import { imageJourneys } from './journeys/images';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
 import { panelJourneys } from './journeys/panel';
@@ -42,6 +43,7 @@ const journeys: Journey[] = [
   ...threadJourneys,
   ...reviewJourneys,
   ...renderJourneys,
+  ...imageJourneys,
   // Last: its first half leaves the Explorer shown for the window reload.
   ...panelJourneys,
 ];

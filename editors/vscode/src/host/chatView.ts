@@ -14,6 +14,7 @@ import type { TurnChanges } from './changes';
 import type { ContextPicker } from './contextPicker';
 import type { ChatController } from './controller';
 import type { DiffPreview } from './diffPreview';
+import type { ImageAttachments } from './imageAttachments';
 import type { InlineRequests } from './inlineRequests';
 import { errorText, openSettings } from './server';
 import type { ChatStore } from './store';
@@ -28,6 +29,7 @@ export interface ChatViewParts {
   diffs: DiffPreview;
   changes: TurnChanges;
   picker: ContextPicker;
+  images: ImageAttachments;
   showLog(): void;
   restart(): Promise<void>;
   installServer(): Promise<void>;
@@ -180,6 +182,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     </div>
     <div class="composer-actions">
       <button type="button" id="attach" class="secondary" data-action="openPicker" title="Attach context (#)">#&nbsp;Context</button>
+      <button type="button" id="attach-image" class="secondary" data-action="attachImage" title="Attach images (PNG, JPEG, GIF, WebP), or paste one into the message">+&nbsp;Image</button>
       <span class="spacer"></span>
       <button type="button" id="stop" data-action="stop" class="stop" hidden title="Stop (Codex: Stop)">■ Stop</button>
       <button type="button" id="send" data-action="send">Send</button>
@@ -200,6 +203,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           // The snapshot holds every action still queued.
           this.pending.length = 0;
           this.post({ type: 'snapshot', state: this.store.state });
+          this.post({ type: 'imagePreviews', previews: parts.images.all() });
           if (this.focusWhenReady) this.post({ type: 'focusInput' });
           this.focusWhenReady = false;
           return;
@@ -282,6 +286,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           return;
         case 'detach':
           this.store.dispatch({ type: 'detach', id: message.id });
+          return;
+        case 'attachImage':
+          this.post({ type: 'imagePreviews', previews: await parts.images.pick() });
+          return;
+        case 'pasteImage':
+          this.post({ type: 'imagePreviews', previews: [await parts.images.paste(message.dataUrl)] });
           return;
         case 'copyCode':
           await vscode.env.clipboard.writeText(message.code);

@@ -164,6 +164,8 @@ export class ContextPicker implements vscode.Disposable {
         const r = a.range;
         const text = doc.getText(new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character));
         items.push({ type: 'file', path: a.path, range: a.range, text });
+      } else if (a.kind === 'image' && a.path) {
+        items.push({ type: 'image', path: a.path });
       } else if (a.path) {
         items.push({ type: 'file', path: a.path });
       }

@@ -276,11 +276,13 @@ export class ChatController {
     const threadId = await this.ensureThread();
     this.store.dispatch({ type: 'userText', text });
     await this.applyMode(threadId);
-    if (context.length) {
+    // Images alone go as the turn's `localImage` inputs; other context needs the editor task.
+    const images = context.flatMap((c) => (c.type === 'image' ? [{ type: 'localImage' as const, path: c.path }] : []));
+    if (images.length < context.length) {
       await this.startTask(threadId, { type: 'ask', text }, context);
       return;
     }
-    await this.server.request('turn/start', { threadId, input: [{ type: 'text', text }], ...this.overrides() });
+    await this.server.request('turn/start', { threadId, input: [{ type: 'text', text }, ...images], ...this.overrides() });
   }
 
   /** Send the message that started the failed turn `turnId` again, on the same thread. */

@@ -1,5 +1,6 @@
 /** Messages between the chat webview and the extension host. */
 
+import type { ImagePreview } from './images';
 import type { PanelDecision, UserInputAnswers } from './protocol';
 import type { Action, ChatState } from './state';
 
@@ -19,7 +20,8 @@ export type ToWebview =
   | { type: 'actions'; actions: Action[] }
   | { type: 'focusInput' }
   | { type: 'revealRequests' }
-  | { type: 'contextOptions'; query: string; options: ContextOption[] };
+  | { type: 'contextOptions'; query: string; options: ContextOption[] }
+  | { type: 'imagePreviews'; previews: ImagePreview[] };
 
 /** Webview -> host. */
 export type FromWebview =
@@ -49,6 +51,8 @@ export type FromWebview =
   | { type: 'contextQuery'; query: string }
   | { type: 'attach'; option: ContextOption }
   | { type: 'detach'; id: string }
+  | { type: 'attachImage' }
+  | { type: 'pasteImage'; dataUrl: string }
   | { type: 'copyCode'; code: string }
   | { type: 'insertCode'; code: string }
   | { type: 'applyCode'; code: string; language: string }

@@ -9,6 +9,7 @@ import { turnChanges } from './changes';
 import { classToken, escapeHtml as e } from './escape';
 import { renderMarkdown } from './markdown';
 import type { ThreadItem, ThreadItemOf, UserInput } from './protocol';
+import { renderMessageImages } from './images';
 import { renderFileList } from './renderFiles';
 import { displayCommand } from './shellScript';
 import { visible } from './visible';
@@ -117,9 +118,9 @@ function renderTurnEnd(turn: TurnView, last = false): string {
   return '';
 }
 
-function renderUserText(text: string, pending = false, refs: string[] = []): string {
+function renderUserText(text: string, pending = false, refs: string[] = [], images = ''): string {
   const attached = refs.length ? `<div class="refs">${refs.map((r) => `<span class="ref">${e(r)}</span>`).join('')}</div>` : '';
-  return `<div class="msg user${pending ? ' pending' : ''}"><div class="role">You</div><div class="text">${e(text)}</div>${attached}</div>`;
+  return `<div class="msg user${pending ? ' pending' : ''}"><div class="role">You</div><div class="text">${e(text)}</div>${attached}${images}</div>`;
 }
 
 export interface ItemOptions {
@@ -138,11 +139,14 @@ const PROPOSED_PLAN = /<proposed_plan>[\s\S]*?<\/proposed_plan>/g;
 export function renderItem(item: ThreadItem, options: ItemOptions = {}): string {
   switch (item.type) {
     case 'userMessage': {
-      // The first text is what the user wrote; later ones name what they attached.
-      const [first, ...rest] = (item.content ?? []).map((c) =>
-        c.type === 'text' ? (c.text ?? '') : `[${c.type}${inputLabel(c) ? `: ${inputLabel(c)}` : ''}]`,
-      );
-      return renderUserText(first ?? '', false, rest);
+      // The first text is what the user wrote; later ones name what they attached. Images
+      // are shown as thumbnails.
+      const content = item.content ?? [];
+      const pictured = (c: UserInput) => c.type === 'localImage' || c.type === 'image';
+      const [first, ...rest] = content
+        .filter((c) => !pictured(c))
+        .map((c) => (c.type === 'text' ? (c.text ?? '') : `[${c.type}${inputLabel(c) ? `: ${inputLabel(c)}` : ''}]`));
+      return renderUserText(first ?? '', false, rest, renderMessageImages(content));
     }
     case 'agentMessage': {
       const text = options.planned ? (item.text ?? '').replace(PROPOSED_PLAN, '').trim() : (item.text ?? '');

@@ -5,6 +5,7 @@
  */
 
 import { classToken, escapeHtml as e } from './escape';
+import { imageThumb } from './images';
 import { visible } from './visible';
 import { formatRateLimits, formatTokenUsage } from './format';
 import { APPROVAL_POLICIES, type Mode, MODES, type ModelInfo, REASONING_EFFORTS } from './protocol';
@@ -158,14 +159,15 @@ export function renderUsage(state: ChatState): string {
   return e(parts.filter(Boolean).join(' · '));
 }
 
-const CHIP_ICON = { file: '▤', selection: '✂', problems: '⚠' } as const;
+const CHIP_ICON = { file: '▤', selection: '✂', problems: '⚠', image: '▣' } as const;
 
 export function renderChips(state: ChatState): string {
   return state.attachments
     .map(
       (a) =>
         `<span class="chip" data-kind="${classToken(a.kind)}" title="${e(a.path ?? a.label)}">` +
-        `<span class="chip-icon" aria-hidden="true">${CHIP_ICON[a.kind]}</span>${e(a.label)}` +
+        (a.kind === 'image' && a.path ? imageThumb(a.path, 'chip-thumb') : `<span class="chip-icon" aria-hidden="true">${CHIP_ICON[a.kind]}</span>`) +
+        e(a.label) +
         `<button type="button" class="chip-remove" data-action="detach" data-id="${e(a.id)}" aria-label="Remove ${e(a.label)}" title="Remove">×</button></span>`,
     )
     .join('');

@@ -77,7 +77,7 @@ export interface Notice {
 /** Context attached in the composer, shown as a chip until the message is sent. */
 export interface Attachment {
   id: string;
-  kind: 'file' | 'selection' | 'problems';
+  kind: 'file' | 'selection' | 'problems' | 'image';
   label: string;
   path?: string;
   range?: LspRange;

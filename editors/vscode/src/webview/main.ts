@@ -20,6 +20,7 @@ import {
   renderUsage,
 } from '../shared/render';
 import { type ChatState, initialState, reduce } from '../shared/state';
+import { acceptPastedImages, ImagePreviews } from './images';
 import { ContextMenu } from './picker';
 import { streamInto } from './stream';
 
@@ -61,6 +62,16 @@ const picker = new ContextMenu($<HTMLDivElement>('picker'), input, {
   query: (query) => post({ type: 'contextQuery', query }),
   pick: (option) => post({ type: 'attach', option }),
 });
+
+const previews = new ImagePreviews();
+acceptPastedImages(
+  input,
+  (dataUrl) => post({ type: 'pasteImage', dataUrl }),
+  (text) => {
+    state = reduce(state, { type: 'notice', kind: 'warning', text });
+    schedule();
+  },
+);
 
 input.value = saved.draft ?? '';
 setThreadsOpen(!!saved.threadsOpen);
@@ -157,6 +168,7 @@ function render() {
   stop.hidden = !running;
   document.body.dataset.server = state.server.state;
   document.body.dataset.running = String(running);
+  previews.fill(document);
   if (atBottom) log.scrollTop = log.scrollHeight;
   revealRequests();
 }
@@ -192,6 +204,10 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'contextOptions':
       picker.show(message.query, message.options);
+      break;
+    case 'imagePreviews':
+      previews.add(message.previews);
+      schedule();
       break;
   }
 });
@@ -371,6 +387,9 @@ document.addEventListener('click', (event) => {
       break;
     case 'detach':
       post({ type: 'detach', id: data.id ?? '' });
+      break;
+    case 'attachImage':
+      post({ type: 'attachImage' });
       break;
     case 'copyCode':
       post({ type: 'copyCode', code: codeOf(target).code });
