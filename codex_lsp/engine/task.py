@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from codex_lsp.engine import goal_turns
 from codex_lsp.engine.base_instructions import base_instructions
 from codex_lsp.engine.compact import maybe_compact
 from codex_lsp.engine.editor_tasks import developer_note
-from codex_lsp.engine.goals import account_usage as account_goal_usage
 from codex_lsp.engine.instructions import (
     context_update_message,
     contextual_user_message,
@@ -53,6 +53,7 @@ from codex_lsp.protocol.core.response_items import (
     InputImageContent,
     InputTextContent,
     MessageItem,
+    ResponseItem,
 )
 from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, read_bytes
 
@@ -159,9 +160,11 @@ async def run_regular_task(
     items: list[UserInput],
     previous_response_id: str | None = None,
     instructions: str | None = None,
+    opening: list[ResponseItem] | None = None,
 ) -> None:
     """Run a turn on the user's `items`; `instructions` (an editor request's) follow the
-    user's message as a developer note the transcript does not show."""
+    user's message as a developer note the transcript does not show. A turn the engine starts
+    on its own opens with `opening` instead of a user message."""
     sub_id = task.sub_id
     started = time.monotonic()
     if previous_response_id:
@@ -193,7 +196,11 @@ async def run_regular_task(
         await maybe_compact(session, task, ctx)
     except ModelError as err:
         failure = err
-    record_user_input(session, sub_id, ctx, items)
+        task.failed = True
+    if opening is None:
+        record_user_input(session, sub_id, ctx, items)
+    else:
+        session.record_items(opening)
     if instructions:
         session.record_items([developer_note(instructions)])
     for extension in session.services.extensions:
@@ -208,6 +215,7 @@ async def run_regular_task(
         session.emit(
             sub_id, ErrorEvent(message=failure.message, codex_error_info=failure.codex_error_info)
         )
+    goal_turns.end_goal_turn(session, task)
     session.emit(
         sub_id,
         TaskCompleteEvent(
@@ -245,6 +253,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     while True:
         for steered in steering.take():
             record_user_input(session, sub_id, ctx, steered)
+        session.record_items(steering.take_items())
         try:
             # The turn's start already compacted what needed it; later requests may need it
             # again once tool output has filled the window.
@@ -266,18 +275,19 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
                 sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info)
             )
             steering.closed = True
+            task.failed = True
             return last_message
         session.record_items(result.items)
         if result.response_id:
             session.history.mark_response(result.response_id)
             task.last_response_id = session.last_response_id = result.response_id
         session.record_usage(result.usage)
-        account_goal_usage(session, sub_id, result.usage)
+        goal_turns.note_usage(session, result.usage)
         last_message = result.last_agent_message or last_message
         calls = result.tool_calls
         if not calls:
             session.emit(sub_id, session.token_count_event())
-            if steering.pending:
+            if steering.pending or steering.items:
                 continue  # the model has not seen what the user added yet
             steering.closed = True
             return last_message
@@ -299,4 +309,6 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)
             session.record_items([output_item(item, output)])
+        # Codex counts a response against the goal once its tools are done.
+        goal_turns.account(session, sub_id, task)
         session.emit(sub_id, session.token_count_event())
