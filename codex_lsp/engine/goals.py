@@ -230,7 +230,9 @@ async def handle_update_goal(call: ToolCall) -> ToolOutput:
         )
     goal = {**current, "status": status, "updatedAt": int(time.time())}
     goal_changed(call.session, call.sub_id, goal, turn_id=call.sub_id)
-    return ToolOutput(tool_result(goal, completed=status == "complete"))
+    # The usage report is asked for only when there is usage worth reporting.
+    report = goal.get("tokenBudget") is not None or int(goal["timeUsedSeconds"]) > 0
+    return ToolOutput(tool_result(goal, completed=status == "complete" and report))
 
 
 async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None:
@@ -244,6 +246,10 @@ async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None
     if op.objective is not None and not objective:
         codex.event(sub_id, ErrorEvent(message="goal objective must not be empty"))
         return
+    running = session.running_task
+    if current is not None and running is not None:
+        account(session, running.sub_id)  # what the turn used so far counts for the goal as it was
+        current = session.goal
     if current is None:
         if objective is None:
             message = f"cannot update goal for thread {session.thread_id}: no goal exists"
@@ -265,7 +271,6 @@ async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None
     goal_changed(session, sub_id, goal)
     if goal["status"] != "active" or not goals_enabled(session.ctx):
         return
-    running = session.running_task
     if running is None:  # the next turn goes by the op's id, so its asker can hold it
         await continue_if_idle(session, turn_id=sub_id)
     elif current is not None and current["objective"] != goal["objective"]:
