@@ -163,10 +163,17 @@ def account(session: Session, sub_id: str, task: RunningTask | None = None) -> N
 
 
 def end_goal_turn(session: Session, task: RunningTask) -> None:
-    """The turn's last count; a turn that failed blocks its active goal."""
+    """The turn's last count."""
+    account(session, task.sub_id)
+
+
+def turn_failed(session: Session, task: RunningTask) -> None:
+    """The turn ends on an error: its active goal is counted and blocked (before the error is
+    reported, as Codex does)."""
+    task.failed = True
     account(session, task.sub_id)
     goal = session.goal
-    if task.failed and goal is not None and goal.get("status") == "active":
+    if goal is not None and goal.get("status") == "active":
         blocked = {**goal, "status": "blocked", "updatedAt": int(time.time())}
         goal_changed(session, task.sub_id, blocked, turn_id=task.sub_id)
 
@@ -179,4 +186,5 @@ __all__ = [
     "goal_changed",
     "goal_context",
     "note_usage",
+    "turn_failed",
 ]

@@ -196,7 +196,6 @@ async def run_regular_task(
         await maybe_compact(session, task, ctx)
     except ModelError as err:
         failure = err
-        task.failed = True
     if opening is None:
         record_user_input(session, sub_id, ctx, items)
     else:
@@ -212,6 +211,7 @@ async def run_regular_task(
         if plan is not None:
             session.emit(sub_id, ProposedPlanEvent(item_id=f"{sub_id}-plan", text=plan))
     else:  # the input is kept; the turn ends with why the history could not be compacted
+        goal_turns.turn_failed(session, task)
         session.emit(
             sub_id, ErrorEvent(message=failure.message, codex_error_info=failure.codex_error_info)
         )
@@ -271,11 +271,11 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             if request.cancelled_caught:
                 continue  # abandoned for steered input: ask again with it
         except ModelError as err:
+            goal_turns.turn_failed(session, task)
             session.emit(
                 sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info)
             )
             steering.closed = True
-            task.failed = True
             return last_message
         session.record_items(result.items)
         if result.response_id:

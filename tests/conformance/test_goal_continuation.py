@@ -136,7 +136,7 @@ def interrupted(run: Run, thread_id: str) -> None:
 def failed_turn_blocks(run: Run, thread_id: str) -> None:
     """A turn that fails blocks the goal: nothing keeps sampling into the same error."""
     run.model.enqueue(text_response("Working.", response_id="r1"))
-    run.model.enqueue({"status": 400, "body": {"error": {"message": "bad request"}}})
+    run.model.enqueue([{"status": 400, "body": {"error": {"message": "bad request"}}}])
     _set(run, thread_id, objective="Write docs")
     _turns_done(run, 2)
 
