@@ -28,6 +28,7 @@ from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.protocol.core.events import ErrorEvent
 from codex_lsp.protocol.core.goals import (
     ClearThreadGoal,
+    ContinueThreadGoal,
     SetThreadGoal,
     ThreadGoalClearedEvent,
 )
@@ -277,6 +278,11 @@ async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         running.steering.add_items([goal_context(objective_updated_prompt(goal))])
 
 
+async def _continue_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None:
+    assert isinstance(op, ContinueThreadGoal)
+    await continue_if_idle(session)
+
+
 async def _clear_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None:
     assert isinstance(op, ClearThreadGoal)
     had_goal = session.goal is not None
@@ -304,7 +310,11 @@ class GoalsExtension(Extension):
         }
 
     def op_handlers(self) -> dict[str, OpHandler]:
-        return {"set_thread_goal": _set_goal, "clear_thread_goal": _clear_goal}
+        return {
+            "set_thread_goal": _set_goal,
+            "clear_thread_goal": _clear_goal,
+            "continue_thread_goal": _continue_goal,
+        }
 
     async def extra_user_items(
         self, session: Session, ctx: TurnContext, sub_id: str, items: Any

@@ -141,6 +141,22 @@ def failed_turn_blocks(run: Run, thread_id: str) -> None:
     _turns_done(run, 2)
 
 
+def resumed_with_active_goal(run: Run, thread_id: str) -> None:
+    """A thread left idle with an active goal takes it up again once it is resumed."""
+    run.model.enqueue([{"stall_s": 3.0}, *text_response("Slow.", response_id="r1")])
+    _set(run, thread_id, objective="Write docs")
+    started = run.client.wait_method("turn/started")
+    time.sleep(0.5)
+    turn_id = started["params"]["turn"]["id"]
+    run.client.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
+    _turns_done(run, 1)
+    run.restart()
+    run.model.enqueue(_call("update_goal", {"status": "complete"}, "c2"))
+    run.model.enqueue(text_response("Goal done.", response_id="r3"))
+    run.client.call("thread/resume", {"threadId": thread_id})
+    _turns_done(run, 1)
+
+
 JOURNEYS: dict[str, Callable[[Run, str], None]] = {
     "set_on_idle_thread": set_on_idle_thread,
     "created_by_the_model": created_by_the_model,
@@ -149,6 +165,7 @@ JOURNEYS: dict[str, Callable[[Run, str], None]] = {
     "objective_rewritten_mid_turn": objective_rewritten_mid_turn,
     "interrupted": interrupted,
     "failed_turn_blocks": failed_turn_blocks,
+    "resumed_with_active_goal": resumed_with_active_goal,
 }
 
 
@@ -212,7 +229,7 @@ def _journey(side: Side, tmp_path: Path, name: str) -> dict[str, Any]:
         thread_id = start_thread(run)
         JOURNEYS[name](run, thread_id)
         notices: list[Any] = []
-        for entry in run.client.transcript:
+        for entry in (e for client in run.clients for e in client.transcript):
             if entry.direction == "s2c" and entry.message.get("method") in NOTICES:
                 notice = _notice(entry.message)
                 # A count that changes neither status nor objective comes when a second has
