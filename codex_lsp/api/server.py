@@ -248,7 +248,11 @@ class ApiServer:
             # As the reference server: a thread resumed with an active goal takes it up again
             # once the client has the thread.
             group = await self._host()
-            self._after_response_call(lambda: group.start_soon(thread.submit, ContinueThreadGoal()))
+
+            def take_up() -> None:
+                group.start_soon(thread.submit, ContinueThreadGoal())
+
+            self._after_response_call(take_up)
         return response
 
     async def _thread_fork(
