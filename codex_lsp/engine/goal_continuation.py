@@ -68,7 +68,9 @@ async def _continuation(session: Session, task: RunningTask) -> None:
         return  # changed between scheduling and starting: nothing to do
     prompt = goal_turns.continuation_prompt(goal, update_plan=turn_tools(ctx).update_plan)
     opening = [*goal_turns.give_objective(session), goal_turns.goal_context(prompt)]
-    await run_regular_task(session, task, ctx, [], opening=opening)
+    # Codex counts the turns back to the one whose model made the goal, if one did.
+    root = session.goal_origin_turn
+    await run_regular_task(session, task, ctx, [], opening=opening, root_turn_id=root)
     after_turn(session, task)
 
 

@@ -211,6 +211,7 @@ async def handle_create_goal(call: ToolCall) -> ToolOutput:
     # The new goal counts from here; the model reads its objective before its next request.
     call.session.goal_unaccounted = 0
     call.session.goal_clock = time.monotonic()
+    call.session.goal_origin_turn = call.sub_id
     goal_changed(call.session, call.sub_id, goal, turn_id=call.sub_id)
     call.task.steering.add_items(give_objective(call.session))
     return ToolOutput(tool_result(goal))
@@ -258,6 +259,7 @@ async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None
             return
         goal = new_goal(session.thread_id, objective, op.token_budget)
         session.goal_unaccounted = 0
+        session.goal_origin_turn = None
     else:  # the goal keeps its usage; what the client names changes
         goal = dict(current)
         if objective is not None:

@@ -130,6 +130,7 @@ class Session:
         # (`engine.goal_turns`).
         self.goal_unaccounted = 0
         self.goal_objective_given: str | None = None
+        self.goal_origin_turn: str | None = None
         self.closed = False
         # 0 for a root thread. The subagents package gives each child session its agent id,
         # so features that differ for children (questions to the user) need not import it.

@@ -161,6 +161,7 @@ async def run_regular_task(
     previous_response_id: str | None = None,
     instructions: str | None = None,
     opening: list[ResponseItem] | None = None,
+    root_turn_id: str | None = None,
 ) -> None:
     """Run a turn on the user's `items`; `instructions` (an editor request's) follow the
     user's message as a developer note the transcript does not show. A turn the engine starts
@@ -186,7 +187,10 @@ async def run_regular_task(
     session.emit(
         sub_id,
         TaskStartedEvent(
-            turn_id=sub_id, started_at=session.now(), model_context_window=ctx.context_window
+            turn_id=sub_id,
+            root_turn_id=root_turn_id,
+            started_at=session.now(),
+            model_context_window=ctx.context_window,
         ),
     )
     record_turn_context(session, ctx, sub_id)

@@ -229,9 +229,16 @@ def _journey(side: Side, tmp_path: Path, name: str) -> dict[str, Any]:
         thread_id = start_thread(run)
         JOURNEYS[name](run, thread_id)
         notices: list[Any] = []
+        turns: list[str] = []  # the ids of the turns started, in order
         for entry in (e for client in run.clients for e in client.transcript):
             if entry.direction == "s2c" and entry.message.get("method") in NOTICES:
                 notice = _notice(entry.message)
+                if notice[0] == "turn/started":
+                    # Which turn (by order) it counts back to: itself, or the one whose model
+                    # made the goal.
+                    turn = entry.message["params"]["turn"]
+                    turns.append(turn["id"])
+                    notice.append(turns.index(turn["rootTurnId"]))
                 # A count that changes neither status nor objective comes when a second has
                 # gone by or not: only the goal's changes are compared.
                 last_goal = next((n for n in reversed(notices) if n[0] == notice[0]), None)
@@ -282,5 +289,5 @@ def test_the_real_server_continues_a_goal_on_its_own(
     set_at = real["notices"].index(["thread/goal/updated", True, "active", "Write docs"])
     assert real["notices"][set_at + 1 : set_at + 3] == [
         ["thread/status/changed", "active"],
-        ["turn/started"],
+        ["turn/started", 1],
     ]
