@@ -157,6 +157,17 @@ def resumed_with_active_goal(run: Run, thread_id: str) -> None:
     _turns_done(run, 1)
 
 
+def with_update_plan(run: Run, thread_id: str) -> None:
+    """Where the model may keep a plan, the continuation prompt tells it when to."""
+    run.model.enqueue(_call("update_goal", {"status": "complete"}, "c1"))
+    run.model.enqueue(text_response("Goal done.", response_id="r2"))
+    _set(run, thread_id, objective="Write docs")
+    _turns_done(run, 1)
+
+
+# Config a journey needs besides the common one.
+CONFIG = {"with_update_plan": "[tools.update_plan]\nenabled = true\n"}
+
 JOURNEYS: dict[str, Callable[[Run, str], None]] = {
     "set_on_idle_thread": set_on_idle_thread,
     "created_by_the_model": created_by_the_model,
@@ -166,6 +177,7 @@ JOURNEYS: dict[str, Callable[[Run, str], None]] = {
     "interrupted": interrupted,
     "failed_turn_blocks": failed_turn_blocks,
     "resumed_with_active_goal": resumed_with_active_goal,
+    "with_update_plan": with_update_plan,
 }
 
 
@@ -225,7 +237,8 @@ def _notice(message: dict[str, Any]) -> Any:
 
 
 def _journey(side: Side, tmp_path: Path, name: str) -> dict[str, Any]:
-    with run_on(side, tmp_path, experimental_api=True) as run:
+    extra = CONFIG.get(name, "")
+    with run_on(side, tmp_path, experimental_api=True, extra_config=extra) as run:
         thread_id = start_thread(run)
         JOURNEYS[name](run, thread_id)
         notices: list[Any] = []
@@ -291,3 +304,12 @@ def test_the_real_server_continues_a_goal_on_its_own(
         ["thread/status/changed", "active"],
         ["turn/started", 1],
     ]
+
+
+def test_the_real_server_speaks_of_plans_only_where_the_model_may_make_one(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    with_plan = json.dumps(_real("with_update_plan", tmp_path_factory)["requests"][0])
+    without = json.dumps(_real("set_on_idle_thread", tmp_path_factory)["requests"][1])
+    assert "Progress visibility:" in with_plan
+    assert "Progress visibility:" not in without
