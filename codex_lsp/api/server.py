@@ -47,6 +47,7 @@ from codex_lsp.engine.services import EngineServices
 from codex_lsp.protocol import v2
 from codex_lsp.protocol.account.models import RateLimitSnapshot
 from codex_lsp.protocol.common import dump
+from codex_lsp.protocol.core.goals import ContinueThreadGoal
 from codex_lsp.protocol.threads.models import (
     THREAD_FORK,
     THREAD_RESUME,
@@ -249,6 +250,16 @@ class ApiServer:
         if usage is not None:
             self._after_response("thread/tokenUsage/updated", usage)
         self._after_response_call(thread.send_startup)
+        session = thread.codex.session
+        if session is not None and (session.goal or {}).get("status") == "active":
+            # As the reference server: a thread resumed with an active goal takes it up again
+            # once the client has the thread.
+            group = await self._host()
+
+            def take_up() -> None:
+                group.start_soon(thread.submit, ContinueThreadGoal())
+
+            self._after_response_call(take_up)
         return response
 
     async def _thread_fork(

@@ -15,13 +15,22 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from codex_lsp.engine.extensions import Extension, OpHandler, ToolHandler
+from codex_lsp.engine.goal_continuation import continue_if_idle
+from codex_lsp.engine.goal_turns import (
+    account,
+    give_objective,
+    goal_changed,
+    goal_context,
+    goals_enabled,
+    objective_updated_prompt,
+)
 from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
 from codex_lsp.protocol.core.events import ErrorEvent
 from codex_lsp.protocol.core.goals import (
     ClearThreadGoal,
+    ContinueThreadGoal,
     SetThreadGoal,
     ThreadGoalClearedEvent,
-    ThreadGoalUpdatedEvent,
 )
 from codex_lsp.protocol.core.response_items import ResponseItem
 
@@ -29,7 +38,6 @@ if TYPE_CHECKING:
     from codex_lsp.engine.codex import Codex
     from codex_lsp.engine.session import Session
     from codex_lsp.engine.turn_context import TurnContext
-    from codex_lsp.protocol.core.inputs import TokenUsage
     from codex_lsp.protocol.core.ops import Op
 
 # The statuses the model may set; the others are the user's or the engine's to set.
@@ -169,16 +177,6 @@ def tool_result(goal: dict[str, Any] | None, *, completed: bool = False) -> str:
     return json.dumps(result, separators=(",", ":"), ensure_ascii=False)
 
 
-def _changed(
-    session: Session, sub_id: str, goal: dict[str, Any], *, turn_id: str | None = None
-) -> None:
-    """Make `goal` the thread's and say so, under `sub_id`; `turn_id` is the turn it changed
-    in (a tool's turn, or the turn running when a client changed it)."""
-    session.goal = goal
-    event = ThreadGoalUpdatedEvent(thread_id=session.thread_id, turn_id=turn_id, goal=dict(goal))
-    session.emit(sub_id, event)
-
-
 def _arguments(call: ToolCall) -> dict[str, Any]:
     try:
         args = json.loads(call.payload or "{}")
@@ -210,12 +208,19 @@ async def handle_create_goal(call: ToolCall) -> ToolOutput:
             "complete the existing goal first"
         )
     goal = new_goal(call.session.thread_id, objective.strip(), budget)
-    _changed(call.session, call.sub_id, goal, turn_id=call.sub_id)
+    # The new goal counts from here; the model reads its objective before its next request.
+    call.session.goal_unaccounted = 0
+    call.session.goal_clock = time.monotonic()
+    call.session.goal_origin_turn = call.sub_id
+    goal_changed(call.session, call.sub_id, goal, turn_id=call.sub_id)
+    call.task.steering.add_items(give_objective(call.session))
     return ToolOutput(tool_result(goal))
 
 
 async def handle_update_goal(call: ToolCall) -> ToolOutput:
     status = _arguments(call).get("status")
+    if status in MODEL_STATUSES:
+        account(call.session, call.sub_id)  # the goal's final usage includes this turn so far
     current = call.session.goal
     if current is None:
         raise ToolError("cannot update goal because this thread has no goal")
@@ -226,29 +231,10 @@ async def handle_update_goal(call: ToolCall) -> ToolOutput:
             "are controlled by the user or system"
         )
     goal = {**current, "status": status, "updatedAt": int(time.time())}
-    _changed(call.session, call.sub_id, goal, turn_id=call.sub_id)
-    return ToolOutput(tool_result(goal, completed=status == "complete"))
-
-
-def account_usage(session: Session, sub_id: str, usage: TokenUsage | None) -> None:
-    """Count one model response against the active goal; a used-up budget limits it."""
-    goal = session.goal
-    if goal is None or goal.get("status") != "active" or usage is None:
-        return
-    now = time.monotonic()
-    started = session.goal_clock if session.goal_clock is not None else now
-    session.goal_clock = now
-    updated = {
-        **goal,
-        "tokensUsed": int(goal["tokensUsed"]) + usage.total_tokens,
-        "timeUsedSeconds": int(goal["timeUsedSeconds"]) + int(now - started),
-    }
-    budget = updated.get("tokenBudget")
-    if budget is not None and updated["tokensUsed"] >= budget:
-        updated["status"] = "budgetLimited"
-        updated["updatedAt"] = int(time.time())
-    if updated != goal:
-        _changed(session, sub_id, updated, turn_id=sub_id)
+    goal_changed(call.session, call.sub_id, goal, turn_id=call.sub_id)
+    # The usage report is asked for only when there is usage worth reporting.
+    report = goal.get("tokenBudget") is not None or int(goal["timeUsedSeconds"]) > 0
+    return ToolOutput(tool_result(goal, completed=status == "complete" and report))
 
 
 async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None:
@@ -262,12 +248,18 @@ async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None
     if op.objective is not None and not objective:
         codex.event(sub_id, ErrorEvent(message="goal objective must not be empty"))
         return
+    running = session.running_task
+    if current is not None and running is not None:
+        account(session, running.sub_id)  # what the turn used so far counts for the goal as it was
+        current = session.goal
     if current is None:
         if objective is None:
             message = f"cannot update goal for thread {session.thread_id}: no goal exists"
             codex.event(sub_id, ErrorEvent(message=message))
             return
         goal = new_goal(session.thread_id, objective, op.token_budget)
+        session.goal_unaccounted = 0
+        session.goal_origin_turn = None
     else:  # the goal keeps its usage; what the client names changes
         goal = dict(current)
         if objective is not None:
@@ -279,8 +271,18 @@ async def _set_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None
     goal["updatedAt"] = int(time.time())
     if goal["status"] == "active":
         session.goal_clock = time.monotonic()
-    running = session.running_task
-    _changed(session, sub_id, goal, turn_id=running.sub_id if running is not None else None)
+    goal_changed(session, sub_id, goal)
+    if goal["status"] != "active" or not goals_enabled(session.ctx):
+        return
+    if running is None:  # the next turn goes by the op's id, so its asker can hold it
+        await continue_if_idle(session, turn_id=sub_id)
+    elif current is not None and current["objective"] != goal["objective"]:
+        running.steering.add_items([goal_context(objective_updated_prompt(goal))])
+
+
+async def _continue_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None:
+    assert isinstance(op, ContinueThreadGoal)
+    await continue_if_idle(session)
 
 
 async def _clear_goal(codex: Codex, session: Session, sub_id: str, op: Op) -> None:
@@ -310,7 +312,11 @@ class GoalsExtension(Extension):
         }
 
     def op_handlers(self) -> dict[str, OpHandler]:
-        return {"set_thread_goal": _set_goal, "clear_thread_goal": _clear_goal}
+        return {
+            "set_thread_goal": _set_goal,
+            "clear_thread_goal": _clear_goal,
+            "continue_thread_goal": _continue_goal,
+        }
 
     async def extra_user_items(
         self, session: Session, ctx: TurnContext, sub_id: str, items: Any
@@ -318,10 +324,6 @@ class GoalsExtension(Extension):
         # The time a goal has taken is the time turns ran on it, not the time between them.
         session.goal_clock = time.monotonic()
         return []
-
-
-def goals_enabled(ctx: TurnContext) -> bool:
-    return bool(ctx.features.get("goals", True))
 
 
 def _enabled(handler: ToolHandler) -> ToolHandler:
@@ -333,4 +335,4 @@ def _enabled(handler: ToolHandler) -> ToolHandler:
     return run
 
 
-__all__ = ["GoalsExtension", "account_usage"]
+__all__ = ["GoalsExtension", "goals_enabled"]

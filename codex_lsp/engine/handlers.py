@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from codex_lsp.engine.compact import compact
 from codex_lsp.engine.config_reload import reload_user_config
 from codex_lsp.engine.editor_tasks import turn_instructions
+from codex_lsp.engine.goal_continuation import after_turn
 from codex_lsp.engine.history_ops import inject_items, revert_to_turn, steer_input
 from codex_lsp.engine.models import model_info
 from codex_lsp.engine.session import RunningTask, Session
@@ -65,6 +66,8 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
         session.ctx = _with_model_window(session, session.ctx.with_overrides(**overrides))
     elif isinstance(op, Interrupt):
         await session.abort_task("interrupted")
+        # Codex gives the objective again to the goal's next turn after an interrupt.
+        session.goal_objective_given = None
     elif isinstance(op, ExecApproval | PatchApproval):
         if isinstance(op, PatchApproval) and op.declined_hunks:
             session.declined_hunks[op.id] = [(h.path, h.index) for h in op.declined_hunks]
@@ -128,6 +131,7 @@ async def _start_turn(
         await run_regular_task(
             sess, task, turn_ctx, list(op.items), op.previous_response_id, instructions
         )
+        after_turn(sess, task)
 
     await session.start_task(sub_id, "regular", body)
 

@@ -78,7 +78,8 @@ class ConversationHistory:
         prompt: list[ResponseItem] = []
         for item in self._items:
             kind = item.get("type")
-            if kind in OUTPUT_TYPES and item.get("call_id") not in call_ids:
+            # A context output (the goal's objective) answers no call: it has no `call_id`.
+            if kind in OUTPUT_TYPES and "call_id" in item and item.get("call_id") not in call_ids:
                 continue
             prompt.append(response_item({k: v for k, v in item.items() if k != "id"}))
             if kind in CALL_TYPES and item.get("call_id") not in answered:

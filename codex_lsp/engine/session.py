@@ -80,6 +80,8 @@ class RunningTask:
     last_response_id: str | None = None
     diff: TurnDiffTracker = field(default_factory=TurnDiffTracker)
     steering: Steering = field(default_factory=Steering)
+    # Set when the turn ended on an error the model could not get past.
+    failed: bool = False
 
 
 TaskBody = Callable[["Session", RunningTask], Awaitable[None]]
@@ -124,6 +126,12 @@ class Session:
         # The thread's goal (`engine.goals`), and when its running time was last counted.
         self.goal: dict[str, Any] | None = None
         self.goal_clock: float | None = None
+        # Tokens of the goal's turn not counted yet, and the objective the model was last given
+        # (`engine.goal_turns`).
+        self.goal_unaccounted = 0
+        self.goal_objective_given: str | None = None
+        self.goal_origin_turn: str | None = None
+        self.closed = False
         # 0 for a root thread. The subagents package gives each child session its agent id,
         # so features that differ for children (questions to the user) need not import it.
         self.agent_id = 0
@@ -208,6 +216,7 @@ class Session:
     def close(self) -> None:
         """End the model's processes, flush and close the rollout; the session takes no more
         turns."""
+        self.closed = True
         self.processes.terminate_all()
         if self._rollout is not None:
             self._rollout.sync()

@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 import anyio
 
 from codex_lsp.protocol.core.inputs import UserInput
+from codex_lsp.protocol.core.response_items import ResponseItem
 
 
 @dataclass
 class Steering:
     pending: list[list[UserInput]] = field(default_factory=list)
+    # Items the engine adds for the model's next request (what it must know about its goal).
+    items: list[ResponseItem] = field(default_factory=list)
     # Set once the turn has decided to end: input arriving later would never be sent.
     closed: bool = False
     _request: anyio.CancelScope | None = None
@@ -30,6 +33,13 @@ class Steering:
         self.pending.append(items)
         if self._request is not None and not self._output_seen:
             self._request.cancel()
+
+    def add_items(self, items: list[ResponseItem]) -> None:
+        self.items.extend(items)
+
+    def take_items(self) -> list[ResponseItem]:
+        taken, self.items = self.items, []
+        return taken
 
     def take(self) -> list[list[UserInput]]:
         taken, self.pending = self.pending, []

@@ -14,10 +14,10 @@ from typing import Any
 
 import anyio
 
+from codex_lsp.engine import goal_turns
 from codex_lsp.engine.base_instructions import base_instructions
 from codex_lsp.engine.compact import maybe_compact
 from codex_lsp.engine.editor_tasks import developer_note
-from codex_lsp.engine.goals import account_usage as account_goal_usage
 from codex_lsp.engine.instructions import (
     context_update_message,
     contextual_user_message,
@@ -52,6 +52,7 @@ from codex_lsp.protocol.core.inputs import (
 from codex_lsp.protocol.core.response_items import (
     ContentItem,
     MessageItem,
+    ResponseItem,
 )
 
 
@@ -160,9 +161,12 @@ async def run_regular_task(
     items: list[UserInput],
     previous_response_id: str | None = None,
     instructions: str | None = None,
+    opening: list[ResponseItem] | None = None,
+    root_turn_id: str | None = None,
 ) -> None:
     """Run a turn on the user's `items`; `instructions` (an editor request's) follow the
-    user's message as a developer note the transcript does not show."""
+    user's message as a developer note the transcript does not show. A turn the engine starts
+    on its own opens with `opening` instead of a user message."""
     sub_id = task.sub_id
     started = time.monotonic()
     if previous_response_id:
@@ -184,7 +188,10 @@ async def run_regular_task(
     session.emit(
         sub_id,
         TaskStartedEvent(
-            turn_id=sub_id, started_at=session.now(), model_context_window=ctx.context_window
+            turn_id=sub_id,
+            root_turn_id=root_turn_id,
+            started_at=session.now(),
+            model_context_window=ctx.context_window,
         ),
     )
     record_turn_context(session, ctx, sub_id)
@@ -194,7 +201,10 @@ async def run_regular_task(
         await maybe_compact(session, task, ctx)
     except ModelError as err:
         failure = err
-    await record_user_input(session, sub_id, ctx, items)
+    if opening is None:
+        await record_user_input(session, sub_id, ctx, items)
+    else:
+        session.record_items(opening)
     if instructions:
         session.record_items([developer_note(instructions)])
     for extension in session.services.extensions:
@@ -206,9 +216,11 @@ async def run_regular_task(
         if plan is not None:
             session.emit(sub_id, ProposedPlanEvent(item_id=f"{sub_id}-plan", text=plan))
     else:  # the input is kept; the turn ends with why the history could not be compacted
+        goal_turns.turn_failed(session, task)
         session.emit(
             sub_id, ErrorEvent(message=failure.message, codex_error_info=failure.codex_error_info)
         )
+    goal_turns.end_goal_turn(session, task)
     session.emit(
         sub_id,
         TaskCompleteEvent(
@@ -246,6 +258,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     while True:
         for steered in steering.take():
             await record_user_input(session, sub_id, ctx, steered)
+        session.record_items(steering.take_items())
         try:
             # The turn's start already compacted what needed it; later requests may need it
             # again once tool output has filled the window.
@@ -263,6 +276,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             if request.cancelled_caught:
                 continue  # abandoned for steered input: ask again with it
         except ModelError as err:
+            goal_turns.turn_failed(session, task)
             session.emit(
                 sub_id, ErrorEvent(message=err.message, codex_error_info=err.codex_error_info)
             )
@@ -273,12 +287,12 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             session.history.mark_response(result.response_id)
             task.last_response_id = session.last_response_id = result.response_id
         session.record_usage(result.usage)
-        account_goal_usage(session, sub_id, result.usage)
+        goal_turns.note_usage(session, result.usage)
         last_message = result.last_agent_message or last_message
         calls = result.tool_calls
         if not calls:
             session.emit(sub_id, session.token_count_event())
-            if steering.pending:
+            if steering.pending or steering.items:
                 continue  # the model has not seen what the user added yet
             steering.closed = True
             return last_message
@@ -300,4 +314,6 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)
             session.record_items([output_item(item, output)])
+        # Codex counts a response against the goal once its tools are done.
+        goal_turns.account(session, sub_id, task)
         session.emit(sub_id, session.token_count_event())

@@ -57,7 +57,7 @@ def build_chat_body(prompt: Prompt) -> dict[str, Any]:
             messages.append({"role": role, "content": _chat_content(item.get("content"))})
         elif kind in _CALL_TYPES:
             _append_tool_call(messages, _as_function_call(item))
-        elif kind in _OUTPUT_TYPES:
+        elif kind in _OUTPUT_TYPES and "call_id" in item:  # a context output has no chat form
             messages.append(
                 {
                     "role": "tool",

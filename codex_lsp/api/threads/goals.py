@@ -35,7 +35,6 @@ from codex_lsp.protocol.threads.goals import (
     ThreadGoalGetResponse,
     ThreadGoalSetParams,
     ThreadGoalSetResponse,
-    ThreadGoalUpdatedNotification,
 )
 from codex_lsp.store.history import reconstruct_history
 from codex_lsp.store.home import new_thread_id
@@ -82,21 +81,19 @@ class Goals:
         op = SetThreadGoal(
             objective=params.objective, status=params.status, token_budget=params.token_budget
         )
+        # An active goal on an idle thread starts its next turn under this id: what the engine
+        # says (the goal's notification, that turn) waits until the response is out.
+        sub_id = new_thread_id()
         try:
-            answer = await loaded.ask(op, ("thread_goal_updated", "error"), sub_id=new_thread_id())
+            answer = await loaded.ask(
+                op, ("thread_goal_updated", "error"), sub_id=sub_id, hold=True
+            )
         except ThreadGone:
             raise thread_store.not_found(params.thread_id) from None
         if answer.msg.type == "error":
             raise ApiError(INVALID_REQUEST, getattr(answer.msg, "message", "goal not set"))
-        updated = answer.msg_as(ThreadGoalUpdatedEvent)
-        goal = ThreadGoal.model_validate(updated.goal)
-        # The answer was taken out of the event stream: its notification follows the response.
-        self._ctx.after_response(
-            "thread/goal/updated",
-            ThreadGoalUpdatedNotification(
-                thread_id=params.thread_id, turn_id=updated.turn_id, goal=goal
-            ),
-        )
+        goal = ThreadGoal.model_validate(answer.msg_as(ThreadGoalUpdatedEvent).goal)
+        self._ctx.after_response_call(lambda: loaded.release(sub_id))
         return ThreadGoalSetResponse(goal=goal)
 
     async def clear(

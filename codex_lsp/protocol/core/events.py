@@ -90,6 +90,9 @@ class SessionConfiguredEvent(WireModel):
 class TaskStartedEvent(WireModel):
     type: Literal["task_started"] = "task_started"
     turn_id: str
+    # The turn a chain of turns started from (a goal's turns of the engine's own go back to
+    # the turn whose model made the goal); None for the turn itself.
+    root_turn_id: str | None = None
     started_at: int | None = None
     model_context_window: int | None = None
     collaboration_mode_kind: str = "default"

@@ -52,3 +52,9 @@ class SetThreadGoal(WireModel):
 
 class ClearThreadGoal(WireModel):
     type: Literal["clear_thread_goal"] = "clear_thread_goal"
+
+
+class ContinueThreadGoal(WireModel):
+    """Take up the thread's active goal again if nothing runs (a resumed thread)."""
+
+    type: Literal["continue_thread_goal"] = "continue_thread_goal"

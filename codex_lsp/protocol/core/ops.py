@@ -8,7 +8,7 @@ from pydantic import Field, TypeAdapter, model_validator
 
 from codex_lsp.protocol.core.decisions import ReviewDecision
 from codex_lsp.protocol.core.editor_tasks import Attachment, EditorTask
-from codex_lsp.protocol.core.goals import ClearThreadGoal, SetThreadGoal
+from codex_lsp.protocol.core.goals import ClearThreadGoal, ContinueThreadGoal, SetThreadGoal
 from codex_lsp.protocol.core.inputs import (
     CollaborationModeKind,
     Personality,
@@ -238,6 +238,7 @@ Op = Annotated[
     | SetThreadName
     | SetThreadGoal
     | ClearThreadGoal
+    | ContinueThreadGoal
     | Review
     | RefreshMcpServers
     | ReloadUserConfig
@@ -296,6 +297,7 @@ _KNOWN_OP_TYPES = frozenset(
         SetThreadName,
         SetThreadGoal,
         ClearThreadGoal,
+        ContinueThreadGoal,
         Review,
         RefreshMcpServers,
         ReloadUserConfig,

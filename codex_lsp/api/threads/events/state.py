@@ -57,6 +57,7 @@ class TurnState:
     id: str
     started_at: int
     started_mono: float
+    root_id: str | None = None
     error: TurnError | None = None
     message: MessageStream | None = None
     reasoning: ReasoningStream | None = None

@@ -81,14 +81,15 @@ class TurnLifecycle:
             self._finish("interrupted", None)
         started_at = msg.started_at or int(time.time())
         self._state.failed = False
+        root = msg.root_turn_id or msg.turn_id
         self._state.turn = TurnState(
-            id=msg.turn_id, started_at=started_at, started_mono=time.monotonic()
+            id=msg.turn_id, started_at=started_at, started_mono=time.monotonic(), root_id=root
         )
         self._state.last_turn_id = msg.turn_id
         self._status.update()
         turn = Turn(
             id=msg.turn_id,
-            root_turn_id=msg.turn_id,
+            root_turn_id=root,
             status="inProgress",
             started_at=started_at,
             items_view="notLoaded",
@@ -130,7 +131,7 @@ class TurnLifecycle:
             duration = int((time.monotonic() - turn.started_mono) * 1000)
         result = Turn(
             id=turn.id,
-            root_turn_id=turn.id,
+            root_turn_id=turn.root_id or turn.id,
             # The reference server's "summary" view: the turn's final answer. An interrupted
             # turn has none, and its items are not loaded.
             items=[turn.last_message] if turn.last_message is not None and not interrupted else [],
