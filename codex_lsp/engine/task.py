@@ -53,6 +53,7 @@ from codex_lsp.protocol.core.response_items import (
     InputImageContent,
     InputTextContent,
     MessageItem,
+    response_item,
 )
 from codex_lsp.store.bounded_read import IMAGE_MAX_BYTES, read_bytes
 
@@ -298,5 +299,7 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             )
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)
-            session.record_items([output_item(item, output)])
+            session.record_items(
+                [output_item(item, output), *map(response_item, output.then or [])]
+            )
         session.emit(sub_id, session.token_count_event())

@@ -70,6 +70,8 @@ class AgentTree:
         self._owners = owners
         self._next_id = 1
         self._changed = anyio.Event()
+        # Told of each task a child ends without another one queued: (child, task, outcome).
+        self.on_settled: list[Callable[[Subagent, RunningTask, SubagentStatus], None]] = []
 
     # Ids and lookups ----------------------------------------------------------------------
 
@@ -305,6 +307,14 @@ class AgentTree:
                 await self._start_task(agent, texts)
                 return
         self._set_status(agent, outcome)
+        for hook in self.on_settled:
+            hook(agent, task, outcome)
+
+    async def start_work(self, agent: Subagent, texts: list[str], ctx: TurnContext) -> None:
+        """Start a task on an idle child, waking it first if it is dormant."""
+        self.check_capacity()
+        await self._wake(agent, ctx)
+        await self._start_task(agent, texts)
 
     async def deliver(self, agent: Subagent, text: str, ctx: TurnContext) -> bool:
         """Hand a message to a child; True if it waits in the inbox of a busy child."""

@@ -1,0 +1,301 @@
+"""The `collaboration` tools' handlers, over the same tree of child sessions as `subagent_*`.
+
+Agents are addressed by task path. A child's final answer lands in its parent's mailbox, which
+`wait_agent` waits on; the answers go into the caller's history right after the wait's output.
+Each spawn, message, interrupt and finished task is reported to the UI as one
+`sub_agent_activity` event (a `subAgentActivity` item); a wait as a `collabAgentToolCall`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+
+from codex_lsp.engine.models import model_info
+from codex_lsp.engine.subagents import team_specs as specs
+from codex_lsp.engine.subagents.agent import ROOT_AGENT_ID, Subagent
+from codex_lsp.engine.subagents.tree import AgentTree
+from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.protocol.core.events import (
+    CollabAgentToolCallBeginEvent,
+    CollabAgentToolCallEndEvent,
+    SubAgentActivityEvent,
+    SubagentStatus,
+)
+from codex_lsp.protocol.core.events_collab import SubAgentActivityKind
+from codex_lsp.protocol.core.inputs import TextInput
+
+if TYPE_CHECKING:
+    from codex_lsp.engine.session import RunningTask, Session
+    from codex_lsp.protocol.core.inputs import ReasoningEffort
+
+_TASK_NAME = re.compile(r"[a-z0-9_]+")
+
+
+class Team:
+    """The mailboxes and pending notes of one tree's agents."""
+
+    def __init__(self, tree: AgentTree) -> None:
+        self.tree = tree
+        # Agent id -> `agent_message` items waiting for its next wait.
+        self.mail: dict[int, list[dict[str, Any]]] = {}
+        # Agent id -> notes sent while it was idle: they open its next task.
+        self.notes: dict[int, list[str]] = {}
+        self._arrived = anyio.Event()
+        tree.on_settled.append(self._settled)
+
+    def path(self, agent_id: int) -> str:
+        agent = self.tree.agents.get(agent_id)
+        if agent is None:
+            return specs.ROOT_PATH
+        return f"{self.path(agent.parent_agent_id)}/{agent.label or agent.agent_id}"
+
+    def resolve(self, caller_id: int, target: Any) -> Subagent:
+        if not isinstance(target, str) or not target.strip():
+            raise ToolError("`target` must be an agent's task name")
+        target = target.strip()
+        wanted = target if target.startswith("/") else f"{self.path(caller_id)}/{target}"
+        for agent in self.tree.agents.values():
+            if target == agent.session_id or self.path(agent.agent_id) == wanted:
+                return agent
+        raise ToolError(f"no live agent named `{target}`; list_agents shows them")
+
+    def session_of(self, agent_id: int) -> Session:
+        agent = self.tree.agents.get(agent_id)
+        session = agent.session if agent is not None else self.tree.root
+        return session if session is not None else self.tree.root
+
+    def report(
+        self,
+        session: Session,
+        sub_id: str,
+        item_id: str,
+        kind: SubAgentActivityKind,
+        agent: Subagent,
+        **started: Any,
+    ) -> None:
+        event = SubAgentActivityEvent(
+            item_id=item_id,
+            kind=kind,
+            agent_thread_id=agent.session_id,
+            agent_path=self.path(agent.agent_id),
+            **started,
+        )
+        session.emit(sub_id, event)
+
+    def _settled(self, agent: Subagent, task: RunningTask, outcome: SubagentStatus) -> None:
+        if outcome not in ("completed", "failed"):
+            return
+        parent = self.session_of(agent.parent_agent_id)
+        running = parent.running_task
+        sub_id = running.sub_id if running is not None else agent.origin_sub_id
+        self.report(parent, sub_id, f"subagent-completed-{task.sub_id}", "completed", agent)
+        answer = agent.task_error if outcome == "failed" else agent.last_message
+        sender, recipient = self.path(agent.agent_id), self.path(agent.parent_agent_id)
+        text = specs.envelope("FINAL_ANSWER", recipient, sender, answer or "")
+        self.mail.setdefault(agent.parent_agent_id, []).append(
+            {
+                "type": "agent_message",
+                "author": sender,
+                "recipient": recipient,
+                "content": [{"type": "input_text", "text": text}],
+            }
+        )
+        self._arrived.set()
+        self._arrived = anyio.Event()
+
+    async def wait_mail(self, agent_id: int, timeout_s: float) -> bool:
+        with anyio.move_on_after(timeout_s):
+            while not self.mail.get(agent_id):
+                await self._arrived.wait()
+            return True
+        return False
+
+
+TeamHandler = Callable[[Team, ToolCall], Awaitable[ToolOutput]]
+
+
+def _args(call: ToolCall) -> dict[str, Any]:
+    try:
+        raw = json.loads(call.payload or "{}")
+    except json.JSONDecodeError as err:
+        raise ToolError(f"failed to parse function arguments: {err}") from err
+    if not isinstance(raw, dict):
+        raise ToolError("function arguments must be a JSON object")
+    return raw
+
+
+def _text(args: dict[str, Any], key: str) -> str:
+    value = args.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ToolError(f"`{key}` is required and must be a non-empty string")
+    return value
+
+
+def _optional(args: dict[str, Any], key: str) -> str | None:
+    value = args.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"`{key}` must be a string")
+    return value.strip() or None
+
+
+def _status(agent: Subagent) -> Any:
+    """An agent's status as the model reads it in `list_agents` and `interrupt_agent`."""
+    if agent.busy:
+        return "running"
+    if agent.status == "completed":
+        return {"completed": agent.last_message}
+    if agent.status == "failed":
+        return {"errored": agent.task_error}
+    return "shutdown" if agent.status == "canceled" else agent.status
+
+
+async def spawn_agent(team: Team, call: ToolCall) -> ToolOutput:
+    args = _args(call)
+    unknown = sorted(
+        set(args) - {"task_name", "message", "fork_turns", "model", "reasoning_effort"}
+    )
+    if unknown:
+        raise ToolError(f"unknown field(s): {', '.join(unknown)}")
+    name = _text(args, "task_name").strip()
+    if not _TASK_NAME.fullmatch(name):
+        raise ToolError("`task_name` may hold only lowercase letters, digits and underscores")
+    message = _text(args, "message")
+    fork_turns = (_optional(args, "fork_turns") or "all").lower()
+    if fork_turns not in ("all", "none"):
+        raise ToolError("fork_turns must be `all` or `none`")
+    fork = fork_turns == "all"
+    model, effort = _optional(args, "model"), _optional(args, "reasoning_effort")
+    if fork and (model or effort):
+        raise ToolError(
+            "full-history forks inherit the parent model and reasoning effort; "
+            'set fork_turns to "none" to choose them'
+        )
+    tree = team.tree
+    caller_id = tree.agent_of(call.session)
+    path = f"{team.path(caller_id)}/{name}"
+    if any(team.path(agent.agent_id) == path for agent in tree.agents.values()):
+        raise ToolError(f"an agent named `{path}` already exists; pick another task_name")
+    ctx = call.ctx
+    if model or effort:
+        chosen = model or ctx.model
+        if effort is not None and effort not in model_info(chosen).efforts:
+            efforts = ", ".join(model_info(chosen).efforts)
+            raise ToolError(f"reasoning_effort `{effort}` is not one of {chosen}'s: {efforts}")
+        ctx = dataclasses.replace(
+            ctx, model=chosen, effort=cast("ReasoningEffort", effort) if effort else ctx.effort
+        )
+    text = specs.envelope("NEW_TASK", path, team.path(caller_id), message)
+    agent = await tree.spawn(call.session, ctx, call.sub_id, text, fork=fork, label=name)
+    team.report(
+        call.session,
+        call.sub_id,
+        call.call_id,
+        "started",
+        agent,
+        model=ctx.model,
+        reasoning_effort=ctx.effort or model_info(ctx.model).default_effort,
+    )
+    return ToolOutput(json.dumps({"task_name": path}, separators=(",", ":")))
+
+
+async def _hand_over(team: Team, call: ToolCall, kind: str) -> ToolOutput:
+    args = _args(call)
+    caller_id = team.tree.agent_of(call.session)
+    agent = team.resolve(caller_id, args.get("target"))
+    text = specs.envelope(
+        kind, team.path(agent.agent_id), team.path(caller_id), _text(args, "message")
+    )
+    team.report(call.session, call.sub_id, call.call_id, "interacted", agent)
+    running = agent.session.running_task if agent.session is not None else None
+    if running is not None and not running.steering.closed:
+        # A working agent reads it at its next model request, within the task it is on.
+        running.steering.add([TextInput(text=text)])
+    elif kind == "MESSAGE":
+        team.notes.setdefault(agent.agent_id, []).append(text)
+    else:
+        texts = [*team.notes.pop(agent.agent_id, []), text]
+        await team.tree.start_work(agent, texts, call.ctx)
+    return ToolOutput("")
+
+
+async def send_message(team: Team, call: ToolCall) -> ToolOutput:
+    return await _hand_over(team, call, "MESSAGE")
+
+
+async def followup_task(team: Team, call: ToolCall) -> ToolOutput:
+    return await _hand_over(team, call, "NEW_TASK")
+
+
+async def wait_agent(team: Team, call: ToolCall) -> ToolOutput:
+    args = _args(call)
+    timeout = args.get("timeout_ms", specs.WAIT_DEFAULT_MS)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise ToolError("`timeout_ms` must be a number of milliseconds")
+    timeout_ms = min(max(float(timeout), specs.WAIT_MIN_MS), specs.WAIT_MAX_MS)
+    caller_id = team.tree.agent_of(call.session)
+    sender = call.session.thread_id
+    begin = CollabAgentToolCallBeginEvent(
+        call_id=call.call_id, tool="wait", sender_thread_id=sender
+    )
+    call.session.emit(call.sub_id, begin)
+    arrived = False
+    try:
+        arrived = await team.wait_mail(caller_id, timeout_ms / 1000)
+    finally:
+        end = CollabAgentToolCallEndEvent(
+            call_id=call.call_id, tool="wait", sender_thread_id=sender, status="completed"
+        )
+        call.session.emit(call.sub_id, end)
+    mail = team.mail.pop(caller_id, [])
+    message = "Wait completed." if arrived else "Wait timed out."
+    output = json.dumps({"message": message, "timed_out": not arrived}, separators=(",", ":"))
+    return ToolOutput(output, then=mail or None)
+
+
+async def interrupt_agent(team: Team, call: ToolCall) -> ToolOutput:
+    args = _args(call)
+    agent = team.resolve(team.tree.agent_of(call.session), args.get("target"))
+    previous = _status(agent)
+    team.report(call.session, call.sub_id, call.call_id, "interrupted", agent)
+    if agent.task is not None:
+        await team.tree.interrupt(agent, None, call.ctx)
+    output = {"previous_status": previous}
+    return ToolOutput(json.dumps(output, ensure_ascii=False, separators=(",", ":")))
+
+
+async def list_agents(team: Team, call: ToolCall) -> ToolOutput:
+    prefix = _optional(_args(call), "path_prefix")
+    root = "running" if team.tree.root.running_task is not None else "idle"
+    listed: list[dict[str, Any]] = [{"agent_name": specs.ROOT_PATH, "agent_status": root}]
+    for agent_id in sorted(team.tree.agents):
+        agent = team.tree.agents[agent_id]
+        listed.append({"agent_name": team.path(agent_id), "agent_status": _status(agent)})
+    if prefix:
+        listed = [
+            entry
+            for entry in listed
+            if entry["agent_name"] == prefix or entry["agent_name"].startswith(prefix + "/")
+        ]
+    return ToolOutput(json.dumps({"agents": listed}, ensure_ascii=False, separators=(",", ":")))
+
+
+HANDLERS: dict[str, TeamHandler] = {
+    specs.SPAWN: spawn_agent,
+    specs.SEND: send_message,
+    specs.FOLLOWUP: followup_task,
+    specs.WAIT: wait_agent,
+    specs.INTERRUPT: interrupt_agent,
+    specs.LIST: list_agents,
+}
+
+
+def is_root(tree: AgentTree, session: Session) -> bool:
+    return tree.agent_of(session) == ROOT_AGENT_ID
