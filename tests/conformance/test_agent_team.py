@@ -1,0 +1,178 @@
+"""The `collaboration` tools (`[features] multi_agent_v2`) side by side with the real
+`codex app-server` 0.171: the tools offered, the `subAgentActivity` and `collabAgentToolCall`
+items of the user's thread (live, in `thread/read`, and after a restart), and what the model
+reads back from each call."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conformance.servers import Side, run_on
+from tests.conformance.steps import run_turn, start_thread
+from tests.support.scripted_builders import multi_item_response, text_response
+from tests.support.scripted_model import Script
+
+TEAM = {"multi_agent_v2": True}
+UNTIMED = ("startedAtMs", "completedAtMs")
+
+
+def team_call(name: str, args: dict[str, Any], call_id: str) -> Script:
+    item = {
+        "type": "function_call",
+        "id": f"fc_{call_id}",
+        "call_id": call_id,
+        "name": name,
+        "namespace": "collaboration",
+        "arguments": json.dumps(args),
+        "status": "completed",
+    }
+    return multi_item_response([item], response_id=f"resp_{call_id}")
+
+
+def _script(run: Any) -> None:
+    root = "root-marker"
+    calls = [
+        (
+            "spawn_agent",
+            {"task_name": "helper", "message": "child-marker: hi", "fork_turns": "none"},
+        ),
+        ("wait_agent", {"timeout_ms": 10000}),
+        ("list_agents", {}),
+        ("send_message", {"target": "helper", "message": "note-marker"}),
+        ("followup_task", {"target": "/root/helper", "message": "again-marker"}),
+        ("wait_agent", {"timeout_ms": 10000}),
+        ("interrupt_agent", {"target": "helper"}),
+    ]
+    for n, (name, args) in enumerate(calls, start=1):
+        run.model.enqueue(team_call(name, args, f"r{n}"), when=root)
+    run.model.enqueue(text_response("all done", response_id="resp_end"), when=root)
+    run.model.enqueue(text_response("hi from the child", response_id="c1"), when="child-marker")
+    run.model.enqueue(text_response("again from the child", response_id="c2"), when="child-marker")
+
+
+def _items(messages: list[dict[str, Any]], root: str, child: str) -> list[Any]:
+    """The user's thread's items as a client sees them, ids that differ run to run masked."""
+    seen = []
+    for m in messages:
+        if m.get("method") not in ("item/started", "item/completed"):
+            continue
+        if m["params"]["threadId"] != root:
+            continue
+        seen.append((m["method"], _masked(m["params"]["item"], root, child)))
+    return seen
+
+
+def _masked(item: dict[str, Any], root: str, child: str) -> Any:
+    if item["type"] not in ("subAgentActivity", "collabAgentToolCall"):
+        return item["type"]
+    text = json.dumps({k: v for k, v in item.items() if k not in UNTIMED}, sort_keys=True)
+    text = text.replace(root, "<root>").replace(child, "<child>")
+    return json.loads(re.sub(r"subagent-completed-[^\"]+", "subagent-completed-<turn>", text))
+
+
+def _journey(side: Side, tmp_path: Path) -> dict[str, Any]:
+    with run_on(side, tmp_path, features=TEAM) as run:
+        _script(run)
+        thread_id = start_thread(run)
+        done = run_turn(run, thread_id, "root-marker: delegate")
+        messages = [entry.message for entry in run.client.seen()]
+        started = next(
+            m["params"]["item"]
+            for m in messages
+            if m.get("method") == "item/started"
+            and m["params"]["item"]["type"] == "subAgentActivity"
+        )
+        child = started["agentThreadId"]
+        read = run.client.call("thread/read", {"threadId": thread_id, "includeTurns": True})
+        run.restart()
+        resumed = run.client.call("thread/resume", {"threadId": thread_id})
+        root_requests = [r.body for r in run.model.requests if "root-marker" in json.dumps(r.body)]
+        spec = next(t for t in root_requests[0]["tools"] if t.get("name") == "collaboration")
+        child_requests = [
+            r.body for r in run.model.requests if "root-marker" not in json.dumps(r.body)
+        ]
+        answers = [
+            (item["type"], item.get("call_id"), item.get("output"), item.get("content"))
+            for item in root_requests[-1]["input"]
+            if item.get("type") in ("function_call_output", "agent_message")
+        ]
+
+        def rebuilt(thread: dict[str, Any]) -> list[Any]:
+            (turn,) = thread["turns"]
+            return [_masked(item, thread_id, child) for item in turn["items"]]
+
+        return {
+            "status": done["turn"]["status"],
+            "live": _items(messages, thread_id, child),
+            "read": rebuilt(read["thread"]),
+            "resumed": rebuilt(resumed["thread"]),
+            "spec": spec,
+            "answers": answers,
+            "child_offered": sorted(
+                {t.get("name") or t["type"] for body in child_requests for t in body["tools"]}
+            ),
+        }
+
+
+def _without_spawn_description(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with spawn_agent's description cut: it lists each server's own model catalog."""
+    tools = [
+        {
+            k: v
+            for k, v in tool.items()
+            if not (tool["name"] == "spawn_agent" and k == "description")
+        }
+        for tool in spec["tools"]
+    ]
+    return {**spec, "tools": tools}
+
+
+@pytest.mark.parametrize("side", ["ours", "ours-lsp"])
+def test_agent_team_tools_and_items_as_the_real_server_has_them(side: Side, tmp_path: Path) -> None:
+    real = _journey("real", tmp_path / "real")
+    activity = [
+        (item["kind"], item["id"])
+        for method, item in real["live"]
+        if method == "item/completed"
+        and isinstance(item, dict)
+        and item["type"] == "subAgentActivity"
+    ]
+    assert activity == [
+        ("started", "r1"),
+        ("completed", "subagent-completed-<turn>"),
+        ("interacted", "r4"),
+        ("interacted", "r5"),
+        ("completed", "subagent-completed-<turn>"),
+        ("interrupted", "r7"),
+    ]
+    ours = _journey(side, tmp_path / side)
+    assert ours["status"] == real["status"] == "completed"
+    assert ours["live"] == real["live"]
+    assert ours["read"] == real["read"]
+    assert ours["resumed"] == real["resumed"] == real["read"]
+    assert _without_spawn_description(ours["spec"]) == _without_spawn_description(real["spec"])
+    assert [t["name"] for t in ours["spec"]["tools"]] == [
+        "followup_task",
+        "interrupt_agent",
+        "list_agents",
+        "send_message",
+        "spawn_agent",
+        "wait_agent",
+    ]
+    assert ours["answers"] == real["answers"]
+    assert "collaboration" not in ours["child_offered"]
+    assert "collaboration" not in real["child_offered"]
+
+
+@pytest.mark.parametrize("side", ["real", "ours"])
+def test_no_collaboration_tools_without_the_feature(side: Side, tmp_path: Path) -> None:
+    with run_on(side, tmp_path) as run:
+        run.model.enqueue(text_response("ok", response_id="r0"))
+        run_turn(run, start_thread(run), "hi")
+        offered = {t.get("name") for t in run.model.requests[0].body["tools"]}
+    assert not offered & {"collaboration", "spawn_agent", "wait_agent", "send_message"}
