@@ -176,3 +176,57 @@ def test_no_collaboration_tools_without_the_feature(side: Side, tmp_path: Path) 
         run_turn(run, start_thread(run), "hi")
         offered = {t.get("name") for t in run.model.requests[0].body["tools"]}
     assert not offered & {"collaboration", "spawn_agent", "wait_agent", "send_message"}
+
+
+def _after_restart(side: Side, tmp_path: Path) -> dict[str, Any]:
+    """A child spawned before a restart: not listed as live, yet a follow-up task wakes it."""
+    with run_on(side, tmp_path, features=TEAM) as run:
+        spawn = {"task_name": "helper", "message": "child-marker: hi", "fork_turns": "none"}
+        run.model.enqueue(team_call("spawn_agent", spawn, "r1"), when="root-marker")
+        run.model.enqueue(team_call("wait_agent", {"timeout_ms": 10000}, "r2"), when="root-marker")
+        run.model.enqueue(text_response("first done", response_id="e1"), when="root-marker")
+        run.model.enqueue(text_response("hi from the child", response_id="c1"), when="child-marker")
+        thread_id = start_thread(run)
+        run_turn(run, thread_id, "root-marker: delegate")
+        run.restart()
+        run.client.call("thread/resume", {"threadId": thread_id})
+        followup = {"target": "helper", "message": "again-marker"}
+        run.model.enqueue(team_call("list_agents", {}, "s1"), when="root-marker")
+        run.model.enqueue(team_call("followup_task", followup, "s2"), when="root-marker")
+        run.model.enqueue(team_call("wait_agent", {"timeout_ms": 10000}, "s3"), when="root-marker")
+        run.model.enqueue(text_response("second done", response_id="e2"), when="root-marker")
+        run.model.enqueue(text_response("again from the child", response_id="c2"), when="again")
+        done = run_turn(run, thread_id, "root-marker: more")
+        completed = [
+            m["params"]["item"]
+            for m in (entry.message for entry in run.client.seen())
+            if m.get("method") == "item/completed" and m["params"]["threadId"] == thread_id
+        ]
+        child = next(i["agentThreadId"] for i in completed if i["type"] == "subAgentActivity")
+        read = run.client.call("thread/read", {"threadId": thread_id, "includeTurns": True})
+        last = [r.body for r in run.model.requests if "root-marker" in json.dumps(r.body)][-1]
+        return {
+            "status": done["turn"]["status"],
+            "live": [_masked(item, thread_id, child) for item in completed],
+            "read": [
+                [_masked(item, thread_id, child) for item in turn["items"]]
+                for turn in read["thread"]["turns"]
+            ],
+            "answers": [
+                (item["type"], item.get("call_id"), item.get("output"), item.get("content"))
+                for item in last["input"]
+                if item.get("type") in ("function_call_output", "agent_message")
+            ],
+        }
+
+
+def test_agent_team_after_a_restart_as_the_real_server_has_it(tmp_path: Path) -> None:
+    real = _after_restart("real", tmp_path / "real")
+    assert [
+        (i["type"], i.get("kind") or i.get("tool")) for i in real["live"] if isinstance(i, dict)
+    ] == [
+        ("subAgentActivity", "interacted"),
+        ("subAgentActivity", "completed"),
+        ("collabAgentToolCall", "wait"),
+    ]
+    assert _after_restart("ours", tmp_path / "ours") == real

@@ -29,6 +29,7 @@ from codex_lsp.protocol.core.events import (
 )
 from codex_lsp.protocol.core.events_collab import SubAgentActivityKind
 from codex_lsp.protocol.core.inputs import TextInput
+from codex_lsp.store.home import new_thread_id
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import RunningTask, Session
@@ -94,7 +95,9 @@ class Team:
         parent = self.session_of(agent.parent_agent_id)
         running = parent.running_task
         sub_id = running.sub_id if running is not None else agent.origin_sub_id
-        self.report(parent, sub_id, f"subagent-completed-{task.sub_id}", "completed", agent)
+        # Unique across resumes, as the child's turn ids are in the reference.
+        item_id = f"subagent-completed-{new_thread_id()}"
+        self.report(parent, sub_id, item_id, "completed", agent)
         answer = agent.task_error if outcome == "failed" else agent.last_message
         sender, recipient = self.path(agent.agent_id), self.path(agent.parent_agent_id)
         text = specs.envelope("FINAL_ANSWER", recipient, sender, answer or "")
@@ -277,6 +280,8 @@ async def list_agents(team: Team, call: ToolCall) -> ToolOutput:
     listed: list[dict[str, Any]] = [{"agent_name": specs.ROOT_PATH, "agent_status": root}]
     for agent_id in sorted(team.tree.agents):
         agent = team.tree.agents[agent_id]
+        if agent.session is None:
+            continue  # dormant since a resume: `followup_task` wakes it, but it is not live
         listed.append({"agent_name": team.path(agent_id), "agent_status": _status(agent)})
     if prefix:
         listed = [

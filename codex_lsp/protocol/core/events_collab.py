@@ -14,7 +14,6 @@ from typing import Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
-from codex_lsp.protocol.common import ReasoningEffort
 from codex_lsp.protocol.core.inputs import WireModel
 
 CollabAgentTool = TypeAliasType(
@@ -82,4 +81,4 @@ class SubAgentActivityEvent(WireModel):
     agent_path: str
     # Set on `started` only: what the child runs with.
     model: str | None = None
-    reasoning_effort: ReasoningEffort | None = None
+    reasoning_effort: str | None = None
