@@ -246,6 +246,9 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
     while True:
         for steered in steering.take():
             record_user_input(session, sub_id, ctx, steered)
+        if session.arrivals:
+            arrived, session.arrivals = session.arrivals, []
+            session.record_items([response_item(item) for item in arrived])
         try:
             # The turn's start already compacted what needed it; later requests may need it
             # again once tool output has filled the window.
@@ -299,7 +302,5 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             )
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)
-            session.record_items(
-                [output_item(item, output), *map(response_item, output.then or [])]
-            )
+            session.record_items([output_item(item, output)])
         session.emit(sub_id, session.token_count_event())

@@ -34,6 +34,11 @@ def team_call(name: str, args: dict[str, Any], call_id: str) -> Script:
     return multi_item_response([item], response_id=f"resp_{call_id}")
 
 
+def child_answer(text: str, response_id: str) -> Script:
+    """A child's answer, a second late: its parent is waiting for it by then, on both servers."""
+    return [{"stall_s": 1.0}, *text_response(text, response_id=response_id)]
+
+
 def _script(run: Any) -> None:
     root = "root-marker"
     calls = [
@@ -51,8 +56,8 @@ def _script(run: Any) -> None:
     for n, (name, args) in enumerate(calls, start=1):
         run.model.enqueue(team_call(name, args, f"r{n}"), when=root)
     run.model.enqueue(text_response("all done", response_id="resp_end"), when=root)
-    run.model.enqueue(text_response("hi from the child", response_id="c1"), when="child-marker")
-    run.model.enqueue(text_response("again from the child", response_id="c2"), when="child-marker")
+    run.model.enqueue(child_answer("hi from the child", "c1"), when="child-marker")
+    run.model.enqueue(child_answer("again from the child", "c2"), when="child-marker")
 
 
 def _items(messages: list[dict[str, Any]], root: str, child: str) -> list[Any]:
@@ -185,7 +190,7 @@ def _after_restart(side: Side, tmp_path: Path) -> dict[str, Any]:
         run.model.enqueue(team_call("spawn_agent", spawn, "r1"), when="root-marker")
         run.model.enqueue(team_call("wait_agent", {"timeout_ms": 10000}, "r2"), when="root-marker")
         run.model.enqueue(text_response("first done", response_id="e1"), when="root-marker")
-        run.model.enqueue(text_response("hi from the child", response_id="c1"), when="child-marker")
+        run.model.enqueue(child_answer("hi from the child", "c1"), when="child-marker")
         thread_id = start_thread(run)
         run_turn(run, thread_id, "root-marker: delegate")
         run.restart()
@@ -195,7 +200,7 @@ def _after_restart(side: Side, tmp_path: Path) -> dict[str, Any]:
         run.model.enqueue(team_call("followup_task", followup, "s2"), when="root-marker")
         run.model.enqueue(team_call("wait_agent", {"timeout_ms": 10000}, "s3"), when="root-marker")
         run.model.enqueue(text_response("second done", response_id="e2"), when="root-marker")
-        run.model.enqueue(text_response("again from the child", response_id="c2"), when="again")
+        run.model.enqueue(child_answer("again from the child", "c2"), when="again")
         done = run_turn(run, thread_id, "root-marker: more")
         completed = [
             m["params"]["item"]
@@ -230,3 +235,58 @@ def test_agent_team_after_a_restart_as_the_real_server_has_it(tmp_path: Path) ->
         ("collabAgentToolCall", "wait"),
     ]
     assert _after_restart("ours", tmp_path / "ours") == real
+
+
+def _refusals(side: Side, tmp_path: Path) -> dict[str, Any]:
+    """Calls the tools refuse, and a spawn that chooses its child's reasoning effort."""
+    with run_on(side, tmp_path, features=TEAM) as run:
+        calls = [
+            ("spawn_agent", {"task_name": "Bad-Name", "message": "child-marker: x"}),
+            (
+                "spawn_agent",
+                {
+                    "task_name": "helper",
+                    "message": "child-marker: hi",
+                    "fork_turns": "none",
+                    "model": "gpt-5.5",
+                    "reasoning_effort": "low",
+                },
+            ),
+            ("spawn_agent", {"task_name": "helper", "message": "x", "fork_turns": "none"}),
+            ("send_message", {"target": "nobody", "message": "x"}),
+            ("wait_agent", {"timeout_ms": 10000}),
+        ]
+        for n, (name, args) in enumerate(calls):
+            run.model.enqueue(team_call(name, args, f"r{n}"), when="root-marker")
+        run.model.enqueue(text_response("done", response_id="e1"), when="root-marker")
+        run.model.enqueue(child_answer("hi from the child", "c1"), when="child-marker")
+        thread_id = start_thread(run)
+        run_turn(run, thread_id, "root-marker: delegate")
+        completed = [
+            m["params"]["item"]
+            for m in (entry.message for entry in run.client.seen())
+            if m.get("method") == "item/completed" and m["params"]["threadId"] == thread_id
+        ]
+        child = next(i["agentThreadId"] for i in completed if i["type"] == "subAgentActivity")
+        bodies = [r.body for r in run.model.requests]
+        last = [b for b in bodies if "root-marker" in json.dumps(b)][-1]
+        return {
+            "items": [_masked(item, thread_id, child) for item in completed],
+            "answers": [
+                (item["type"], item.get("call_id"), item.get("output"), item.get("content"))
+                for item in last["input"]
+                if item.get("type") in ("function_call_output", "agent_message")
+            ],
+            "child": [
+                (b["model"], b["reasoning"]["effort"])
+                for b in bodies
+                if "root-marker" not in json.dumps(b)
+            ],
+        }
+
+
+@pytest.mark.parametrize("side", ["ours", "ours-lsp"])
+def test_agent_team_refusals_as_the_real_server_has_them(side: Side, tmp_path: Path) -> None:
+    real = _refusals("real", tmp_path / "real")
+    assert real["child"] == [("gpt-5.5", "low")]
+    assert _refusals(side, tmp_path / side) == real

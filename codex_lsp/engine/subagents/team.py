@@ -1,7 +1,8 @@
 """The `collaboration` tools' handlers, over the same tree of child sessions as `subagent_*`.
 
-Agents are addressed by task path. A child's final answer lands in its parent's mailbox, which
-`wait_agent` waits on; the answers go into the caller's history right after the wait's output.
+Agents are addressed by task path. A child's final answer reaches its parent's thread as an
+`agent_message` item, which the parent's history takes before its next model request;
+`wait_agent` waits for one that has not been taken yet.
 Each spawn, message, interrupt and finished task is reported to the UI as one
 `sub_agent_activity` event (a `subAgentActivity` item); a wait as a `collabAgentToolCall`.
 """
@@ -39,12 +40,10 @@ _TASK_NAME = re.compile(r"[a-z0-9_]+")
 
 
 class Team:
-    """The mailboxes and pending notes of one tree's agents."""
+    """The pending notes of one tree's agents, and who is told when an answer arrives."""
 
     def __init__(self, tree: AgentTree) -> None:
         self.tree = tree
-        # Agent id -> `agent_message` items waiting for its next wait.
-        self.mail: dict[int, list[dict[str, Any]]] = {}
         # Agent id -> notes sent while it was idle: they open its next task.
         self.notes: dict[int, list[str]] = {}
         self._arrived = anyio.Event()
@@ -64,7 +63,7 @@ class Team:
         for agent in self.tree.agents.values():
             if target == agent.session_id or self.path(agent.agent_id) == wanted:
                 return agent
-        raise ToolError(f"no live agent named `{target}`; list_agents shows them")
+        raise ToolError(f"live agent path `{wanted}` not found")
 
     def session_of(self, agent_id: int) -> Session:
         agent = self.tree.agents.get(agent_id)
@@ -101,7 +100,7 @@ class Team:
         answer = agent.task_error if outcome == "failed" else agent.last_message
         sender, recipient = self.path(agent.agent_id), self.path(agent.parent_agent_id)
         text = specs.envelope("FINAL_ANSWER", recipient, sender, answer or "")
-        self.mail.setdefault(agent.parent_agent_id, []).append(
+        parent.arrivals.append(
             {
                 "type": "agent_message",
                 "author": sender,
@@ -112,9 +111,10 @@ class Team:
         self._arrived.set()
         self._arrived = anyio.Event()
 
-    async def wait_mail(self, agent_id: int, timeout_s: float) -> bool:
+    async def wait_arrival(self, session: Session, timeout_s: float) -> bool:
+        """Until `session` has an agent's message its history has not taken; False on timeout."""
         with anyio.move_on_after(timeout_s):
-            while not self.mail.get(agent_id):
+            while not session.arrivals:
                 await self._arrived.wait()
             return True
         return False
@@ -169,14 +169,16 @@ async def spawn_agent(team: Team, call: ToolCall) -> ToolOutput:
         raise ToolError(f"unknown field(s): {', '.join(unknown)}")
     name = _text(args, "task_name").strip()
     if not _TASK_NAME.fullmatch(name):
-        raise ToolError("`task_name` may hold only lowercase letters, digits and underscores")
+        raise ToolError("agent_name must use only lowercase letters, digits, and underscores")
     message = _text(args, "message")
     fork_turns = (_optional(args, "fork_turns") or "all").lower()
     if fork_turns not in ("all", "none"):
         raise ToolError("fork_turns must be `all` or `none`")
     fork = fork_turns == "all"
     model, effort = _optional(args, "model"), _optional(args, "reasoning_effort")
-    if fork and (model or effort):
+    # A fork carries the parent's conversation, so it runs on the parent's model and effort.
+    inherited = call.ctx.effort or model_info(call.ctx.model).default_effort
+    if fork and ((model or call.ctx.model) != call.ctx.model or (effort or inherited) != inherited):
         raise ToolError(
             "full-history forks inherit the parent model and reasoning effort; "
             'set fork_turns to "none" to choose them'
@@ -185,7 +187,7 @@ async def spawn_agent(team: Team, call: ToolCall) -> ToolOutput:
     caller_id = tree.agent_of(call.session)
     path = f"{team.path(caller_id)}/{name}"
     if any(team.path(agent.agent_id) == path for agent in tree.agents.values()):
-        raise ToolError(f"an agent named `{path}` already exists; pick another task_name")
+        raise ToolError(f"agent path `{path}` already exists")
     ctx = call.ctx
     if model or effort:
         chosen = model or ctx.model
@@ -243,7 +245,6 @@ async def wait_agent(team: Team, call: ToolCall) -> ToolOutput:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         raise ToolError("`timeout_ms` must be a number of milliseconds")
     timeout_ms = min(max(float(timeout), specs.WAIT_MIN_MS), specs.WAIT_MAX_MS)
-    caller_id = team.tree.agent_of(call.session)
     sender = call.session.thread_id
     begin = CollabAgentToolCallBeginEvent(
         call_id=call.call_id, tool="wait", sender_thread_id=sender
@@ -251,16 +252,15 @@ async def wait_agent(team: Team, call: ToolCall) -> ToolOutput:
     call.session.emit(call.sub_id, begin)
     arrived = False
     try:
-        arrived = await team.wait_mail(caller_id, timeout_ms / 1000)
+        arrived = await team.wait_arrival(call.session, timeout_ms / 1000)
     finally:
         end = CollabAgentToolCallEndEvent(
             call_id=call.call_id, tool="wait", sender_thread_id=sender, status="completed"
         )
         call.session.emit(call.sub_id, end)
-    mail = team.mail.pop(caller_id, [])
     message = "Wait completed." if arrived else "Wait timed out."
     output = json.dumps({"message": message, "timed_out": not arrived}, separators=(",", ":"))
-    return ToolOutput(output, then=mail or None)
+    return ToolOutput(output)
 
 
 async def interrupt_agent(team: Team, call: ToolCall) -> ToolOutput:

@@ -37,9 +37,6 @@ class ToolOutput:
     success: bool = True
     # Content items (`input_image`, `input_text`) the model reads instead of `text`.
     content: list[dict[str, Any]] | None = None
-    # Items the history takes right after the call's output (messages that reached the caller
-    # while the tool waited).
-    then: list[dict[str, Any]] | None = None
 
 
 class ToolError(Exception):
