@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conformance.servers import Side, run_on
-from tests.conformance.steps import run_turn, start_thread
+from tests.conformance.steps import run_turn, start_thread, start_turn, text_input
 from tests.support.scripted_builders import multi_item_response, text_response
 from tests.support.scripted_model import Script
 
@@ -290,3 +290,42 @@ def test_agent_team_refusals_as_the_real_server_has_them(side: Side, tmp_path: P
     real = _refusals("real", tmp_path / "real")
     assert real["child"] == [("gpt-5.5", "low")]
     assert _refusals(side, tmp_path / side) == real
+
+
+def _steered_wait(side: Side, tmp_path: Path) -> dict[str, Any]:
+    """The user steers input into a turn waiting for agents: the wait ends at once."""
+    with run_on(side, tmp_path, features=TEAM) as run:
+        run.model.enqueue(team_call("wait_agent", {"timeout_ms": 60000}, "w1"))
+        run.model.enqueue(text_response("ok", response_id="e1"))
+        thread_id = start_thread(run)
+        turn_id = start_turn(run, thread_id, "root-marker: wait")
+        run.client.wait(
+            lambda m: (
+                m.get("method") == "item/started"
+                and m["params"]["item"]["type"] == "collabAgentToolCall"
+            )
+        )
+        steer = {"threadId": thread_id, "input": [text_input("steer-marker")]}
+        run.client.call("turn/steer", {**steer, "expectedTurnId": turn_id})
+        done = run.client.wait_method("turn/completed", threadId=thread_id)["params"]
+        items = [
+            (m["method"], m["params"]["item"]["type"], m["params"]["item"].get("status"))
+            for m in (entry.message for entry in run.client.seen())
+            if m.get("method") in ("item/started", "item/completed")
+        ]
+        last = run.model.requests[-1].body["input"]
+        return {
+            "status": done["turn"]["status"],
+            "items": items,
+            "tail": [
+                item.get("output") or item.get("content")
+                for item in last
+                if item.get("type") in ("function_call_output", "message")
+            ][-2:],
+        }
+
+
+def test_a_steered_wait_ends_as_on_the_real_server(tmp_path: Path) -> None:
+    real = _steered_wait("real", tmp_path / "real")
+    assert real["tail"][0] == '{"message":"Wait interrupted by new input.","timed_out":false}'
+    assert _steered_wait("ours", tmp_path / "ours") == real

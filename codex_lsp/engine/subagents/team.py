@@ -34,6 +34,7 @@ from codex_lsp.store.home import new_thread_id
 
 if TYPE_CHECKING:
     from codex_lsp.engine.session import RunningTask, Session
+    from codex_lsp.engine.steering import Steering
     from codex_lsp.protocol.core.inputs import ReasoningEffort
 
 _TASK_NAME = re.compile(r"[a-z0-9_]+")
@@ -111,13 +112,35 @@ class Team:
         self._arrived.set()
         self._arrived = anyio.Event()
 
-    async def wait_arrival(self, session: Session, timeout_s: float) -> bool:
-        """Until `session` has an agent's message its history has not taken; False on timeout."""
+    async def wait_arrival(self, session: Session, steering: Steering, timeout_s: float) -> str:
+        """Until `session` has an agent's message its history has not taken (`arrived`), or
+        the user steers input into the turn (`steered`); `timed_out` otherwise."""
         with anyio.move_on_after(timeout_s):
-            while not session.arrivals:
-                await self._arrived.wait()
-            return True
-        return False
+            while True:
+                if session.arrivals:
+                    return "arrived"
+                if steering.pending:
+                    return "steered"
+                await _either(self._arrived, steering.added)
+        return "timed_out"
+
+
+async def _either(first: anyio.Event, second: anyio.Event) -> None:
+    async with anyio.create_task_group() as group:
+
+        async def wait(event: anyio.Event) -> None:
+            await event.wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(wait, first)
+        group.start_soon(wait, second)
+
+
+_WAIT_ENDS = {
+    "arrived": "Wait completed.",
+    "steered": "Wait interrupted by new input.",
+    "timed_out": "Wait timed out.",
+}
 
 
 TeamHandler = Callable[[Team, ToolCall], Awaitable[ToolOutput]]
@@ -250,16 +273,16 @@ async def wait_agent(team: Team, call: ToolCall) -> ToolOutput:
         call_id=call.call_id, tool="wait", sender_thread_id=sender
     )
     call.session.emit(call.sub_id, begin)
-    arrived = False
+    ended = "timed_out"
     try:
-        arrived = await team.wait_arrival(call.session, timeout_ms / 1000)
+        ended = await team.wait_arrival(call.session, call.task.steering, timeout_ms / 1000)
     finally:
         end = CollabAgentToolCallEndEvent(
             call_id=call.call_id, tool="wait", sender_thread_id=sender, status="completed"
         )
         call.session.emit(call.sub_id, end)
-    message = "Wait completed." if arrived else "Wait timed out."
-    output = json.dumps({"message": message, "timed_out": not arrived}, separators=(",", ":"))
+    result = {"message": _WAIT_ENDS[ended], "timed_out": ended == "timed_out"}
+    output = json.dumps(result, separators=(",", ":"))
     return ToolOutput(output)
 
 
