@@ -60,7 +60,7 @@ FEATURES: tuple[Feature, ...] = (
     ),
     Feature(
         "multi_agent_v2",
-        "underDevelopment",
+        "stable",
         False,
         "Agent teams",
         "Offer the model the `collaboration` tools: agents named by task path that spawn, "
