@@ -329,3 +329,37 @@ def test_a_steered_wait_ends_as_on_the_real_server(tmp_path: Path) -> None:
     real = _steered_wait("real", tmp_path / "real")
     assert real["tail"][0] == '{"message":"Wait interrupted by new input.","timed_out":false}'
     assert _steered_wait("ours", tmp_path / "ours") == real
+
+
+def _child_thread(side: Side, tmp_path: Path) -> dict[str, Any]:
+    """What `thread/read` says of a spawned child's thread: its parent and task path."""
+    with run_on(side, tmp_path, features=TEAM) as run:
+        spawn = {"task_name": "helper", "message": "child-marker: hi", "fork_turns": "none"}
+        run.model.enqueue(team_call("spawn_agent", spawn, "r1"), when="root-marker")
+        run.model.enqueue(team_call("wait_agent", {"timeout_ms": 10000}, "r2"), when="root-marker")
+        run.model.enqueue(text_response("done", response_id="e1"), when="root-marker")
+        run.model.enqueue(child_answer("hi from the child", "c1"), when="child-marker")
+        thread_id = start_thread(run)
+        run_turn(run, thread_id, "root-marker: go")
+        child = next(
+            m["params"]["item"]["agentThreadId"]
+            for m in (entry.message for entry in run.client.seen())
+            if m.get("method") == "item/completed"
+            and m["params"]["item"]["type"] == "subAgentActivity"
+        )
+        thread = run.client.call("thread/read", {"threadId": child})["thread"]
+        spawned = thread["source"]["subAgent"]["thread_spawn"]
+        listed = [each["id"] for each in run.client.call("thread/list", {})["data"]]
+        return {
+            "parent": thread["parentThreadId"] == thread_id,
+            "threadSource": thread["threadSource"],
+            "spawn": (spawned["parent_thread_id"] == thread_id, spawned["depth"]),
+            "path": spawned["agent_path"],
+            "listed": listed == [thread_id],
+        }
+
+
+def test_a_child_thread_names_its_parent_as_on_the_real_server(tmp_path: Path) -> None:
+    real = _child_thread("real", tmp_path / "real")
+    assert real["path"] == "/root/helper" and real["parent"]
+    assert _child_thread("ours", tmp_path / "ours") == real

@@ -221,7 +221,9 @@ async def spawn_agent(team: Team, call: ToolCall) -> ToolOutput:
             ctx, model=chosen, effort=cast("ReasoningEffort", effort) if effort else ctx.effort
         )
     text = specs.envelope("NEW_TASK", path, team.path(caller_id), message)
-    agent = await tree.spawn(call.session, ctx, call.sub_id, text, fork=fork, label=name)
+    agent = await tree.spawn(
+        call.session, ctx, call.sub_id, text, fork=fork, label=name, agent_path=path
+    )
     team.report(
         call.session,
         call.sub_id,

@@ -183,6 +183,7 @@ class AgentTree:
         *,
         fork: bool = False,
         label: str | None = None,
+        agent_path: str | None = None,
     ) -> Subagent:
         """Start a child of `caller` working on `message`."""
         self.check_capacity()
@@ -196,6 +197,7 @@ class AgentTree:
             # A grandchild's events belong with the root turn its ancestor came from.
             origin_sub_id=parent.origin_sub_id if parent is not None else sub_id,
             label=label,
+            agent_path=agent_path,
             depth=parent.depth + 1 if parent is not None else 1,
         )
         role = child_role(agent.agent_id, caller_id)
