@@ -363,3 +363,20 @@ def test_a_child_thread_names_its_parent_as_on_the_real_server(tmp_path: Path) -
     real = _child_thread("real", tmp_path / "real")
     assert real["path"] == "/root/helper" and real["parent"]
     assert _child_thread("ours", tmp_path / "ours") == real
+
+
+def test_a_forked_agent_reads_the_parents_conversation_and_its_role(tmp_path: Path) -> None:
+    """codex-lsp alone (the role note is in its own words): a full-history fork."""
+    with run_on("ours", tmp_path, features=TEAM) as run:
+        role = "You are `/root/helper`"
+        run.model.enqueue(child_answer("forked answer", "c1"), when=role)
+        spawn = {"task_name": "helper", "message": "look again"}
+        run.model.enqueue(team_call("spawn_agent", spawn, "r1"), when="root-marker")
+        run.model.enqueue(team_call("wait_agent", {"timeout_ms": 10000}, "r2"), when="root-marker")
+        run.model.enqueue(text_response("done", response_id="e1"), when="root-marker")
+        run_turn(run, start_thread(run), "root-marker: fork a helper")
+        bodies = [json.dumps(r.body) for r in run.model.requests]
+    (child,) = [body for body in bodies if role in body]
+    assert "root-marker: fork a helper" in child and "look again" in child
+    assert "You are subagent" not in child
+    assert "forked answer" in bodies[-1]

@@ -222,7 +222,14 @@ async def spawn_agent(team: Team, call: ToolCall) -> ToolOutput:
         )
     text = specs.envelope("NEW_TASK", path, team.path(caller_id), message)
     agent = await tree.spawn(
-        call.session, ctx, call.sub_id, text, fork=fork, label=name, agent_path=path
+        call.session,
+        ctx,
+        call.sub_id,
+        text,
+        fork=fork,
+        label=name,
+        agent_path=path,
+        role_note=specs.child_section(path),
     )
     team.report(
         call.session,

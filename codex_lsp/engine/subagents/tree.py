@@ -184,6 +184,7 @@ class AgentTree:
         fork: bool = False,
         label: str | None = None,
         agent_path: str | None = None,
+        role_note: str | None = None,
     ) -> Subagent:
         """Start a child of `caller` working on `message`."""
         self.check_capacity()
@@ -200,7 +201,7 @@ class AgentTree:
             agent_path=agent_path,
             depth=parent.depth + 1 if parent is not None else 1,
         )
-        role = child_role(agent.agent_id, caller_id)
+        role = role_note or child_role(agent.agent_id, caller_id)
 
         def attach(session: Session, _restored: ResumedState | None) -> None:
             self.agents[agent.agent_id] = agent
