@@ -137,6 +137,9 @@ class Session:
         self.agent_id = 0
         # The context the model last saw; None until the first turn records it.
         self.context_seen: TurnContext | None = None
+        # Items that reached this thread from elsewhere (another agent's message): the history
+        # takes them before the next model request.
+        self.arrivals: list[dict[str, Any]] = []
         self._emit = emit
         self._task_group = task_group
         self._rollout = rollout

@@ -28,9 +28,13 @@ class Steering:
     closed: bool = False
     _request: anyio.CancelScope | None = None
     _output_seen: bool = False
+    # Set (and replaced) when input arrives, for a tool that stops waiting for it.
+    added: anyio.Event = field(default_factory=anyio.Event)
 
     def add(self, items: list[UserInput]) -> None:
         self.pending.append(items)
+        self.added.set()
+        self.added = anyio.Event()
         if self._request is not None and not self._output_seen:
             self._request.cancel()
 

@@ -53,6 +53,7 @@ from codex_lsp.protocol.core.response_items import (
     ContentItem,
     MessageItem,
     ResponseItem,
+    response_item,
 )
 
 
@@ -259,6 +260,9 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
         for steered in steering.take():
             await record_user_input(session, sub_id, ctx, steered)
         session.record_items(steering.take_items())
+        if session.arrivals:
+            arrived, session.arrivals = session.arrivals, []
+            session.record_items([response_item(item) for item in arrived])
         try:
             # The turn's start already compacted what needed it; later requests may need it
             # again once tool output has filled the window.

@@ -59,6 +59,14 @@ FEATURES: tuple[Feature, ...] = (
         "Let the model spawn subagents that work on a task in threads of their own.",
     ),
     Feature(
+        "multi_agent_v2",
+        "stable",
+        False,
+        "Agent teams",
+        "Offer the model the `collaboration` tools: agents named by task path that spawn, "
+        "message and wait for one another.",
+    ),
+    Feature(
         "record_model_streams",
         "underDevelopment",
         False,

@@ -43,6 +43,7 @@ EXTRA_EVENTS = frozenset(
         "web_search_end",
         "view_image_tool_call",
         "collab_agent_tool_call_end",
+        "sub_agent_activity",
         "proposed_plan",
         # A resumed thread finds its goal where these left it.
         "thread_goal_updated",

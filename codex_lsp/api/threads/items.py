@@ -36,6 +36,7 @@ from codex_lsp.protocol.turns.items import (
     PatchApplyStatus,
     ReasoningThreadItem,
     SearchWebSearchAction,
+    SubAgentActivityThreadItem,
     UserMessageThreadItem,
     WebSearchThreadItem,
 )
@@ -195,4 +196,16 @@ def collab_agent_tool_call(msg: dict[str, Any]) -> CollabAgentToolCallThreadItem
             for thread_id, state in states.items()
             if isinstance(state, dict)
         },
+    )
+
+
+def sub_agent_activity(msg: dict[str, Any]) -> SubAgentActivityThreadItem:
+    """A child's activity, from its event (live or read back from a rollout)."""
+    return SubAgentActivityThreadItem(
+        id=str(msg.get("item_id") or ""),
+        kind=msg.get("kind") or "started",
+        agent_thread_id=str(msg.get("agent_thread_id") or ""),
+        agent_path=str(msg.get("agent_path") or ""),
+        model=msg.get("model"),
+        reasoning_effort=msg.get("reasoning_effort"),
     )

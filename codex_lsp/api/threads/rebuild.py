@@ -177,6 +177,8 @@ def _apply(turn: _TurnBuilder, kind: Any, event: dict[str, Any]) -> None:
         turn.add(ImageViewThreadItem(id=call_id, path=str(event.get("path") or "")))
     elif kind == "collab_agent_tool_call_end":
         turn.add(items.collab_agent_tool_call(event))
+    elif kind == "sub_agent_activity":
+        turn.add(items.sub_agent_activity(event))
     elif kind == "mcp_tool_call_end":
         raw_invocation = event.get("invocation")
         invocation: dict[str, Any] = raw_invocation if isinstance(raw_invocation, dict) else {}

@@ -115,7 +115,16 @@ def apply_metadata(home: Path, threads: list[Thread]) -> list[Thread]:
     return threads
 
 
+def _spawned_by(source: Any) -> str | None:
+    """The parent thread of a subagent's thread, from its `session_meta.source`."""
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return parent if isinstance(parent, str) else None
+
+
 def thread_from_summary(summary: ThreadSummary, status: Any = None) -> Thread:
+    parent = _spawned_by(summary.source)
     return Thread(
         id=summary.id,
         session_id=summary.id,
@@ -129,6 +138,8 @@ def thread_from_summary(summary: ThreadSummary, status: Any = None) -> Thread:
         cli_version=summary.cli_version or __version__,
         source=session_source(summary.source),
         forked_from_id=summary.forked_from_id,
+        parent_thread_id=parent,
+        thread_source="subagent" if parent is not None else None,
         path=str(summary.path),
         model=summary.model,
         reasoning_effort=summary.reasoning_effort,

@@ -55,6 +55,8 @@ class Subagent:
     # The event id its lifecycle events carry: the root turn (or configure op) it came from.
     origin_sub_id: str
     label: str | None = None
+    # The task path a `collaboration` spawn named it by (`/root/<task_name>`).
+    agent_path: str | None = None
     depth: int = 1
     status: SubagentStatus = "running"
     reasoning_header: str | None = None

@@ -48,6 +48,8 @@ Observer = Callable[[Event], None]
 def spawn_source(parent_session_id: str, child: Subagent) -> dict[str, Any]:
     """The `session_meta.source` of a child thread, as Codex records thread spawns."""
     spawn: dict[str, Any] = {"parent_thread_id": parent_session_id, "depth": child.depth}
+    if child.agent_path:
+        spawn["agent_path"] = child.agent_path
     if child.label:
         spawn["agent_nickname"] = child.label
     return {"subagent": {"thread_spawn": spawn}}

@@ -70,6 +70,8 @@ class AgentTree:
         self._owners = owners
         self._next_id = 1
         self._changed = anyio.Event()
+        # Told of each task a child ends without another one queued: (child, task, outcome).
+        self.on_settled: list[Callable[[Subagent, RunningTask, SubagentStatus], None]] = []
 
     # Ids and lookups ----------------------------------------------------------------------
 
@@ -181,6 +183,8 @@ class AgentTree:
         *,
         fork: bool = False,
         label: str | None = None,
+        agent_path: str | None = None,
+        role_note: str | None = None,
     ) -> Subagent:
         """Start a child of `caller` working on `message`."""
         self.check_capacity()
@@ -194,9 +198,10 @@ class AgentTree:
             # A grandchild's events belong with the root turn its ancestor came from.
             origin_sub_id=parent.origin_sub_id if parent is not None else sub_id,
             label=label,
+            agent_path=agent_path,
             depth=parent.depth + 1 if parent is not None else 1,
         )
-        role = child_role(agent.agent_id, caller_id)
+        role = role_note or child_role(agent.agent_id, caller_id)
 
         def attach(session: Session, _restored: ResumedState | None) -> None:
             self.agents[agent.agent_id] = agent
@@ -305,6 +310,14 @@ class AgentTree:
                 await self._start_task(agent, texts)
                 return
         self._set_status(agent, outcome)
+        for hook in self.on_settled:
+            hook(agent, task, outcome)
+
+    async def start_work(self, agent: Subagent, texts: list[str], ctx: TurnContext) -> None:
+        """Start a task on an idle child, waking it first if it is dormant."""
+        self.check_capacity()
+        await self._wake(agent, ctx)
+        await self._start_task(agent, texts)
 
     async def deliver(self, agent: Subagent, text: str, ctx: TurnContext) -> bool:
         """Hand a message to a child; True if it waits in the inbox of a busy child."""

@@ -14,6 +14,7 @@ from pydantic import Field, TypeAdapter
 from codex_lsp.protocol.core.events_collab import (
     CollabAgentToolCallBeginEvent as CollabAgentToolCallBeginEvent,
     CollabAgentToolCallEndEvent as CollabAgentToolCallEndEvent,
+    SubAgentActivityEvent as SubAgentActivityEvent,
 )
 from codex_lsp.protocol.core.events_exec import (
     ApplyPatchApprovalRequestEvent as ApplyPatchApprovalRequestEvent,
@@ -335,6 +336,7 @@ EventMsg = Annotated[
     | ViewImageToolCallEvent
     | CollabAgentToolCallBeginEvent
     | CollabAgentToolCallEndEvent
+    | SubAgentActivityEvent
     | ContextCompactionStartedEvent
     | ContextCompactedEvent
     | EnteredReviewModeEvent

@@ -16,6 +16,7 @@ from codex_lsp.protocol.core.events_collab import (
     CollabAgentStatus,
     CollabAgentTool,
     CollabAgentToolCallStatus,
+    SubAgentActivityKind,
 )
 
 ImageDetail = TypeAliasType("ImageDetail", Literal["auto", "low", "high", "original"])
@@ -317,6 +318,18 @@ class CollabAgentToolCallThreadItem(_ThreadItemBase):
     agents_states: dict[str, CollabAgentState]
 
 
+class SubAgentActivityThreadItem(_ThreadItemBase):
+    """A child agent was started, messaged, interrupted, or finished a task."""
+
+    type: Literal["subAgentActivity"] = "subAgentActivity"
+    # What the child was started with; unset on the other activities.
+    model: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    kind: SubAgentActivityKind
+    agent_thread_id: str
+    agent_path: str
+
+
 class EnteredReviewModeThreadItem(_ThreadItemBase):
     """A review began; `review` is the short hint of what is being reviewed."""
 
@@ -348,6 +361,7 @@ ThreadItem = TypeAliasType(
         | WebSearchThreadItem
         | ImageViewThreadItem
         | CollabAgentToolCallThreadItem
+        | SubAgentActivityThreadItem
         | EnteredReviewModeThreadItem
         | ExitedReviewModeThreadItem
         | ContextCompactionThreadItem,

@@ -57,6 +57,16 @@ local function test_render()
   H.eq(lines, { "**Plan**", "1. read", "2. fix", "" }, "plan item text")
   lines = render.block({ kind = "plan", data = { plan = { { step = "read", status = "completed" } } } })
   H.eq(lines, { "**Plan**", "- [x] read", "" }, "plan steps")
+  lines = render.block({ kind = "subAgentActivity", data = {
+    kind = "started", agentPath = "/root/helper", model = "gpt-5.5",
+  } })
+  H.eq(lines, { "**Spawned agent** `/root/helper` _(gpt-5.5)_", "" }, "subagent spawned")
+  lines = render.block({ kind = "subAgentActivity", data = {
+    kind = "completed", agentPath = "/root/helper", model = vim.NIL,
+  } })
+  H.eq(lines, { "**Finished: agent** `/root/helper`", "" }, "subagent finished")
+  lines = render.block({ kind = "collabAgentToolCall", data = { tool = "wait", status = "completed" } })
+  H.eq(lines, { "**Wait for agents** _(done)_", "" }, "wait for agents")
 end
 
 local function test_file_prompt()

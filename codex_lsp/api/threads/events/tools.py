@@ -40,6 +40,7 @@ class ToolEvents:
             "view_image_tool_call": self._view_image,
             "collab_agent_tool_call_begin": self._collab_begin,
             "collab_agent_tool_call_end": self._collab_end,
+            "sub_agent_activity": self._sub_agent_activity,
         }
 
     # -- commands ---------------------------------------------------------------------------
@@ -177,3 +178,12 @@ class ToolEvents:
         if self._state.turn is not None:
             item = items.collab_agent_tool_call(msg.model_dump())
             self._items.end_tool(self._state.turn, msg.call_id, item)
+
+    def _sub_agent_activity(self, event: ev.Event) -> None:
+        """One event for a child's activity: its item starts and completes at once."""
+        msg = event.msg_as(ev.SubAgentActivityEvent)
+        if self._state.turn is not None:
+            self._items.close_streams()
+            item = items.sub_agent_activity(msg.model_dump())
+            self._notifier.item_started(item)
+            self._notifier.item_completed(item.model_copy())

@@ -173,6 +173,13 @@ local function file_change(item)
   return out
 end
 
+local agent_activity = {
+  started = "Spawned agent",
+  interacted = "Messaged agent",
+  interrupted = "Interrupted agent",
+  completed = "Finished: agent",
+}
+
 local plan_marks = { completed = "[x]", inProgress = "[~]", pending = "[ ]" }
 
 --- Lines for one transcript block.
@@ -224,6 +231,12 @@ function M.block(block)
     out = { ("**Web search** %s"):format(code_span(d.query or "")) }
   elseif kind == "contextCompaction" then
     out = { "_Context compacted._" }
+  elseif kind == "subAgentActivity" then
+    local model = type(d.model) == "string" and (" _(%s)_"):format(d.model) or ""
+    out = { ("**%s** %s%s"):format(agent_activity[d.kind] or d.kind or "Agent", code_span(d.agentPath or "?"), model) }
+  elseif kind == "collabAgentToolCall" then
+    local name = d.tool == "wait" and "Wait for agents" or ("Agent tool %s"):format(code_span(d.tool or "?"))
+    out = { ("**%s** _(%s)_"):format(name, command_state[d.status] or d.status or "") }
   elseif kind == "note" then
     local prefix = ({
       error = "**Error:** ",

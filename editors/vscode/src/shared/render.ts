@@ -176,10 +176,22 @@ export function renderItem(item: ThreadItem, options: ItemOptions = {}): string 
       return `<div class="msg agent review"><div class="role">Review</div><div class="md">${renderMarkdown(item.review ?? '', options.cwd)}</div></div>`;
     case 'contextCompaction':
       return `<div class="muted">Context compacted.</div>`;
+    case 'subAgentActivity':
+      return `<div class="tool agent-activity">${e(AGENT_ACTIVITY[item.kind ?? ''] ?? item.kind ?? '')} <code>${e(item.agentPath)}</code>${item.model ? ` (${e(item.model)})` : ''}</div>`;
+    case 'collabAgentToolCall':
+      return `<div class="tool status-${statusClass(item.status, options)}">${item.tool === 'wait' ? 'Wait for agents' : `Agent tool <code>${e(item.tool)}</code>`} <span class="status">${e(statusWord(item.status, options, 'done'))}</span></div>`;
     default:
       return `<div class="muted">${e(item.type)}</div>`;
   }
 }
+
+/** A subagent's activity, as the line that names it says it. */
+const AGENT_ACTIVITY: Record<string, string> = {
+  started: 'Spawned agent',
+  interacted: 'Messaged agent',
+  interrupted: 'Interrupted agent',
+  completed: 'Finished: agent',
+};
 
 /** What names an attachment of a user message: a mention's or skill's name, else its path. */
 function inputLabel(input: UserInput): string {

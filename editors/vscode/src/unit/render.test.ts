@@ -24,6 +24,16 @@ describe('renderItem', () => {
     assert.match(cmd, /finished, exit 2/);
   });
 
+  it('names the agent a subagent activity is about, and a wait for agents', () => {
+    const spawned = renderItem({ type: 'subAgentActivity', id: 'r1', kind: 'started', agentThreadId: 't', agentPath: '/root/helper', model: 'gpt-5.5', reasoningEffort: 'medium' } as ThreadItem);
+    assert.match(spawned, /Spawned agent <code>\/root\/helper<\/code> \(gpt-5\.5\)/);
+    const done = renderItem({ type: 'subAgentActivity', id: 'x', kind: 'completed', agentThreadId: 't', agentPath: EVIL, model: null, reasoningEffort: null } as ThreadItem);
+    assert.match(done, /Finished: agent/);
+    noRawMarkup(done);
+    const wait = renderItem({ type: 'collabAgentToolCall', id: 'r2', tool: 'wait', status: 'inProgress', senderThreadId: 't', receiverThreadIds: [], prompt: null, model: null, reasoningEffort: null, agentsStates: {} } as ThreadItem, { running: true });
+    assert.match(wait, /Wait for agents <span class="status">running<\/span>/);
+  });
+
   it('renders agent text as Markdown', () => {
     assert.match(renderItem({ type: 'agentMessage', id: 'a', text: '**hi**' }), /<strong>hi<\/strong>/);
   });

@@ -15,6 +15,7 @@ import type { McpToolCallError } from "./McpToolCallError";
 import type { McpToolCallResult } from "./McpToolCallResult";
 import type { McpToolCallStatus } from "./McpToolCallStatus";
 import type { PatchApplyStatus } from "./PatchApplyStatus";
+import type { SubAgentActivityKind } from "./SubAgentActivityKind";
 import type { UserInput } from "./UserInput";
 import type { WebSearchAction } from "./WebSearchAction";
 
@@ -116,6 +117,16 @@ export type ThreadItem = {
   model: string | null;
   reasoningEffort: ReasoningEffort | null;
   agentsStates: { [key in string]?: CollabAgentState };
+} | {
+  id: string;
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+  type: "subAgentActivity";
+  model: string | null;
+  reasoningEffort: ReasoningEffort | null;
+  kind: SubAgentActivityKind;
+  agentThreadId: string;
+  agentPath: string;
 } | {
   id: string;
   startedAtMs: number | null;
