@@ -38,6 +38,8 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 let state: ChatState = initialState();
 let scheduled = false;
+/** Actions arrived that the host has not heard were drawn: it sends no more until it has. */
+let owesDrawn = false;
 const saved = vscode.getState() ?? {};
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -159,6 +161,10 @@ function render() {
   document.body.dataset.running = String(running);
   if (atBottom) log.scrollTop = log.scrollHeight;
   revealRequests();
+  if (owesDrawn) {
+    owesDrawn = false;
+    post({ type: 'drawn' });
+  }
 }
 
 function schedule() {
@@ -182,6 +188,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'actions':
       for (const action of message.actions) state = reduce(state, action);
+      owesDrawn = true;
       schedule();
       break;
     case 'focusInput':
