@@ -16,6 +16,7 @@ import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
+import { longThreadJourneys } from './journeys/longThread';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
 import { renderJourneys } from './journeys/render';
@@ -39,6 +40,7 @@ const journeys: Journey[] = [
   ...threadJourneys,
   ...reviewJourneys,
   ...renderJourneys,
+  ...longThreadJourneys,
 ];
 
 interface Result {
