@@ -26,9 +26,9 @@ export interface Block {
    * An answer: `html` is its frame (with an empty `.md`), and the page renders `text` into it
    * piece by piece, the settled part once and only the growing tail each frame. The frame is the
    * same streaming or finished, so a finished answer keeps the pieces it was streamed in rather
-   * than being rendered again whole as its turn ends.
+   * than being rendered again whole as its turn ends. `live` while its turn runs.
    */
-  stream?: { text: string; cwd?: string };
+  stream?: { text: string; cwd?: string; live: boolean };
 }
 
 /** Each item's HTML for the options it was drawn with: items are replaced, never changed. */
@@ -68,7 +68,7 @@ export function renderConversation(state: ChatState): Block[] {
       const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running, planned };
       const key = `item:${turn.id}:${item.id}`;
       if (!planned && item.type === 'agentMessage') {
-        blocks.push({ key, html: ANSWER_FRAME, stream: { text: item.text ?? '', cwd: conv.cwd } });
+        blocks.push({ key, html: ANSWER_FRAME, stream: { text: item.text ?? '', cwd: conv.cwd, live: running } });
       } else {
         blocks.push({ key, html: renderItemOnce(item, options) });
       }

@@ -28,6 +28,16 @@ const SCROLL_UP = `(async () => {
   return { frames: durations.length, median: at(0.5), p95: at(0.95), max: at(1), height: log.scrollHeight };
 })()`;
 
+const LAST_IN_VIEW = `(() => {
+  const log = document.getElementById('log');
+  const answers = log.querySelectorAll('.msg.agent');
+  const last = answers[answers.length - 1];
+  if (!last) return false;
+  const a = last.getBoundingClientRect();
+  const b = log.getBoundingClientRect();
+  return a.bottom > b.top && a.top < b.bottom;
+})()`;
+
 interface Scrolled {
   frames: number;
   median: number;
@@ -50,21 +60,31 @@ export const longThreadJourneys: Journey[] = [
       fs.copyFileSync(thread.rollout, target);
 
       await vscode.commands.executeCommand('codexChat.chatView.focus');
+      await waitFor('the chat panel', () => api.chat.isReady, 60_000);
       const started = Date.now();
       await api.controller.resume(thread.id);
       await waitFor('the thread to open', () => api.store.state.conversation?.threadId === thread.id, 60_000);
       const loaded = Date.now() - started;
       await ui('chat.waitFor', { selector: '#log .msg.agent', text: `Answer ${TURNS}:`, timeoutMs: 120_000 });
       const shown = Date.now() - started;
-      const answers = await ui<number>('chat.eval', { expression: `document.querySelectorAll('#log .msg.agent').length` });
-      assert(answers === TURNS, `every answer in the panel, got ${answers}`);
+      const blocks = await ui<number>('chat.eval', { expression: `document.querySelectorAll('#log > .block[data-key^="item:"]').length` });
+      assert(blocks === 2 * TURNS, `a place for every question and answer in the panel, got ${blocks}`);
+      const drawn = await ui<number>('chat.eval', { expression: `document.querySelectorAll('#log .msg.agent').length` });
 
+      // It opens at its end, as a thread does: the last answer in view.
+      await waitFor('the last answer in view', () => ui<boolean>('chat.eval', { expression: LAST_IN_VIEW }), 30_000);
+      // The rest is drawn while the page is idle.
+      const allDrawn = `document.querySelectorAll('#log .msg.agent').length === ${TURNS}`;
+      await waitFor('every answer drawn', () => ui<boolean>('chat.eval', { expression: allDrawn }), 120_000);
+      const idle = Date.now() - started;
       const scrolled = await ui<Scrolled>('chat.eval', { expression: SCROLL_UP });
       log(
-        `long thread: ${TURNS} turns: in the extension after ${loaded} ms, last answer shown after ${shown} ms; ` +
+        `long thread: ${TURNS} turns: in the extension after ${loaded} ms, last answer shown after ${shown} ms ` +
+          `(${drawn} of the ${TURNS} answers drawn then, all after ${idle} ms); ` +
           `scrolled to its start in ${scrolled.frames} frames of ${scrolled.height} px: ` +
           `frame median ${scrolled.median} ms, 95th percentile ${scrolled.p95} ms, longest ${scrolled.max} ms`,
       );
+      // The earliest turns were drawn as the scroll came near them.
       await ui('chat.waitFor', { selector: '#log .msg.user', text: 'Question 1:' });
       assert(await ui<boolean>('chat.inView', { selector: '#log .msg.user' }), 'the first question in view after scrolling up');
       await ui('screenshot', { name: 'long-thread' });
