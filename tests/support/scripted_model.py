@@ -11,7 +11,9 @@ A script is a JSON list of steps, so tests in other languages can drive it too:
 * `{"data": {...} | "[DONE]"}`: a `data:`-only message (the Chat Completions style);
 * `{"raw": "text"}`: bytes written as they are (for malformed or split SSE);
 * any step with `"clock": true`: `{ms}` in its bytes becomes the wall clock (ms since the
-  epoch) at the moment it is written, for a page on this machine to measure against;
+  epoch) at the moment it is written, for a page on this machine to measure against; with
+  `"clock": "again"`, each `{ms}` becomes, in order, the clocks this response wrote before (a
+  finished item repeating the text its deltas streamed);
 * `{"stamp_delta": n}`: a text delta `"n:<perf_counter_ns at write>"`, for latency benches;
 * `{"stall_s": 2.0}`: pause; before any body step this delays the response headers;
 * `{"disconnect": true}`: drop the connection (mid-stream, or before any response);
@@ -393,6 +395,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _play(self, script: Script) -> None:
         headers: dict[str, str] = {}
         started = False
+        clocks: list[bytes] = []
         for step in script:
             if "status" in step:
                 if started:
@@ -410,7 +413,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if not started:
                     self._start_stream(headers)
                     started = True
-                self._write_chunk(_encode_step(step))
+                self._write_chunk(_encode_step(step, clocks))
                 self.server.owner.steps_streamed += 1
         if not started:
             self._start_stream(headers)
@@ -459,11 +462,17 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_whole({"status": status, "body": payload})
 
 
-def _encode_step(step: dict[str, Any]) -> bytes:
+def _encode_step(step: dict[str, Any], clocks: list[bytes]) -> bytes:
+    """The step's bytes; `clocks` holds the clocks written so far in this response."""
+    if step.get("clock") == "again":
+        pieces = _encode_plain(step).split(b"{ms}")
+        again = iter(clocks)
+        return pieces[0] + b"".join(next(again, b"{ms}") + piece for piece in pieces[1:])
     if step.get("clock"):
         # The wall clock, not perf_counter: a browser compares it with its Date.now().
-        now_ms = str(time.time_ns() // 1_000_000)
-        return _encode_plain(step).replace(b"{ms}", now_ms.encode())
+        now_ms = str(time.time_ns() // 1_000_000).encode()
+        clocks.append(now_ms)
+        return _encode_plain(step).replace(b"{ms}", now_ms)
     return _encode_plain(step)
 
 

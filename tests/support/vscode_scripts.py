@@ -261,14 +261,14 @@ def streamed_in_deltas(size: int, deltas: int, response_id: str) -> list[dict[st
     for piece in pieces:
         script += [delta(piece), {"stall_s": 0.004}]
     script.append({**delta(ended), "clock": True})
-    # The page reads each clock when its sentence first shows; the final item's are later.
+    # The finished item repeats the streamed text, clocks included, as a model's does.
     text = "The stream began at {ms} ms.\n\n" + body + ended
     content = [{"type": "output_text", "text": text, "annotations": []}]
     done = {**item, "status": "completed", "content": content}
     script += [
         {
             **sse({"type": "response.output_item.done", "output_index": 0, "item": done}),
-            "clock": True,
+            "clock": "again",
         },
         completed(response_id, usage(1200, 340)),
     ]

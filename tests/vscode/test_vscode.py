@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.engine import write_config
+from tests.support.long_thread import write_long_thread
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.vscode_scripts import journey_scripts, journey_workspace
 from tests.support.warm import warm_runtime
@@ -197,6 +198,7 @@ def test_end_to_end_in_vscode(node: str, built: Path, vsix: Path, tmp_path: Path
                 "workspace": str(ws),
                 "python": sys.executable,
                 "only": os.environ.get("CODEX_E2E_ONLY", ""),
+                "longThread": write_long_thread(tmp_path / "long-thread", 500, ws),
             },
         }
         config_path = tmp_path / "e2e.json"

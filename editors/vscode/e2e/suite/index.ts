@@ -17,6 +17,7 @@ import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
 import { imageJourneys } from './journeys/images';
+import { longThreadJourneys } from './journeys/longThread';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
 import { panelJourneys } from './journeys/panel';
@@ -43,6 +44,7 @@ const journeys: Journey[] = [
   ...threadJourneys,
   ...reviewJourneys,
   ...renderJourneys,
+  ...longThreadJourneys,
   ...imageJourneys,
   // Last: its first half leaves the Explorer shown for the window reload.
   ...panelJourneys,

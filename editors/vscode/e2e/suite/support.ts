@@ -21,6 +21,8 @@ export interface Context {
   phase: number;
   /** A profile with nothing but the .vsix: only the journeys marked `fresh` run. */
   fresh?: boolean;
+  /** A thread of 500 turns, written under a staging home (tests/support/long_thread.py). */
+  longThread?: { id: string; rollout: string; relative: string };
 }
 
 export interface Journey {

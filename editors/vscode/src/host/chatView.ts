@@ -7,6 +7,7 @@
 
 import * as vscode from 'vscode';
 import type { FromWebview, ToWebview } from '../shared/messages';
+import { Pacer } from '../shared/pacing';
 import { ALWAYS_ALLOW, USER_INPUT } from '../shared/protocol';
 import { amendmentDecision, firstApproval, requestChanges } from '../shared/renderRequests';
 import { type Action, findItem } from '../shared/state';
@@ -18,9 +19,6 @@ import type { ImageAttachments } from './imageAttachments';
 import type { InlineRequests } from './inlineRequests';
 import { errorText, openSettings } from './server';
 import type { ChatStore } from './store';
-
-/** How long actions gather before the page gets them: one frame. */
-const FRAME_MS = 16;
 
 export interface ChatViewParts {
   store: ChatStore;
@@ -49,8 +47,12 @@ export function nonce(): string {
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private ready = false;
-  private readonly pending: Action[] = [];
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A stream brings hundreds of actions a second: the page gets them a batch a frame. */
+  private readonly actions = new Pacer<Action>((actions) => {
+    if (!this.ready || !this.view) return false;
+    void this.view.webview.postMessage({ type: 'actions', actions } satisfies ToWebview);
+    return true;
+  });
   private readonly disposables: vscode.Disposable[] = [];
 
   private readonly store: ChatStore;
@@ -117,25 +119,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     return this.ready;
   }
 
-  /**
-   * A stream brings hundreds of actions a second; the page gets them in one message a frame,
-   * so it is not woken (and does not copy its state) once per delta.
-   */
   private queue(action: Action): void {
-    this.pending.push(action);
-    this.flushTimer ??= setTimeout(() => this.flush(), FRAME_MS);
-  }
-
-  private flush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    const actions = this.pending.splice(0);
-    if (actions.length && this.ready) void this.view?.webview.postMessage({ type: 'actions', actions } satisfies ToWebview);
+    this.actions.push(action);
   }
 
   private post(message: ToWebview): void {
     // Whatever was queued comes first, so the page sees everything in the order it happened.
-    this.flush();
+    this.actions.flush();
     void this.view?.webview.postMessage(message);
   }
 
@@ -201,11 +191,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'ready':
           this.ready = true;
           // The snapshot holds every action still queued.
-          this.pending.length = 0;
+          this.actions.reset();
           this.post({ type: 'snapshot', state: this.store.state });
           this.post({ type: 'imagePreviews', previews: parts.images.all() });
           if (this.focusWhenReady) this.post({ type: 'focusInput' });
           this.focusWhenReady = false;
+          return;
+        case 'drawn':
+          this.actions.drawn();
           return;
         case 'send':
           return await this.send(message.text);
@@ -374,7 +367,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   dispose(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.actions.reset();
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -26,6 +26,8 @@ export type ToWebview =
 /** Webview -> host. */
 export type FromWebview =
   | { type: 'ready' }
+  /** The page has drawn the actions it was sent (see `Pacer`). */
+  | { type: 'drawn' }
   | { type: 'send'; text: string }
   | { type: 'stop' }
   | { type: 'retry'; turnId: string }

@@ -24,10 +24,12 @@ export interface Block {
   key: string;
   html: string;
   /**
-   * An answer still streaming: `html` is its frame (with an empty `.md`), and the page renders
-   * `text` into it piece by piece, the settled part once and only the growing tail each frame.
+   * An answer: `html` is its frame (with an empty `.md`), and the page renders `text` into it
+   * piece by piece, the settled part once and only the growing tail each frame. The frame is the
+   * same streaming or finished, so a finished answer keeps the pieces it was streamed in rather
+   * than being rendered again whole as its turn ends. `live` while its turn runs.
    */
-  stream?: { text: string; cwd?: string };
+  stream?: { text: string; cwd?: string; live: boolean };
 }
 
 /** Each item's HTML for the options it was drawn with: items are replaced, never changed. */
@@ -66,8 +68,8 @@ export function renderConversation(state: ChatState): Block[] {
       if (item.type === 'agentMessage' && reviews.has((item.text ?? '').trim())) continue;
       const options = { cwd: conv.cwd, compact: pendingItems.has(item.id), running, planned };
       const key = `item:${turn.id}:${item.id}`;
-      if (running && !planned && item.type === 'agentMessage') {
-        blocks.push({ key, html: STREAMING_ANSWER, stream: { text: item.text ?? '', cwd: conv.cwd } });
+      if (!planned && item.type === 'agentMessage') {
+        blocks.push({ key, html: ANSWER_FRAME, stream: { text: item.text ?? '', cwd: conv.cwd, live: running } });
       } else {
         blocks.push({ key, html: renderItemOnce(item, options) });
       }
@@ -99,8 +101,8 @@ export function renderConversation(state: ChatState): Block[] {
   return blocks;
 }
 
-/** The frame of an answer being streamed; the page fills its `.md`. */
-const STREAMING_ANSWER = `<div class="msg agent streaming"><div class="role">Codex</div><div class="md"></div></div>`;
+/** The frame of an answer; the page fills its `.md`. */
+const ANSWER_FRAME = `<div class="msg agent"><div class="role">Codex</div><div class="md"></div></div>`;
 
 function renderTurnEnd(turn: TurnView, last = false): string {
   if (turn.status === 'failed') {

@@ -36,7 +36,7 @@ describe('lastCut', () => {
 });
 
 describe('a streaming answer', () => {
-  it('is a frame with its text for the page, and rendered whole once its turn ends', () => {
+  it('is a frame with its text for the page, the same once its turn ends', () => {
     const base = initialState();
     const turn = (status: 'inProgress' | 'completed') => ({
       ...base,
@@ -50,10 +50,11 @@ describe('a streaming answer', () => {
       },
     });
     const streaming = renderConversation(turn('inProgress') as never).find((b) => b.key === 'item:u:a');
-    assert.deepEqual(streaming?.stream, { text: '**hi**', cwd: '/ws' });
+    assert.deepEqual(streaming?.stream, { text: '**hi**', cwd: '/ws', live: true });
     assert.doesNotMatch(streaming?.html ?? '', /hi/);
+    // Finished, it is the same frame: the page keeps the pieces it streamed.
     const done = renderConversation(turn('completed') as never).find((b) => b.key === 'item:u:a');
-    assert.equal(done?.stream, undefined);
-    assert.match(done?.html ?? '', /<strong>hi<\/strong>/);
+    assert.equal(done?.html, streaming?.html);
+    assert.deepEqual(done?.stream, { text: '**hi**', cwd: '/ws', live: false });
   });
 });

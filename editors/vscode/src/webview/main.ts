@@ -39,6 +39,8 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 let state: ChatState = initialState();
 let scheduled = false;
+/** Actions arrived that the host has not heard were drawn: it sends no more until it has. */
+let owesDrawn = false;
 const saved = vscode.getState() ?? {};
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -97,34 +99,89 @@ function setHtml(el: HTMLElement, html: string) {
   }
 }
 
+/**
+ * How many new blocks one frame draws at once, those nearest the end: a thread of hundreds of
+ * turns opens with its last ones drawn, and each earlier block is drawn when the page is idle or
+ * as it comes near the view, whichever is first (until then it holds its place with a guessed
+ * height).
+ */
+const EAGER_BLOCKS = 60;
+const deferred = new Map<HTMLElement, Block>();
+const nearView = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) if (entry.isIntersecting) drawDeferred(entry.target as HTMLElement);
+  },
+  { root: log, rootMargin: '1500px 0px' },
+);
+
+function draw(node: HTMLElement, block: Block) {
+  if (node.dataset.html !== block.html) {
+    node.innerHTML = clean(block.html);
+    node.dataset.html = block.html;
+  }
+  if (block.stream) {
+    node.classList.toggle('live', block.stream.live);
+    const md = node.querySelector<HTMLElement>('.md');
+    if (md) streamInto(md, block.stream.text, block.stream.cwd);
+  }
+}
+
+function drawDeferred(node: HTMLElement) {
+  const block = deferred.get(node);
+  if (!block) return;
+  forget(node);
+  draw(node, block);
+}
+
+/** Meanwhile, blocks not drawn yet are drawn while the page is idle, nearest the end first. */
+let idleDrawing = false;
+function drawWhenIdle() {
+  if (idleDrawing || !deferred.size) return;
+  idleDrawing = true;
+  requestIdleCallback((deadline) => {
+    idleDrawing = false;
+    const waiting = [...deferred.keys()];
+    for (let at = waiting.length - 1; at >= 0 && deadline.timeRemaining() > 2; at--) drawDeferred(waiting[at]);
+    drawWhenIdle();
+  });
+}
+
+function forget(node: HTMLElement) {
+  deferred.delete(node);
+  nearView.unobserve(node);
+  delete node.dataset.deferred;
+}
+
 /** Keyed update of the conversation: reuse a block's node when its HTML is unchanged. */
 function patchBlocks(container: HTMLElement, blocks: Block[]) {
   const existing = new Map<string, HTMLElement>();
   for (const child of Array.from(container.children) as HTMLElement[]) existing.set(child.dataset.key ?? '', child);
   let previous: Element | null = null;
-  for (const block of blocks) {
+  blocks.forEach((block, index) => {
     let node = existing.get(block.key);
     existing.delete(block.key);
     if (!node) {
       node = document.createElement('div');
       node.className = 'block';
       node.dataset.key = block.key;
-      node.innerHTML = clean(block.html);
-      node.dataset.html = block.html;
       if (block.key.startsWith('request:')) unseenRequests.add(block.key);
-    } else if (node.dataset.html !== block.html) {
-      node.innerHTML = clean(block.html);
-      node.dataset.html = block.html;
+      if (index < blocks.length - EAGER_BLOCKS) {
+        node.dataset.deferred = '';
+        deferred.set(node, block);
+        nearView.observe(node);
+      }
     }
+    if (deferred.has(node)) deferred.set(node, block);
+    else draw(node, block);
     const expected: Element | null = previous ? previous.nextElementSibling : container.firstElementChild;
     if (expected !== node) container.insertBefore(node, expected);
-    if (block.stream) {
-      const md = node.querySelector<HTMLElement>('.md');
-      if (md) streamInto(md, block.stream.text, block.stream.cwd);
-    }
     previous = node;
+  });
+  for (const node of existing.values()) {
+    forget(node);
+    node.remove();
   }
-  for (const node of existing.values()) node.remove();
+  drawWhenIdle();
 }
 
 /** Bring a waiting request into view, once the panel is laid out to show it. */
@@ -146,12 +203,18 @@ function revealRequests(force = false) {
  * the log before changing it.
  */
 let atBottom = true;
+/** The thread shown: another one opens at its end, wherever the last one was scrolled to. */
+let shownThread: string | undefined;
 log.addEventListener('scroll', () => {
   atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
 }, { passive: true });
 
 function render() {
   scheduled = false;
+  if (state.conversation?.threadId !== shownThread) {
+    shownThread = state.conversation?.threadId;
+    atBottom = true;
+  }
   setHtml($('toolbar'), renderToolbar(state));
   setHtml($('notices'), renderNotices(state));
   setHtml($('account'), renderAccount(state));
@@ -171,6 +234,10 @@ function render() {
   previews.fill(document);
   if (atBottom) log.scrollTop = log.scrollHeight;
   revealRequests();
+  if (owesDrawn) {
+    owesDrawn = false;
+    post({ type: 'drawn' });
+  }
 }
 
 function schedule() {
@@ -194,6 +261,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'actions':
       for (const action of message.actions) state = reduce(state, action);
+      owesDrawn = true;
       schedule();
       break;
     case 'focusInput':

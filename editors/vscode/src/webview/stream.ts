@@ -1,8 +1,8 @@
 /**
  * An answer rendered as it streams: its settled pieces (see `lastCut`) each rendered once into
  * their own node, and only the growing tail re-rendered each frame. Every piece goes through the
- * same Markdown renderer and DOMPurify as a finished answer, which replaces all of it when the
- * turn ends.
+ * same Markdown renderer and DOMPurify; pieces render as the whole text would, so a finished
+ * answer keeps them, and one that arrives whole is drawn the same way in one go.
  */
 
 import DOMPurify from 'dompurify';
@@ -27,6 +27,8 @@ function piece(html: string, className: string): HTMLElement {
 /** Bring `container` (an answer's `.md`) up to `text`, touching only what changed. */
 export function streamInto(container: HTMLElement, text: string, cwd?: string): void {
   let seen = streams.get(container);
+  // Every answer of the thread is brought up to date each frame: most have not changed.
+  if (seen?.text === text) return;
   if (!seen || !text.startsWith(seen.text.slice(0, seen.settled))) {
     // A new answer, or one whose settled text changed: start over.
     container.replaceChildren();

@@ -60,8 +60,11 @@ const WATCH = `(() => {
     }
   };
   new MutationObserver(look).observe(log, { childList: true, subtree: true, characterData: true });
-  // When the last delta reached the page, to tell delivery from rendering.
+  // When the last delta reached the page, to tell delivery from rendering; and in how many
+  // messages the stream came.
+  seen.messages = 0;
   window.addEventListener('message', (event) => {
+    if (event.data && event.data.type === 'actions' && !seen.arrived) seen.messages += 1;
     if (!seen.arrived && JSON.stringify(event.data).includes('The stream ended at')) seen.arrived = Date.now();
   });
   return true;
@@ -75,6 +78,11 @@ interface Clock {
 async function measure(api: Parameters<Journey['run']>[0], ctx: Parameters<Journey['run']>[1], scenario: string, label: string) {
   const threadId = await freshThread(api);
   await ui('chat.eval', { expression: WATCH });
+  // When the last delta reached the extension host, to tell the server's part from the panel's.
+  let inHost = 0;
+  const watching = api.store.onDidChange(({ action }) => {
+    if (!inHost && action.type === 'notify' && JSON.stringify(action.params).includes('The stream ended at')) inHost = Date.now();
+  });
   await enqueue(ctx, scenario);
   await ui('chat.send', { text: `Explain the module at length (${label})` });
   await turnFinished(api, threadId);
@@ -82,13 +90,16 @@ async function measure(api: Parameters<Journey['run']>[0], ctx: Parameters<Journ
     const seen = await ui<Record<string, Clock>>('chat.eval', { expression: 'window.__codexClocks' });
     return seen?.began && seen?.ended ? seen : undefined;
   }, 120_000);
+  watching.dispose();
   const stream = clocks.ended.clock - clocks.began.clock;
   const behind = clocks.ended.shown - clocks.ended.clock;
   const share = stream > 0 ? ((100 * behind) / stream).toFixed(1) : '?';
   const arrived = (clocks.arrived as unknown as number) - clocks.ended.clock;
+  const messages = clocks.messages as unknown as number;
   log(
     `rendering: ${label} answer in 2,000 deltas: stream ${stream} ms; final sentence shown ${behind} ms after ` +
-      `the last delta (${share}% of the stream; it reached the page after ${arrived} ms)`,
+      `the last delta (${share}% of the stream; it reached the extension host after ${inHost - clocks.ended.clock} ms, ` +
+      `the page after ${arrived} ms, in ${messages} messages)`,
   );
   // The settled answer is rendered as before: Markdown, highlighted code and file links.
   const code = await ui<string[]>('chat.query', { selector: '#log .msg.agent pre.hljs code .hljs-keyword' });
