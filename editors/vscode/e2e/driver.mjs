@@ -214,6 +214,22 @@ const ops = {
     }
     return true;
   },
+  /** Press `key` in the active editor (its text area focused first). */
+  async 'editor.press'({ key }) {
+    await page.locator('.editor-group-container.active .monaco-editor textarea, .editor-group-container.active .monaco-editor .native-edit-context').first().focus();
+    await page.keyboard.press(key);
+    return true;
+  },
+  /** Type where the keyboard's focus is, key by key, as a user does. */
+  async 'page.type'({ text }) {
+    await page.keyboard.type(text, { delay: 10 });
+    return true;
+  },
+  /** Wait until the keyboard's focus is inside an element matching `selector`. */
+  async 'page.waitForFocus'({ selector, timeoutMs = 30000 }) {
+    await page.waitForFunction((sel) => !!document.activeElement?.closest(sel), selector, { timeout: timeoutMs, polling: 100 });
+    return true;
+  },
   /** Type into the quick input (an input box or a quick pick) and accept with Enter. */
   async 'quickInput.accept'({ text }) {
     const box = page.locator('.quick-input-widget .quick-input-box input');

@@ -16,6 +16,7 @@ import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
+import { inlineJourneys } from './journeys/inline';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
 import { renderJourneys } from './journeys/render';
@@ -33,6 +34,7 @@ const journeys: Journey[] = [
   ...narrowJourneys,
   ...editorJourneys,
   ...editorContextJourneys,
+  ...inlineJourneys,
   ...hunkReviewJourneys,
   ...approvalJourneys,
   ...changeJourneys,

@@ -1,0 +1,100 @@
+/**
+ * Inline edit in the editor: Ctrl+I at a selection opens a prompt there, the instruction is typed
+ * in place, and the agent's patch is shown in the editor as a proposal to accept or reject there.
+ */
+
+import * as vscode from 'vscode';
+import { assert, enqueue, freshThread, type Journey, modelRequests, readDisk, selectLine, turnFinished, ui, waitFor } from '../support';
+
+const ORIGINAL = 'def greet():\n    return "hi"\n';
+const PROPOSED = 'def greet():\n    return "hello"\n';
+const THREAD = '.review-widget';
+
+/** Ctrl+I on line 2 of edit_me.py, the instruction typed into the prompt that opens there. */
+async function openPrompt(ctx: Parameters<Journey['run']>[1], instruction: string): Promise<vscode.TextEditor> {
+  const editor = await selectLine(ctx, 'edit_me.py', 1);
+  await ui('editor.press', { key: 'Control+i' });
+  // The prompt opens at the selection with the keyboard in it: typing goes there.
+  await ui('page.waitFor', { selector: `${THREAD} .comment-form` });
+  await ui('page.waitForFocus', { selector: `${THREAD} .comment-form` });
+  await ui('page.type', { text: instruction });
+  await ui('page.press', { key: 'Control+Enter' });
+  await ui('page.waitFor', { selector: THREAD, text: instruction });
+  return editor;
+}
+
+/** The proposal, in the editor: the diff in the thread, the line struck through, Accept / Reject above it. */
+async function proposalShown(editor: vscode.TextEditor): Promise<void> {
+  await ui('page.waitFor', { selector: THREAD, text: '+    return "hello"' });
+  await ui('page.waitFor', { selector: '.codelens-decoration', text: 'Accept' });
+  await ui('page.waitFor', { selector: '.codelens-decoration', text: 'Reject' });
+  await ui('page.waitFor', { selector: '.view-lines', text: '→ return "hello"' });
+  assert(editor.document.getText() === ORIGINAL, 'the buffer is left alone while the proposal waits');
+  assert((await readDisk(editor.document.uri)) === ORIGINAL, 'the disk is left alone while the proposal waits');
+}
+
+export const inlineJourneys: Journey[] = [
+  {
+    name: 'inline edit: Ctrl+I takes the instruction in place, shows the proposal in the editor, and Accept saves it for the next command',
+    screenshot: 'inline-proposal',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      // The mode's own policy (Agent: on-request): inline edits are proposed all the same.
+      const picked = api.store.state.approvalPolicy;
+      api.controller.select({ approvalPolicy: '' });
+      try {
+        await enqueue(ctx, 'inlineAccept');
+        const editor = await openPrompt(ctx, 'say hello instead');
+        await proposalShown(editor);
+        await ui('screenshot', { name: 'inline-proposal' });
+        // No approval card is pushed at the user: the proposal is answered where it is.
+        assert(api.store.state.requests.length === 1, 'the chat lists the one approval too');
+
+        // Ctrl+Enter in the editor accepts.
+        await ui('page.press', { key: 'Control+Enter' });
+        await waitFor('the change on disk', async () => (await readDisk(editor.document.uri)) === PROPOSED, 60000);
+        assert(editor.document.getText() === PROPOSED && !editor.document.isDirty, 'the buffer holds the change, saved');
+        await turnFinished(api, threadId);
+        const sent = JSON.stringify(await modelRequests(ctx));
+        assert(sent.includes('return \\"hello\\"') && sent.includes('call_inline_cat'), 'the command after Accept read the new text from disk');
+        await ui('page.waitFor', { selector: THREAD, text: 'greet() now says hello.' });
+        await ui('page.waitFor', { selector: THREAD, text: 'Accepted edit_me.py' });
+        const lenses = await ui<string[]>('page.query', { selector: '.codelens-decoration' });
+        assert(!lenses.some((l) => l.includes('Accept')), `the proposal is gone from the editor, got ${JSON.stringify(lenses)}`);
+        // The panel's transcript has the same turn: the instruction and the answer.
+        await ui('chat.waitFor', { selector: '#log .msg.user .text', text: 'say hello instead' });
+        await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'greet() now says hello.' });
+        await ui('screenshot', { name: 'inline-accepted' });
+        await vscode.commands.executeCommand('codexChat.inline.close');
+      } finally {
+        api.controller.select({ approvalPolicy: picked });
+      }
+    },
+  },
+  {
+    name: 'inline edit: Escape rejects the proposal and leaves the file as it was',
+    screenshot: 'inline-rejected',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      const picked = api.store.state.approvalPolicy;
+      api.controller.select({ approvalPolicy: '' });
+      try {
+        await enqueue(ctx, 'inlineReject');
+        const editor = await openPrompt(ctx, 'say hello instead');
+        await proposalShown(editor);
+        await ui('page.press', { key: 'Escape' });
+        await turnFinished(api, threadId);
+        await ui('page.waitFor', { selector: THREAD, text: 'Rejected: edit_me.py left as it was' });
+        await ui('page.waitFor', { selector: THREAD, text: 'Left edit_me.py as it was.' });
+        assert(editor.document.getText() === ORIGINAL && !editor.document.isDirty, 'the buffer is as it was');
+        assert((await readDisk(editor.document.uri)) === ORIGINAL, 'the disk is as it was');
+        const sent = JSON.stringify(await modelRequests(ctx));
+        assert(sent.includes('patch rejected by user'), 'the agent was told the change was rejected');
+        await ui('screenshot', { name: 'inline-rejected' });
+        await vscode.commands.executeCommand('codexChat.inline.close');
+      } finally {
+        api.controller.select({ approvalPolicy: picked });
+      }
+    },
+  },
+];
