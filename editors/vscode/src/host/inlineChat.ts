@@ -70,6 +70,10 @@ export class InlineChat implements vscode.Disposable {
     private readonly diffs: DiffPreview,
   ) {
     this.comments.options = { prompt: 'Ask Codex to edit…', placeHolder: 'Describe the change, then Ctrl+Enter' };
+    // Any line of a file on disk can take a prompt: Ctrl+I, or the + in the gutter.
+    this.comments.commentingRangeProvider = {
+      provideCommentingRanges: (doc) => (doc.uri.scheme === 'file' ? [new vscode.Range(0, 0, Math.max(0, doc.lineCount - 1), 0)] : []),
+    };
     this.view = new ProposalView(diffs);
     requests.claim = (key, request) => this.claim(key, request);
     this.disposables.push(
@@ -108,32 +112,45 @@ export class InlineChat implements vscode.Disposable {
     }
     const busy = [...this.sessions].find((s) => s.uri.toString() === editor.document.uri.toString());
     if (busy) throw new Error('Codex is still working on the last inline edit in this file: Stop or close it first');
-    const { start, end } = editor.selection;
-    const last = end.line > start.line && end.character === 0 ? end.line - 1 : end.line;
-    const range = editor.selection.isEmpty ? editor.document.lineAt(start.line).range : new vscode.Range(start, editor.document.lineAt(last).range.end);
-    const thread = this.comments.createCommentThread(editor.document.uri, range, []);
-    thread.label = 'Codex';
-    thread.canReply = true;
-    thread.contextValue = 'prompt';
-    thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
-    const session: Session = { thread, uri: editor.document.uri, phase: 'prompt', asked: [], outcomes: [] };
-    this.sessions.add(session);
-    // A keybinding's or a test's text is sent at once.
-    if (typeof arg === 'string' && arg.trim()) await this.submit({ thread, text: arg });
+    if (typeof arg === 'string' && arg.trim()) {
+      // A keybinding's or a test's text is sent at once, from a thread at the selection.
+      const { start, end } = editor.selection;
+      const last = end.line > start.line && end.character === 0 ? end.line - 1 : end.line;
+      const range = new vscode.Range(start.line, 0, last, editor.document.lineAt(last).text.length);
+      const thread = this.comments.createCommentThread(editor.document.uri, range, []);
+      thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
+      await this.submit({ thread, text: arg });
+      return;
+    }
+    // VS Code's own "add comment" opens the prompt at the selection with the keyboard in it.
+    await vscode.commands.executeCommand('workbench.action.addComment');
   }
 
+  /** A thread the user opened (Ctrl+I, or the + in the gutter) becomes a session when first used. */
+  private adopt(thread: vscode.CommentThread): Session {
+    const known = [...this.sessions].find((s) => s.thread === thread);
+    if (known) return known;
+    thread.label = 'Codex';
+    thread.contextValue = 'prompt';
+    const session: Session = { thread, uri: thread.uri, phase: 'prompt', asked: [], outcomes: [] };
+    this.sessions.add(session);
+    return session;
+  }
+
+  /** The session of a thread (or a reply in it); without one, the active editor's, else any waiting. */
   private find(arg: unknown): Session | undefined {
     const all = [...this.sessions];
-    if (arg && typeof arg === 'object' && 'thread' in arg) return all.find((s) => s.thread === (arg as vscode.CommentReply).thread);
-    const byThread = all.find((s) => s.thread === arg);
-    if (byThread) return byThread;
+    if (arg && typeof arg === 'object') {
+      const thread = 'thread' in arg ? (arg as vscode.CommentReply).thread : arg;
+      return all.find((s) => s.thread === thread);
+    }
     const uri = vscode.window.activeTextEditor?.document.uri.toString();
     return all.find((s) => s.uri.toString() === uri && s.request) ?? all.find((s) => s.request) ?? all.find((s) => s.uri.toString() === uri);
   }
 
   /** The prompt's text: an edit turn on the thread's lines, in the chat's current thread. */
   private async submit(reply: vscode.CommentReply): Promise<void> {
-    const session = this.find(reply);
+    const session = this.adopt(reply.thread);
     const instruction = reply.text.trim();
     if (!session || !instruction || (session.phase !== 'prompt' && session.phase !== 'done')) return;
     const doc = await vscode.workspace.openTextDocument(session.uri);
@@ -227,7 +244,11 @@ export class InlineChat implements vscode.Disposable {
 
   private async close(arg: unknown): Promise<void> {
     const session = this.find(arg);
-    if (!session) return;
+    if (!session) {
+      // A prompt opened but never sent.
+      if (arg && typeof arg === 'object' && 'dispose' in arg) (arg as vscode.CommentThread).dispose();
+      return;
+    }
     if (session.request) this.requests.decide(session.request.key, 'decline');
     await this.stop(session.thread);
     this.end(session);

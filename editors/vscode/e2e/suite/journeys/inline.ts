@@ -28,7 +28,11 @@ async function proposalShown(editor: vscode.TextEditor): Promise<void> {
   await ui('page.waitFor', { selector: THREAD, text: '+    return "hello"' });
   await ui('page.waitFor', { selector: '.codelens-decoration', text: 'Accept' });
   await ui('page.waitFor', { selector: '.codelens-decoration', text: 'Reject' });
-  await ui('page.waitFor', { selector: '.view-lines', text: '→ return "hello"' });
+  const after = await waitFor('the inserted line after the removed one', async () => {
+    const texts = await ui<string[]>('page.afterTexts', { selector: '.editor-group-container.active .view-lines span' });
+    return texts.map((t) => t.replace(/\u00a0/g, ' ')).find((t) => t.startsWith('"→') && t.includes('hello'));
+  });
+  assert(after, 'the new line is shown in place');
   assert(editor.document.getText() === ORIGINAL, 'the buffer is left alone while the proposal waits');
   assert((await readDisk(editor.document.uri)) === ORIGINAL, 'the disk is left alone while the proposal waits');
 }
@@ -53,7 +57,7 @@ export const inlineJourneys: Journey[] = [
         // Ctrl+Enter in the editor accepts.
         await ui('page.press', { key: 'Control+Enter' });
         await waitFor('the change on disk', async () => (await readDisk(editor.document.uri)) === PROPOSED, 60000);
-        assert(editor.document.getText() === PROPOSED && !editor.document.isDirty, 'the buffer holds the change, saved');
+        await waitFor('the buffer to hold the change, saved', () => editor.document.getText() === PROPOSED && !editor.document.isDirty);
         await turnFinished(api, threadId);
         const sent = JSON.stringify(await modelRequests(ctx));
         assert(sent.includes('return \\"hello\\"') && sent.includes('call_inline_cat'), 'the command after Accept read the new text from disk');
@@ -66,6 +70,9 @@ export const inlineJourneys: Journey[] = [
         await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'greet() now says hello.' });
         await ui('screenshot', { name: 'inline-accepted' });
         await vscode.commands.executeCommand('codexChat.inline.close');
+        // The next journeys start from the file as it was.
+        await vscode.workspace.fs.writeFile(editor.document.uri, new TextEncoder().encode(ORIGINAL));
+        await waitFor('the buffer to reload', () => editor.document.getText() === ORIGINAL);
       } finally {
         api.controller.select({ approvalPolicy: picked });
       }
