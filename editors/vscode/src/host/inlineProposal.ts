@@ -51,11 +51,10 @@ export class ProposalView implements vscode.CodeLensProvider, vscode.Disposable 
   private readonly shown = new Map<string, Shown>();
   private readonly lensesChanged = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.lensesChanged.event;
-  private readonly registration: vscode.Disposable;
+  /** Registered only while a proposal is shown: taking it away is what clears the lenses at once. */
+  private registration: vscode.Disposable | undefined;
 
-  constructor(private readonly diffs: DiffPreview) {
-    this.registration = vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this);
-  }
+  constructor(private readonly diffs: DiffPreview) {}
 
   /** Show `changes` in place where the file `uri` is open; every file's diff goes in the Markdown. */
   async show(uri: vscode.Uri, changes: FileUpdateChange[], cwd: string | undefined, thread: vscode.CommentThread): Promise<Presented> {
@@ -120,6 +119,11 @@ export class ProposalView implements vscode.CodeLensProvider, vscode.Disposable 
       editor.setDecorations(this.removed, removed);
       editor.setDecorations(this.inserted, inserted);
     }
+    if (this.shown.size && !this.registration) this.registration = vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this);
+    else if (!this.shown.size) {
+      this.registration?.dispose();
+      this.registration = undefined;
+    }
     this.lensesChanged.fire();
   }
 
@@ -146,6 +150,6 @@ export class ProposalView implements vscode.CodeLensProvider, vscode.Disposable 
     this.removed.dispose();
     this.inserted.dispose();
     this.lensesChanged.dispose();
-    this.registration.dispose();
+    this.registration?.dispose();
   }
 }

@@ -63,8 +63,10 @@ export const inlineJourneys: Journey[] = [
         assert(sent.includes('return \\"hello\\"') && sent.includes('call_inline_cat'), 'the command after Accept read the new text from disk');
         await ui('page.waitFor', { selector: THREAD, text: 'greet() now says hello.' });
         await ui('page.waitFor', { selector: THREAD, text: 'Accepted edit_me.py' });
-        const lenses = await ui<string[]>('page.query', { selector: '.codelens-decoration' });
-        assert(!lenses.some((l) => l.includes('Accept')), `the proposal is gone from the editor, got ${JSON.stringify(lenses)}`);
+        await waitFor('the proposal to leave the editor', async () => {
+          const lenses = await ui<string[]>('page.query', { selector: '.codelens-decoration' });
+          return !lenses.some((l) => l.includes('Accept'));
+        });
         // The panel's transcript has the same turn: the instruction and the answer.
         await ui('chat.waitFor', { selector: '#log .msg.user .text', text: 'say hello instead' });
         await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'greet() now says hello.' });
@@ -93,6 +95,10 @@ export const inlineJourneys: Journey[] = [
         await turnFinished(api, threadId);
         await ui('page.waitFor', { selector: THREAD, text: 'Rejected: edit_me.py left as it was' });
         await ui('page.waitFor', { selector: THREAD, text: 'Left edit_me.py as it was.' });
+        await waitFor('the proposal to leave the editor', async () => {
+          const lenses = await ui<string[]>('page.query', { selector: '.codelens-decoration' });
+          return !lenses.some((l) => l.includes('Accept'));
+        });
         assert(editor.document.getText() === ORIGINAL && !editor.document.isDirty, 'the buffer is as it was');
         assert((await readDisk(editor.document.uri)) === ORIGINAL, 'the disk is as it was');
         const sent = JSON.stringify(await modelRequests(ctx));
