@@ -16,7 +16,7 @@ import * as vscode from 'vscode';
 import { turnStatus } from '../shared/inlineEdit';
 import { type ApprovalRequest, COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, type FileUpdateChange, type InlineRequest, type TurnOverrides } from '../shared/protocol';
 import { requestChanges } from '../shared/renderRequests';
-import type { PendingRequest } from '../shared/state';
+import { findItem, type PendingRequest } from '../shared/state';
 import { lspRange } from './contextPicker';
 import type { ChatController } from './controller';
 import type { DiffPreview } from './diffPreview';
@@ -196,7 +196,11 @@ export class InlineChat implements vscode.Disposable {
       key,
       method: request.method,
       changes: pending ? requestChanges(this.store.state, pending) : [],
-      command: request.method === COMMAND_APPROVAL ? (request.params.command ?? undefined) : undefined,
+      // The command as the agent wrote it (the item's), rather than wrapped in its shell.
+      command:
+        request.method === COMMAND_APPROVAL
+          ? (findItem(this.store.state, pending?.itemId, 'commandExecution')?.command ?? request.params.command ?? undefined)
+          : undefined,
     };
     this.setPhase(session, request.method === FILE_CHANGE_APPROVAL ? 'proposal' : 'approval');
     void this.present(session, pending);

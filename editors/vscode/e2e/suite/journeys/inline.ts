@@ -81,6 +81,31 @@ export const inlineJourneys: Journey[] = [
     },
   },
   {
+    name: 'inline edit: with approvals for every command, the command after the edit is approved in the editor too',
+    screenshot: 'inline-command-approval',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      api.controller.select({ approvalPolicy: 'untrusted' });
+      await enqueue(ctx, 'inlineAccept');
+      const editor = await openPrompt(ctx, 'say hello instead');
+      await proposalShown(editor);
+      // The thread's own buttons: Accept the change, then the command it asks to run.
+      await ui('page.click', { selector: `${THREAD} .action-label[aria-label^="Accept"]` });
+      await waitFor('the change on disk', async () => (await readDisk(editor.document.uri)) === PROPOSED, 60000);
+      await ui('page.waitFor', { selector: THREAD, text: 'Codex wants to run' });
+      await ui('page.waitFor', { selector: THREAD, text: "cat edit_me.py" });
+      await ui('screenshot', { name: 'inline-command-approval' });
+      await ui('page.click', { selector: `${THREAD} .action-label[aria-label^="Accept"]` });
+      await turnFinished(api, threadId);
+      await ui('page.waitFor', { selector: THREAD, text: 'greet() now says hello.' });
+      const sent = JSON.stringify(await modelRequests(ctx));
+      assert(sent.includes('return \\"hello\\"'), 'the approved command read the new text from disk');
+      await vscode.commands.executeCommand('codexChat.inline.close');
+      await vscode.workspace.fs.writeFile(editor.document.uri, new TextEncoder().encode(ORIGINAL));
+      await waitFor('the buffer to reload', () => editor.document.getText() === ORIGINAL);
+    },
+  },
+  {
     name: 'inline edit: Escape rejects the proposal and leaves the file as it was',
     screenshot: 'inline-rejected',
     async run(api, ctx) {
