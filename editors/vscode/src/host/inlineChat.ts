@@ -82,6 +82,7 @@ export class InlineChat implements vscode.Disposable {
       store.onDidChange(() => this.follow()),
       vscode.workspace.onDidChangeTextDocument((e) => this.view.refresh(e.document)),
       vscode.window.onDidChangeVisibleTextEditors(() => this.view.redraw()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateContext()),
       vscode.commands.registerCommand('codexChat.inlineChat', (arg?: unknown) => this.guard(() => this.open(arg))),
       vscode.commands.registerCommand('codexChat.inline.submit', (reply: vscode.CommentReply) => this.guard(() => this.submit(reply))),
       vscode.commands.registerCommand('codexChat.inline.accept', (arg?: unknown) => this.guard(() => this.decide(arg, true))),
@@ -219,11 +220,18 @@ export class InlineChat implements vscode.Disposable {
     const shown = await this.view.show(session.uri, request.changes, this.store.state.conversation?.cwd, session.thread);
     if (session.request !== request) return;
     this.show(session, `Proposed change (Accept: Ctrl+Enter, Reject: Escape):\n\n${shown.markdown}`);
-    void vscode.commands.executeCommand('setContext', PROPOSAL_CONTEXT, true);
     // The keyboard's Accept and Reject work in the editor: focus it, at the change.
     const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === session.uri.toString());
     const at = new vscode.Position(shown.firstLine ?? session.thread.range.start.line, 0);
     await vscode.window.showTextDocument(session.uri, { viewColumn: editor?.viewColumn, preserveFocus: false, selection: new vscode.Range(at, at) });
+    this.updateContext();
+  }
+
+  /** Ctrl+Enter and Escape answer a proposal only in the editor of its file. */
+  private updateContext(): void {
+    const uri = vscode.window.activeTextEditor?.document.uri.toString();
+    const waiting = [...this.sessions].some((s) => s.request && s.uri.toString() === uri);
+    void vscode.commands.executeCommand('setContext', PROPOSAL_CONTEXT, waiting);
   }
 
   /** Accept or Reject the proposal (or the command) of the session `arg` names, else the active one. */
@@ -300,8 +308,7 @@ export class InlineChat implements vscode.Disposable {
     session.thread.canReply = phase === 'prompt' || phase === 'done';
     session.thread.label = phase === 'running' ? 'Codex · working' : phase === 'proposal' ? 'Codex · proposal' : 'Codex';
     if (phase !== 'proposal') this.view.clear(session.uri);
-    const waiting = [...this.sessions].some((s) => s.phase === 'proposal' || s.phase === 'approval');
-    void vscode.commands.executeCommand('setContext', PROPOSAL_CONTEXT, waiting);
+    this.updateContext();
   }
 
   private show(session: Session, status: string): void {
@@ -315,8 +322,7 @@ export class InlineChat implements vscode.Disposable {
     this.sessions.delete(session);
     this.view.clear(session.uri);
     session.thread.dispose();
-    const waiting = [...this.sessions].some((s) => s.request);
-    void vscode.commands.executeCommand('setContext', PROPOSAL_CONTEXT, waiting);
+    this.updateContext();
   }
 
   dispose(): void {
