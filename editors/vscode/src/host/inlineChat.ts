@@ -13,7 +13,8 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { turnStatus } from '../shared/inlineEdit';
+import { markdownLiteral, turnStatus } from '../shared/inlineEdit';
+import { visible } from '../shared/visible';
 import { type ApprovalRequest, COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, type FileUpdateChange, type InlineRequest, type TurnOverrides } from '../shared/protocol';
 import { requestChanges } from '../shared/renderRequests';
 import { findItem, type PendingRequest } from '../shared/state';
@@ -50,11 +51,6 @@ const codex: vscode.CommentAuthorInformation = { name: 'Codex' };
 
 function comment(author: vscode.CommentAuthorInformation, markdown: string): vscode.Comment {
   return { author, body: new vscode.MarkdownString(markdown), mode: vscode.CommentMode.Preview };
-}
-
-/** The user's words as Markdown that shows them as typed. */
-function literal(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
 }
 
 export class InlineChat implements vscode.Disposable {
@@ -156,7 +152,7 @@ export class InlineChat implements vscode.Disposable {
     if (!session || !instruction || (session.phase !== 'prompt' && session.phase !== 'done')) return;
     const doc = await vscode.workspace.openTextDocument(session.uri);
     const range = session.thread.range;
-    session.asked.push(comment(you, literal(instruction)));
+    session.asked.push(comment(you, markdownLiteral(instruction)));
     session.outcomes = [];
     session.turnId = undefined;
     this.setPhase(session, 'running');
@@ -212,9 +208,9 @@ export class InlineChat implements vscode.Disposable {
     const request = session.request;
     if (!request) return;
     if (request.method === COMMAND_APPROVAL) {
-      const command = (request.command ?? '').replace(/`/g, "'");
+      const command = visible(request.command ?? '').replace(/`/g, "'");
       const reason = pending?.method === COMMAND_APPROVAL ? pending.params.reason : undefined;
-      this.show(session, `Codex wants to run \`${command}\`${reason ? ` (${literal(reason)})` : ''}. Accept runs it, Reject refuses.`);
+      this.show(session, `Codex wants to run \`${command}\`${reason ? ` (${markdownLiteral(visible(reason))})` : ''}. Accept runs it, Reject refuses.`);
       return;
     }
     const shown = await this.view.show(session.uri, request.changes, this.store.state.conversation?.cwd, session.thread);
@@ -239,7 +235,7 @@ export class InlineChat implements vscode.Disposable {
     const session = this.find(arg);
     const request = session?.request;
     if (!session || !request) throw new Error('no proposal is waiting');
-    const files = request.changes.map((c) => path.basename(c.path)).join(', ') || 'the file';
+    const files = request.changes.map((c) => markdownLiteral(visible(path.basename(c.path)))).join(', ') || 'the file';
     const what = request.method === COMMAND_APPROVAL ? 'the command' : files;
     session.outcomes.push(accept ? `Accepted ${what}.` : `Rejected: ${what} ${request.method === COMMAND_APPROVAL ? 'did not run' : 'left as it was'}.`);
     this.requests.decide(request.key, accept ? 'accept' : 'decline');
@@ -277,7 +273,8 @@ export class InlineChat implements vscode.Disposable {
     const state = this.store.state;
     const conv = state.conversation;
     for (const session of this.sessions) {
-      if (session.phase === 'prompt' || session.phase === 'done') continue;
+      // A session whose thread is still being opened has nothing to follow yet.
+      if (session.phase === 'prompt' || session.phase === 'done' || !session.threadId) continue;
       if (session.request && !state.requests.some((r) => r.key === session.request?.key)) {
         session.request = undefined;
         this.view.clear(session.uri);

@@ -1,10 +1,12 @@
 /**
  * What the editor's inline edit shows, as pure functions: the lines a proposed change removes
  * and inserts (for the decorations in place), the proposal as a diff for the comment thread,
- * and a short status of the running turn ("Thinking…", the command it runs, its answer).
+ * and a short status of the running turn ("Thinking…", the command it runs, its answer). All of
+ * it is untrusted text, shown through `visible`.
  */
 
 import type { TurnView } from './state';
+import { visible } from './visible';
 
 /** One run of changed lines: `removed` lines from `start` (0-based, in the text before) give way to `inserted`. */
 export interface LineChange {
@@ -67,6 +69,11 @@ export function lineChanges(before: string, after: string): LineChange[] {
   return changes;
 }
 
+/** Text shown as typed in Markdown: every character Markdown reads is escaped. */
+export function markdownLiteral(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
+}
+
 /** A fence longer than any run of backticks in `text`, so the text cannot close it. */
 function fence(text: string): string {
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
@@ -78,17 +85,17 @@ export function proposalDiff(name: string, changes: LineChange[]): string {
   const body = changes
     .map((c) => {
       const where = c.removed.length > 1 ? `lines ${c.start + 1}–${c.start + c.removed.length}` : `line ${c.start + 1}`;
-      return [`@@ ${where} @@`, ...c.removed.map((l) => `-${l}`), ...c.inserted.map((l) => `+${l}`)].join('\n');
+      return [`@@ ${where} @@`, ...c.removed.map((l) => `-${visible(l, true)}`), ...c.inserted.map((l) => `+${visible(l, true)}`)].join('\n');
     })
     .join('\n');
   const mark = fence(body);
-  return `${name}\n\n${mark}diff\n${body}\n${mark}`;
+  return `${markdownLiteral(visible(name))}\n\n${mark}diff\n${body}\n${mark}`;
 }
 
 /** The text shown after a line a change replaces or follows: its first new line, and how many more. */
 export function insertedHint(change: LineChange): string | undefined {
   if (!change.inserted.length) return undefined;
-  const first = change.inserted[0].trim() || '(blank line)';
+  const first = visible(change.inserted[0].trim()) || '(blank line)';
   const more = change.inserted.length - 1;
   return more ? `→ ${first}  (+${more} more line${more === 1 ? '' : 's'})` : `→ ${first}`;
 }
@@ -100,10 +107,10 @@ export function turnStatus(turn: TurnView | undefined): string {
   if (!turn) return 'Starting…';
   let status = turn.status === 'inProgress' ? 'Thinking…' : '';
   for (const item of turn.items) {
-    if (item.type === 'agentMessage' && item.text?.trim()) status = item.text.trim();
-    else if (item.type === 'commandExecution' && item.status === 'inProgress') status = `Running \`${(item.command ?? '').replace(/`/g, "'")}\`…`;
+    if (item.type === 'agentMessage' && item.text?.trim()) status = visible(item.text.trim(), true);
+    else if (item.type === 'commandExecution' && item.status === 'inProgress') status = `Running \`${visible(item.command ?? '').replace(/`/g, "'")}\`…`;
     else if (item.type === 'reasoning' && turn.status === 'inProgress') status = 'Thinking…';
   }
-  if (turn.error) status = `${status ? `${status}\n\n` : ''}Error: ${turn.error}`;
+  if (turn.error) status = `${status ? `${status}\n\n` : ''}Error: ${visible(turn.error, true)}`;
   return status.length > ANSWER_LIMIT ? `${status.slice(0, ANSWER_LIMIT)}…` : status;
 }

@@ -33,7 +33,13 @@ describe('lineChanges', () => {
 describe('proposalDiff', () => {
   it('shows each change with its line numbers in a diff block', () => {
     const text = proposalDiff('edit_me.py', [{ start: 1, removed: ['    return "hi"'], inserted: ['    return "hello"'] }]);
-    assert.equal(text, 'edit_me.py\n\n```diff\n@@ line 2 @@\n-    return "hi"\n+    return "hello"\n```');
+    assert.equal(text, 'edit\\_me\\.py\n\n```diff\n@@ line 2 @@\n-    return "hi"\n+    return "hello"\n```');
+  });
+
+  it('shows characters that act on the display by name', () => {
+    const text = proposalDiff('a\u202e.py', [{ start: 0, removed: ['x = 1 \u202e# y'], inserted: [] }]);
+    assert.equal(text.split('\n')[0], 'a\\<U\\+202E\\>\\.py');
+    assert.ok(text.includes('-x = 1 <U+202E># y'), text);
   });
 
   it('uses a fence longer than any backticks in the code', () => {
