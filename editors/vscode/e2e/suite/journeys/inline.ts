@@ -106,6 +106,23 @@ export const inlineJourneys: Journey[] = [
     },
   },
   {
+    name: 'inline edit: the thread says the agent is thinking, and Stop there ends the turn',
+    screenshot: 'inline-stopped',
+    async run(api, ctx) {
+      const threadId = await freshThread(api);
+      // The model stalls before it answers.
+      await enqueue(ctx, 'steer');
+      const editor = await openPrompt(ctx, 'say hello instead');
+      await ui('page.waitFor', { selector: THREAD, text: 'Thinking…' });
+      await ui('page.click', { selector: `${THREAD} .action-label[aria-label="Stop"]` });
+      await turnFinished(api, threadId);
+      await ui('page.waitFor', { selector: THREAD, text: 'Stopped.' });
+      assert(editor.document.getText() === ORIGINAL, 'nothing changed');
+      await ui('screenshot', { name: 'inline-stopped' });
+      await vscode.commands.executeCommand('codexChat.inline.close');
+    },
+  },
+  {
     name: 'inline edit: Escape rejects the proposal and leaves the file as it was',
     screenshot: 'inline-rejected',
     async run(api, ctx) {
