@@ -22,6 +22,7 @@ from tests.support.scripted_builders import (
     text_response,
     usage,
 )
+from tests.support.vscode_inline_scripts import inline_scripts
 
 Entry = dict[str, Any]
 
@@ -497,6 +498,7 @@ def journey_scripts(ws: Path) -> dict[str, list[Entry]]:
             ),
             _one(text_response("Guarded the division.", response_id="resp_f2")),
         ],
+        **inline_scripts(ws),
     }
 
 

@@ -214,6 +214,41 @@ const ops = {
     }
     return true;
   },
+  /** Press `key` in the active editor (its text area focused first). */
+  async 'editor.press'({ key }) {
+    await page.locator('.editor-group-container.active .monaco-editor textarea, .editor-group-container.active .monaco-editor .native-edit-context').first().focus();
+    await page.keyboard.press(key);
+    return true;
+  },
+  /** The text decorations add after the elements matching `selector` (CSS `::after` content). */
+  async 'page.afterTexts'({ selector }) {
+    return page.evaluate(
+      (sel) =>
+        Array.from(document.querySelectorAll(sel))
+          .map((el) => getComputedStyle(el, '::after').content)
+          .filter((c) => c && c !== 'none'),
+      selector,
+    );
+  },
+  /** Type where the keyboard's focus is, key by key, as a user does. */
+  async 'page.type'({ text }) {
+    await page.keyboard.type(text, { delay: 10 });
+    return true;
+  },
+  /** Wait until the keyboard's focus is inside an element matching `selector`. */
+  async 'page.waitForFocus'({ selector, timeoutMs = 30000 }) {
+    try {
+      await page.waitForFunction((sel) => !!document.activeElement?.closest(sel), selector, { timeout: timeoutMs, polling: 100 });
+    } catch (err) {
+      const where = await page.evaluate(() => {
+        const chain = [];
+        for (let el = document.activeElement; el && chain.length < 8; el = el.parentElement) chain.push(`${el.tagName}.${el.className}`);
+        return chain.join(' < ');
+      });
+      throw new Error(`${err.message}; the focus is in ${where}`);
+    }
+    return true;
+  },
   /** Type into the quick input (an input box or a quick pick) and accept with Enter. */
   async 'quickInput.accept'({ text }) {
     const box = page.locator('.quick-input-widget .quick-input-box input');

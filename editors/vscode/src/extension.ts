@@ -11,6 +11,7 @@ import { ImageAttachments } from './host/imageAttachments';
 import { ChatController } from './host/controller';
 import { DiffPreview } from './host/diffPreview';
 import { registerEditorCommands } from './host/editorCommands';
+import { InlineChat } from './host/inlineChat';
 import { InlineRequests } from './host/inlineRequests';
 import { CLIENT_ID, errorText, ServerConnection } from './host/server';
 import { StatusBar } from './host/statusBar';
@@ -79,6 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     vscode.commands.registerCommand('codexChat.restartServer', restart),
     vscode.commands.registerCommand('codexChat.installServer', () => server.install()),
     ...registerEditorCommands(controller, chat, picker),
+    new InlineChat(store, controller, requests, diffs),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (SERVER_SETTINGS.some((k) => e.affectsConfiguration(`${CLIENT_ID}.${k}`))) {
         void vscode.window

@@ -17,6 +17,7 @@ import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
 import { imageJourneys } from './journeys/images';
+import { inlineJourneys } from './journeys/inline';
 import { longThreadJourneys } from './journeys/longThread';
 import { modeJourneys } from './journeys/modes';
 import { narrowJourneys } from './journeys/narrow';
@@ -37,6 +38,7 @@ const journeys: Journey[] = [
   ...narrowJourneys,
   ...editorJourneys,
   ...editorContextJourneys,
+  ...inlineJourneys,
   ...hunkReviewJourneys,
   ...approvalJourneys,
   ...sessionApprovalJourneys,

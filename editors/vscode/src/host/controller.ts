@@ -314,14 +314,16 @@ export class ChatController {
   }
 
   /** An editor request (ask about or edit a selection, apply a code block) in the chat's thread. */
-  async task(task: TurnTask, context: ContextItem[] = []): Promise<void> {
+  async task(task: TurnTask, context: ContextItem[] = [], overrides: TurnOverrides = {}): Promise<string> {
     const threadId = await this.ensureThread();
-    await this.startTask(threadId, task, context);
+    return this.startTask(threadId, task, context, overrides);
   }
 
-  private async startTask(threadId: string, task: TurnTask, context: ContextItem[]): Promise<void> {
+  /** Starts the turn and returns its id; `overrides` take the place of the pickers' settings. */
+  private async startTask(threadId: string, task: TurnTask, context: ContextItem[], overrides: TurnOverrides = {}): Promise<string> {
     await this.applyMode(threadId);
-    await this.server.request('turn/startTask', { threadId, task, context, ...this.overrides() });
+    const started = await this.server.request('turn/startTask', { threadId, task, context, ...this.overrides(), ...overrides });
+    return started.turn.id;
   }
 
   /** Undo the last turn that changed files (of this conversation's thread, when it has one). */

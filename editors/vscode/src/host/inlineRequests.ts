@@ -59,6 +59,11 @@ export class InlineRequests implements vscode.Disposable {
   private readonly outcomes = new Map<string, string>();
   private counter = 0;
   private readonly subscription: vscode.Disposable;
+  /**
+   * Whether another view (the editor's inline edit) answers this request where the user is: the
+   * panel still lists it, but is not brought forward and no notification is shown.
+   */
+  claim?: (key: string, request: InlineRequest) => boolean;
 
   constructor(
     private readonly store: ChatStore,
@@ -80,6 +85,7 @@ export class InlineRequests implements vscode.Disposable {
       this.waiting.set(key, { method: request.method, settle: resolve });
       token.onCancellationRequested(() => this.settle(key, undefined));
       this.store.dispatch({ type: 'request', key, ...request });
+      if (this.claim?.(key, request)) return;
       void this.surface(request.params.threadId ?? '').then(() => this.notify(key, request));
     });
   }
