@@ -10,7 +10,6 @@ import { escapeHtml } from '../shared/escape';
 import type { FromWebview, ToWebview } from '../shared/messages';
 import type { PanelDecision, UserInputAnswers } from '../shared/protocol';
 import {
-  type Block,
   renderChips,
   renderConversation,
   renderAccount,
@@ -20,9 +19,9 @@ import {
   renderUsage,
 } from '../shared/render';
 import { type ChatState, initialState, reduce } from '../shared/state';
+import { Blocks } from './blocks';
 import { acceptPastedImages, ImagePreviews } from './images';
 import { ContextMenu } from './picker';
-import { streamInto } from './stream';
 
 interface UiState {
   draft?: string;
@@ -99,90 +98,7 @@ function setHtml(el: HTMLElement, html: string) {
   }
 }
 
-/**
- * How many new blocks one frame draws at once, those nearest the end: a thread of hundreds of
- * turns opens with its last ones drawn, and each earlier block is drawn when the page is idle or
- * as it comes near the view, whichever is first (until then it holds its place with a guessed
- * height).
- */
-const EAGER_BLOCKS = 60;
-const deferred = new Map<HTMLElement, Block>();
-const nearView = new IntersectionObserver(
-  (entries) => {
-    for (const entry of entries) if (entry.isIntersecting) drawDeferred(entry.target as HTMLElement);
-  },
-  { root: log, rootMargin: '1500px 0px' },
-);
-
-function draw(node: HTMLElement, block: Block) {
-  if (node.dataset.html !== block.html) {
-    node.innerHTML = clean(block.html);
-    node.dataset.html = block.html;
-  }
-  if (block.stream) {
-    node.classList.toggle('live', block.stream.live);
-    const md = node.querySelector<HTMLElement>('.md');
-    if (md) streamInto(md, block.stream.text, block.stream.cwd);
-  }
-}
-
-function drawDeferred(node: HTMLElement) {
-  const block = deferred.get(node);
-  if (!block) return;
-  forget(node);
-  draw(node, block);
-}
-
-/** Meanwhile, blocks not drawn yet are drawn while the page is idle, nearest the end first. */
-let idleDrawing = false;
-function drawWhenIdle() {
-  if (idleDrawing || !deferred.size) return;
-  idleDrawing = true;
-  requestIdleCallback((deadline) => {
-    idleDrawing = false;
-    const waiting = [...deferred.keys()];
-    for (let at = waiting.length - 1; at >= 0 && deadline.timeRemaining() > 2; at--) drawDeferred(waiting[at]);
-    drawWhenIdle();
-  });
-}
-
-function forget(node: HTMLElement) {
-  deferred.delete(node);
-  nearView.unobserve(node);
-  delete node.dataset.deferred;
-}
-
-/** Keyed update of the conversation: reuse a block's node when its HTML is unchanged. */
-function patchBlocks(container: HTMLElement, blocks: Block[]) {
-  const existing = new Map<string, HTMLElement>();
-  for (const child of Array.from(container.children) as HTMLElement[]) existing.set(child.dataset.key ?? '', child);
-  let previous: Element | null = null;
-  blocks.forEach((block, index) => {
-    let node = existing.get(block.key);
-    existing.delete(block.key);
-    if (!node) {
-      node = document.createElement('div');
-      node.className = 'block';
-      node.dataset.key = block.key;
-      if (block.key.startsWith('request:')) unseenRequests.add(block.key);
-      if (index < blocks.length - EAGER_BLOCKS) {
-        node.dataset.deferred = '';
-        deferred.set(node, block);
-        nearView.observe(node);
-      }
-    }
-    if (deferred.has(node)) deferred.set(node, block);
-    else draw(node, block);
-    const expected: Element | null = previous ? previous.nextElementSibling : container.firstElementChild;
-    if (expected !== node) container.insertBefore(node, expected);
-    previous = node;
-  });
-  for (const node of existing.values()) {
-    forget(node);
-    node.remove();
-  }
-  drawWhenIdle();
-}
+const blocks = new Blocks(log, clean, (key) => unseenRequests.add(key));
 
 /** Bring a waiting request into view, once the panel is laid out to show it. */
 function revealRequests(force = false) {
@@ -221,7 +137,7 @@ function render() {
   setHtml($('usage'), renderUsage(state));
   setHtml($('chips'), renderChips(state));
   if (!threadsPanel.hidden) setHtml(threads, renderThreadList(state));
-  patchBlocks(log, renderConversation(state));
+  blocks.patch(renderConversation(state));
   const running = !!state.conversation?.runningTurnId;
   const up = state.server.state === 'ready';
   send.disabled = !up;
