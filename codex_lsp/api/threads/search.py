@@ -1,12 +1,15 @@
 """`thread/search` and `thread/search/stream` over the stored threads, and their cancellations.
 
 A thread matches when one of its messages (the user's or the agent's) or its name holds the
-term, case aside; the snippet is the first text that matched. The stream also sends early
-batches (`thread/search/partial`) while it runs: the first match at once, then what was found
-since, at most every `PARTIAL_EVERY` seconds; the final response replaces them and nothing
-follows it. `thread/search/cancel` stops a running `thread/search` of the same client (and
-`thread/search/stream/cancel` a stream): the search answers with the reference's "thread search
-cancelled" error. A cancellation is acknowledged whether or not it found the search running.
+term, case aside; the snippet is the first text that matched. A page holds `limit` matches,
+read from as many listing pages as it takes (fewer only at the end of the listing); its next
+cursor, given when another match follows, is the place just past its last match. The stream
+also sends early batches (`thread/search/partial`) while it runs: the first match at once, then
+what was found since, at most every `PARTIAL_EVERY` seconds; the final response replaces them
+and nothing follows it. `thread/search/cancel` stops a running `thread/search` of the same
+client (and `thread/search/stream/cancel` a stream), checked between any two threads: the
+search answers with the reference's "thread search cancelled" error. A cancellation is
+acknowledged whether or not it found the search running.
 The stream takes a term of at most 64 KiB (UTF-8, once trimmed), as the reference does.
 """
 
