@@ -81,6 +81,15 @@ def backwards_cursor(summary: ThreadSummary, *, repeat_first: bool = True) -> st
     return encode_cursor(sort_key, backwards_place(key, direction, repeat_first=repeat_first))
 
 
+def following_cursor(summary: ThreadSummary) -> str | None:
+    """The cursor of the page that follows one ending at `summary`: the place just past it.
+    None for a thread no listing placed."""
+    if summary.listed_at is None:
+        return None
+    sort_key, direction, key = summary.listed_at
+    return encode_cursor(sort_key, next_place(key, direction))
+
+
 @dataclass(slots=True)
 class ThreadPage:
     items: list[ThreadSummary]

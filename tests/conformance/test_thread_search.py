@@ -1,10 +1,13 @@
 """`thread/search` and `thread/search/stream` side by side with the real `codex app-server`:
 two stored threads, searched for words one of them holds (in another case, in a later message,
 in the agent's answer), for a word neither holds, and with an empty term. Threads are compared by
-their previews and snippets."""
+their previews and snippets. Then pages of matches among threads most of which do not match:
+each page holds `limit` matches (fewer only on the last), in every order, and its cursors lead
+on and back without skipping or repeating one."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +152,89 @@ def test_thread_search_streams_partials_and_cancels_as_the_real_server(
     )
     assert real["thread/search/cancel of thread/search/stream"] == (_THREADS, {})
     assert _streamed(side, tmp_path / side) == real
+
+
+_SPARSE = 12
+_OPPOSITE = {"asc": "desc", "desc": "asc"}
+_ORDERS = [
+    (key, direction) for key in ("created_at", "updated_at") for direction in ("desc", "asc")
+]
+
+
+def _sparse_pages(side: Side, tmp_path: Path) -> dict[str, Any]:
+    """Every third of a dozen threads matches; each search order walked two matches a page,
+    with what each page's backwards cursor lists both ways."""
+    with run_on(side, tmp_path, experimental_api=True) as run:
+        client = run.client
+        names: dict[str, str] = {}
+        for n in range(_SPARSE):
+            run.model.enqueue(text_response(f"answer {n}", response_id=f"resp_{n}"))
+            thread_id = start_thread(run)
+            run_turn(run, thread_id, f"question {n} about the {'zebra' if n % 3 == 0 else 'horse'}")
+            names[thread_id] = f"T{n}"
+            # The reference orders threads, and places its cursors, by the second.
+            time.sleep(1.1)
+
+        def shown(method: str, params: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+            result = client.call(method, {"searchTerm": "zebra", **params})
+            return [names[hit["thread"]["id"]] for hit in result["data"]], result
+
+        walked: dict[str, Any] = {}
+        for method in ("thread/search", "thread/search/stream"):
+            for key, direction in _ORDERS:
+                by = {"sortKey": key, "sortDirection": direction}
+                pages: list[Any] = []
+                cursor = None
+                while len(pages) < _SPARSE:
+                    page, result = shown(
+                        method, {**by, "limit": 2, **({"cursor": cursor} if cursor else {})}
+                    )
+                    backwards = result["backwardsCursor"]
+                    back = backwards and (
+                        shown(
+                            method,
+                            {**by, "sortDirection": _OPPOSITE[direction], "cursor": backwards},
+                        )[0],
+                        shown(method, {**by, "cursor": backwards})[0],
+                    )
+                    cursor = result["nextCursor"]
+                    pages.append((page, cursor is not None, back))
+                    if cursor is None:
+                        break
+                walked[f"{method} {key} {direction}"] = pages
+                walked[f"{method} {key} {direction}, whole"] = shown(method, by)[0]
+        return walked
+
+
+@pytest.mark.parametrize("side", ["ours", "ours-lsp"])
+def test_thread_search_pages_hold_limit_matches_as_the_real_server(
+    side: Side, tmp_path: Path
+) -> None:
+    real = _sparse_pages("real", tmp_path / "real")
+    newest = ["T9", "T6", "T3", "T0"]
+    assert real["thread/search created_at desc"] == [
+        (["T9", "T6"], True, (["T9"], ["T6", "T3", "T0"])),
+        (["T3", "T0"], False, (["T3", "T6", "T9"], ["T0"])),
+    ]
+    # The last match is followed by threads that do not match: no next page is offered.
+    assert real["thread/search/stream updated_at asc"] == [
+        (["T0", "T3"], True, (["T0"], ["T3", "T6", "T9"])),
+        (["T6", "T9"], False, (["T6", "T3", "T0"], ["T9"])),
+    ]
+    # Oldest first by creation the reference's next page begins again at the last match;
+    # codex-lsp's begins right after it, as in every other order.
+    for method in ("thread/search", "thread/search/stream"):
+        assert real[f"{method} created_at asc"][1][0] == ["T3", "T6"]
+        assert real[f"{method} created_at asc, whole"] == newest[::-1]
+    ours = _sparse_pages(side, tmp_path / side)
+    for method in ("thread/search", "thread/search/stream"):
+        for key, direction in _ORDERS:
+            whole = newest if direction == "desc" else newest[::-1]
+            pages = ours[f"{method} {key} {direction}"]
+            assert [row for page, _, _ in pages for row in page] == whole
+            assert [len(page) for page, _, _ in pages] == [2, 2]
+        mine = ours[f"{method} created_at asc"]
+        assert mine[0] == real[f"{method} created_at asc"][0]
+        assert mine[1] == (["T6", "T9"], False, (["T3", "T0"], ["T6", "T9"]))
+        del ours[f"{method} created_at asc"], real[f"{method} created_at asc"]
+    assert ours == real

@@ -1,19 +1,23 @@
 """`thread/search` and `thread/search/stream` over the stored threads, and their cancellations.
 
 A thread matches when one of its messages (the user's or the agent's) or its name holds the
-term, case aside; the snippet is the first text that matched. The stream also sends early
-batches (`thread/search/partial`) while it runs: the first match at once, then what was found
-since, at most every `PARTIAL_EVERY` seconds; the final response replaces them and nothing
-follows it. `thread/search/cancel` stops a running `thread/search` of the same client (and
-`thread/search/stream/cancel` a stream): the search answers with the reference's "thread search
-cancelled" error. A cancellation is acknowledged whether or not it found the search running.
+term, case aside; the snippet is the first text that matched. A page holds `limit` matches,
+read from as many listing pages as it takes (fewer only at the end of the listing); its next
+cursor, given when another match follows, is the place just past its last match. The stream
+also sends early batches (`thread/search/partial`) while it runs: the first match at once, then
+what was found since, at most every `PARTIAL_EVERY` seconds; the final response replaces them
+and nothing follows it. `thread/search/cancel` stops a running `thread/search` of the same
+client (and `thread/search/stream/cancel` a stream), checked between any two threads: the
+search answers with the reference's "thread search cancelled" error. A cancellation is
+acknowledged whether or not it found the search running.
 The stream takes a term of at most 64 KiB (UTF-8, once trimmed), as the reference does.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -145,47 +149,70 @@ class ThreadSearches:
                 INVALID_PARAMS,
                 f"thread/search/stream searchTerm exceeds {MAX_STREAM_TERM_BYTES} UTF-8 bytes",
             )
-        listing = ThreadListParams(
-            cursor=params.cursor,
-            limit=params.limit,
-            sort_key=params.sort_key,
-            sort_direction=params.sort_direction,
-            source_kinds=params.source_kinds,
-            archived=params.archived,
-        )
         home = self._ctx.services().codex_home
-        page, backwards = await thread_store.listing(
-            home, listing, self._ctx.threads.statuses(), searching=True
-        )
+        limit = min(max(params.limit or thread_store.DEFAULT_PAGE, 1), thread_store.MAX_PAGE)
         lowered = term.lower()
         found: list[ThreadSearchResult] = []
         unsent: list[ThreadSearchResult] = []
         sent_at: float | None = None
-        for thread in page.data:
-            await anyio.lowlevel.checkpoint()  # lets a cancellation in
-            if cancelled.is_set():
-                raise ApiError(INVALID_REQUEST, "thread search cancelled")
-            snippet = await _snippet(home, thread, lowered)
-            if snippet is None:
-                continue
-            result = ThreadSearchResult(thread=thread, snippet=snippet)
-            found.append(result)
-            if not partials or request_id is None:
-                continue
-            unsent.append(result)
-            now = time.monotonic()
-            if sent_at is None or now - sent_at >= PARTIAL_EVERY:
-                partial = ThreadSearchPartialNotification(request_id=request_id, data=unsent)
-                self._ctx.client.notify(PARTIAL, partial)
-                unsent, sent_at = [], now
+        backwards: str | None = None
+        following: str | None = None
+        more = False
+        async with aclosing(self._listed(home, params, limit, cancelled)) as listed:
+            async for thread, anchors in listed:
+                snippet = await _snippet(home, thread, lowered)
+                if snippet is None:
+                    continue
+                if len(found) == limit:
+                    more = True  # a match past the page: the next page begins past its last
+                    break
+                result = ThreadSearchResult(thread=thread, snippet=snippet)
+                found.append(result)
+                # Where a page of these matches begins (at the first) and where the next would.
+                backwards = anchors.backwards if backwards is None else backwards
+                following = anchors.following
+                if not partials or request_id is None:
+                    continue
+                unsent.append(result)
+                now = time.monotonic()
+                if sent_at is None or now - sent_at >= PARTIAL_EVERY:
+                    partial = ThreadSearchPartialNotification(request_id=request_id, data=unsent)
+                    self._ctx.client.notify(PARTIAL, partial)
+                    unsent, sent_at = [], now
         if cancelled.is_set():
             raise ApiError(INVALID_REQUEST, "thread search cancelled")
         return ThreadSearchResponse(
-            data=found,
-            next_cursor=page.next_cursor,
-            # Where a page of these matches begins: at the first match.
-            backwards_cursor=backwards.get(found[0].thread.id) if found else None,
+            data=found, next_cursor=following if more else None, backwards_cursor=backwards
         )
+
+    async def _listed(
+        self, home: Path, params: ThreadSearchParams, limit: int, cancelled: anyio.Event
+    ) -> AsyncGenerator[tuple[Thread, thread_store.Anchors]]:
+        """The listed threads from the search's cursor on, to the end of the listing, read a
+        page at a time (pages growing up to the listing's largest); the search is cancelled
+        between any two."""
+        cursor = params.cursor
+        size = limit
+        while True:
+            listing = ThreadListParams(
+                cursor=cursor,
+                limit=size,
+                sort_key=params.sort_key,
+                sort_direction=params.sort_direction,
+                source_kinds=params.source_kinds,
+                archived=params.archived,
+            )
+            page, anchors = await thread_store.listing(
+                home, listing, self._ctx.threads.statuses(), searching=True
+            )
+            for thread in page.data:
+                await anyio.lowlevel.checkpoint()  # lets a cancellation in
+                if cancelled.is_set():
+                    raise ApiError(INVALID_REQUEST, "thread search cancelled")
+                yield thread, anchors[thread.id]
+            if page.next_cursor is None:
+                return
+            cursor, size = page.next_cursor, min(2 * size, thread_store.MAX_PAGE)
 
 
 def handlers(ctx: ApiContext) -> Routes:

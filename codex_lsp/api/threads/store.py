@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 from pydantic import ValidationError
@@ -51,6 +51,7 @@ from codex_lsp.store.threads import (
     SortKey,
     ThreadSummary,
     backwards_cursor,
+    following_cursor,
     list_threads,
     read_thread_summary,
 )
@@ -168,6 +169,14 @@ def rollout_events(path: Path) -> list[dict[str, Any]]:
     return reconstruct_history(read_rollout(path).lines).events
 
 
+class Anchors(NamedTuple):
+    """The cursors of a page of matches that would begin at a thread (`backwards`), and of
+    the page that follows one ending at it (`following`)."""
+
+    backwards: str | None
+    following: str | None
+
+
 async def list_page(
     home: Path, params: ThreadListParams, statuses: dict[str, Any]
 ) -> ThreadListResponse:
@@ -178,9 +187,9 @@ async def list_page(
 
 async def listing(
     home: Path, params: ThreadListParams, statuses: dict[str, Any], *, searching: bool = False
-) -> tuple[ThreadListResponse, dict[str, str | None]]:
+) -> tuple[ThreadListResponse, dict[str, Anchors]]:
     """One page of `thread/list` (or of the threads `thread/search` looks through, `searching`),
-    and the backwards cursor of a page that would begin at each of its threads.
+    and the cursors of a page that would begin or end at each of its threads.
 
     The page's `backwardsCursor`, given when it holds a thread, pages back when sent with the
     opposite `sortDirection`, repeating the page's first thread or not as the reference's does.
@@ -243,14 +252,22 @@ async def listing(
         summaries = [
             s for s in summaries if term in s.preview.lower() or term in (s.name or "").lower()
         ]
-    backs: dict[str, str | None] = {}
+    backs: dict[str, Anchors] = {}
     if not by_section:
         # As the reference's: its listings by creation anchor on the other side of the first
-        # thread in one direction, which a section filter turns round.
-        by_creation = sort_key == "created_at" and not searching
-        repeat_first = not by_creation or (direction == "desc") == (section is not None)
-        backs = {s.id: backwards_cursor(s, repeat_first=repeat_first) for s in summaries}
-        backwards = backs[summaries[0].id] if summaries else None
+        # thread in one direction, which a section filter turns round; its searches by
+        # creation, oldest first.
+        if sort_key == "updated_at":
+            repeat_first = True
+        elif searching:
+            repeat_first = direction == "desc"
+        else:
+            repeat_first = (direction == "desc") == (section is not None)
+        backs = {
+            s.id: Anchors(backwards_cursor(s, repeat_first=repeat_first), following_cursor(s))
+            for s in summaries
+        }
+        backwards = backs[summaries[0].id].backwards if summaries else None
     threads = [thread_from_summary(s, statuses.get(s.id)) for s in summaries]
     threads = await anyio.to_thread.run_sync(apply_metadata, home, threads)
     page = ThreadListResponse(data=threads, next_cursor=next_cursor, backwards_cursor=backwards)
