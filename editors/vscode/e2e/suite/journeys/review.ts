@@ -22,6 +22,40 @@ async function runAction(action: Action): Promise<void> {
 }
 
 export const reviewJourneys: Journey[] = [
+  // First: a review replaces the last one's findings, and the findings journeys below must
+  // leave theirs as the last review for the window reload.
+  {
+    name: 'review branch: the pick offers the repository\'s default branch first (master, from origin/HEAD) and reviews against it',
+    screenshot: 'review-branch-default',
+    async run(api, ctx) {
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: ctx.workspace, stdio: 'ignore' });
+      // A repository whose remote's default branch is master (the workspace works on main).
+      git('branch', 'master');
+      git('update-ref', 'refs/remotes/origin/master', 'HEAD');
+      git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/master');
+      try {
+        await vscode.commands.executeCommand('codexChat.chatView.focus');
+        await enqueue(ctx, 'reviewClean');
+        const started = vscode.commands.executeCommand('codexChat.reviewBranch');
+        const rows = '.quick-input-widget .quick-input-list .monaco-list-row';
+        await ui('page.waitFor', { selector: rows, text: 'master' });
+        const offered = await ui<string[]>('page.query', { selector: rows });
+        assert(offered[0]?.includes('master') && offered[0].includes('default branch'), `master offered first as the default, got ${JSON.stringify(offered)}`);
+        assert(offered.some((row) => row.includes('main')), `the other branches are offered too, got ${JSON.stringify(offered)}`);
+        await ui('screenshot', { name: 'review-branch-default' });
+        await ui('page.press', { key: 'Enter' });
+        await started;
+        const sent = await waitFor('the review request', async () => (await modelRequests(ctx))[0], 60000);
+        const prompt = JSON.stringify(sent.body.input ?? []);
+        assert(prompt.includes("against the base branch 'master'"), 'the review ran against master');
+        await waitFor('the review turn to end', () => !api.store.state.conversation?.runningTurnId, 60000);
+      } finally {
+        git('symbolic-ref', '--delete', 'refs/remotes/origin/HEAD');
+        git('update-ref', '-d', 'refs/remotes/origin/master');
+        git('branch', '-D', 'master');
+      }
+    },
+  },
   {
     name: 'review: findings land in Problems; Fix makes its finding go; the summary links to the files; nothing says "Reviewing" after the end',
     screenshot: 'review-fixed',
@@ -92,38 +126,6 @@ export const reviewJourneys: Journey[] = [
       await vscode.commands.executeCommand('workbench.actions.view.problems');
       await ui('page.waitFor', { selector: '.markers-panel', text: 'Average of an empty list' });
       await ui('screenshot', { name: 'review-after-reload' });
-    },
-  },
-  {
-    name: 'review branch: the pick offers the repository\'s default branch first (master, from origin/HEAD) and reviews against it',
-    screenshot: 'review-branch-default',
-    async run(api, ctx) {
-      const git = (...args: string[]) => execFileSync('git', args, { cwd: ctx.workspace, stdio: 'ignore' });
-      // A repository whose remote's default branch is master (the workspace works on main).
-      git('branch', 'master');
-      git('update-ref', 'refs/remotes/origin/master', 'HEAD');
-      git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/master');
-      try {
-        await vscode.commands.executeCommand('codexChat.chatView.focus');
-        await enqueue(ctx, 'reviewClean');
-        const started = vscode.commands.executeCommand('codexChat.reviewBranch');
-        const rows = '.quick-input-widget .quick-input-list .monaco-list-row';
-        await ui('page.waitFor', { selector: rows, text: 'master' });
-        const offered = await ui<string[]>('page.query', { selector: rows });
-        assert(offered[0]?.includes('master') && offered[0].includes('default branch'), `master offered first as the default, got ${JSON.stringify(offered)}`);
-        assert(offered.some((row) => row.includes('main')), `the other branches are offered too, got ${JSON.stringify(offered)}`);
-        await ui('screenshot', { name: 'review-branch-default' });
-        await ui('page.press', { key: 'Enter' });
-        await started;
-        const sent = await waitFor('the review request', async () => (await modelRequests(ctx))[0], 60000);
-        const prompt = JSON.stringify(sent.body.input ?? []);
-        assert(prompt.includes("against the base branch 'master'"), 'the review ran against master');
-        await waitFor('the review turn to end', () => !api.store.state.conversation?.runningTurnId, 60000);
-      } finally {
-        git('symbolic-ref', '--delete', 'refs/remotes/origin/HEAD');
-        git('update-ref', '-d', 'refs/remotes/origin/master');
-        git('branch', '-D', 'master');
-      }
     },
   },
 ];
