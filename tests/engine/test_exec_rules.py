@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codex_lsp.api.approvals.requests import proposed_execpolicy_amendment
 from codex_lsp.engine.exec_rules import ExecRules, PrefixRule, parse_rule, read_rules
 
 BASH = "/bin/bash"
@@ -128,6 +129,16 @@ def test_a_script_that_does_more_matches_no_rule(tmp_path: Path, script: str) ->
     for shell in ("bash", BASH, "/usr/bin/zsh", "sh"):
         for flag in ("-lc", "-c"):
             assert rules.decision([shell, flag, script]) is None, (shell, script)
+
+
+# One simple command, whose words a rule could name exactly.
+ONE_COMMAND = ("bash -c", "sh -c", "exec ")
+
+
+@pytest.mark.parametrize("script", [s for s in ESCAPES if not s.startswith(ONE_COMMAND)])
+def test_no_rule_is_proposed_for_a_script_of_more_than_one_simple_command(script: str) -> None:
+    # A newline ends a command as `;` does: the words of both are not one command's prefix.
+    assert proposed_execpolicy_amendment([BASH, "-lc", script]) is None
 
 
 @pytest.mark.parametrize(
