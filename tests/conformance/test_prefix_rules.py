@@ -4,7 +4,7 @@ commands starting the same way run without a question, in a new thread and after
 
 Where the command runs differs on purpose (see differences.toml): the reference runs a command
 its rule allows outside its sandbox, codex-lsp keeps it inside. The journey runs without a
-sandbox so that only the rule is compared."""
+sandbox so that only the rule is compared; the last test pins the difference."""
 
 from __future__ import annotations
 
@@ -80,3 +80,48 @@ def test_an_always_allowed_prefix_as_the_real_server_keeps_it(side: Side, tmp_pa
         "made": ["one.flag", "two.flag", "x", "y"],
     }
     assert _journey(side, tmp_path / side) == real
+
+
+def _allowed_write_outside(side: Side, tmp_path: Path) -> dict[str, Any]:
+    with run_on(side, tmp_path) as run:
+        (run.home / "rules").mkdir()
+        (run.home / "rules" / "default.rules").write_text(
+            'prefix_rule(pattern=["touch"], decision="allow")\n'
+        )
+        outside = run.home.parent / "outside"
+        outside.mkdir()
+        shell_call(run, f"touch inside.flag {outside}/escaped.flag", call_id="allowed")
+        run.model.enqueue(text_response("done"))
+        thread_id = start_thread(run, approvalPolicy="untrusted", sandbox="workspace-write")
+        start_turn(run, thread_id, "run allowed")
+        reasons: list[str] = []
+        while True:
+            message = run.client.wait(
+                lambda m: m.get("method") in (APPROVAL, "turn/completed") and "params" in m
+            )
+            if message["method"] == "turn/completed":
+                break
+            reasons.append(message["params"].get("reason"))
+            run.client.answer(message, {"decision": "decline"})
+        return {
+            "reasons": reasons,
+            "inside": (run.ws / "inside.flag").exists(),
+            "escaped": (outside / "escaped.flag").exists(),
+        }
+
+
+def test_a_command_a_rule_allows_stays_in_the_sandbox_where_the_reference_lets_it_out(
+    tmp_path: Path,
+) -> None:
+    # Neither asks before running it; the reference runs it unsandboxed, codex-lsp in the
+    # sandbox, which refuses the write outside and offers a rerun the user declines.
+    assert _allowed_write_outside("real", tmp_path / "real") == {
+        "reasons": [],
+        "inside": True,
+        "escaped": True,
+    }
+    assert _allowed_write_outside("ours", tmp_path / "ours") == {
+        "reasons": ["command failed; retry without sandbox?"],
+        "inside": True,
+        "escaped": False,
+    }
