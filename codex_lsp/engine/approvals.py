@@ -7,6 +7,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import anyio
 
+from codex_lsp.engine.exec_rules import ExecRules, parse_rule
 from codex_lsp.protocol.core.decisions import ReviewDecision
 
 T = TypeVar("T")
@@ -61,7 +62,8 @@ class PendingRequests(Generic[T]):
 
 @dataclass(frozen=True)
 class RememberedApproval:
-    """One `approved_for_session` decision: a command (or MCP tool) by its key, or a file."""
+    """One `approved_for_session` decision: a command (or MCP tool) by its key, or a file; or
+    an allow prefix rule, a `command` keyed by its line in the rules file."""
 
     kind: Literal["command", "file"]
     key: str
@@ -71,10 +73,12 @@ class RememberedApproval:
 class ApprovalCache:
     """Decisions the user made `approved_for_session`: commands by key, patches by path.
 
-    They can be listed and taken back: a forgotten decision is asked again next time.
+    They can be listed and taken back: a forgotten decision is asked again next time. The
+    allow prefix rules of `rules` are listed with them, and taking one back revokes the rule.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, rules: ExecRules | None = None) -> None:
+        self._rules = rules
         # Key -> what the user approved, as they saw it.
         self._commands: dict[str, str] = {}
         self._paths: set[str] = set()
@@ -94,11 +98,19 @@ class ApprovalCache:
     def remembered(self) -> list[RememberedApproval]:
         commands = [RememberedApproval("command", k, d) for k, d in self._commands.items()]
         files = [RememberedApproval("file", path, path) for path in sorted(self._paths)]
-        return commands + files
+        prefixes = [
+            RememberedApproval("command", rule.line(), f"commands starting with {rule.shown()}")
+            for rule in (self._rules.rules() if self._rules is not None else [])
+            if rule.decision == "allow"
+        ]
+        return commands + prefixes + files
 
     def forget(self, kind: str, key: str) -> bool:
         """Take back one decision; False when there was none."""
         if kind == "command":
+            rule = parse_rule(key) if self._rules is not None else None
+            if rule is not None and self._rules is not None:
+                return self._rules.revoke(rule)
             return self._commands.pop(key, None) is not None
         if kind == "file" and key in self._paths:
             self._paths.discard(key)

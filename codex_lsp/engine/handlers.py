@@ -71,8 +71,11 @@ async def handle_op(codex: Codex, session: Session, sub_id: str, op: Op) -> None
     elif isinstance(op, ExecApproval | PatchApproval):
         if isinstance(op, PatchApproval) and op.declined_hunks:
             session.declined_hunks[op.id] = [(h.path, h.index) for h in op.declined_hunks]
+        if isinstance(op, ExecApproval) and op.execpolicy_amendment:
+            session.exec_amendments[op.id] = op.execpolicy_amendment
         if not session.approvals.answer(op.id, op.decision):
             session.declined_hunks.pop(op.id, None)
+            session.exec_amendments.pop(op.id, None)
             codex.event(sub_id, ErrorEvent(message=f"no pending approval with id {op.id!r}"))
     elif isinstance(op, UserInputAnswer):
         if not session.answers.answer(op.id, op.model_dump(exclude={"type", "id"})):

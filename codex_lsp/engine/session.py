@@ -23,6 +23,7 @@ from codex_lsp.engine.approvals import (
     TurnAbortRequested,
 )
 from codex_lsp.engine.editor_context import EditorContext
+from codex_lsp.engine.exec_rules import ExecRules
 from codex_lsp.engine.history import ConversationHistory, user_message
 from codex_lsp.engine.steering import Steering
 from codex_lsp.engine.turn_context import TurnContext
@@ -113,7 +114,11 @@ class Session:
         self.services = services
         self.approvals = ApprovalWaiters()
         self.answers = AnswerWaiters()
-        self.approval_cache = ApprovalCache()
+        # "Always allow commands starting with …": the rules file's and this session's.
+        self.exec_rules = ExecRules(services.codex_home)
+        self.approval_cache = ApprovalCache(self.exec_rules)
+        # Prefix rules answered along with a command approval, by call id, until it is read.
+        self.exec_amendments: dict[str, list[str]] = {}
         # Hunks declined along with a patch approval, by call id, until the patch is applied.
         self.declined_hunks: dict[str, list[tuple[str, int]]] = {}
         # Processes the model started with `exec_command` and may come back to.

@@ -318,6 +318,9 @@ async def run_turns(session: Session, task: RunningTask, ctx: TurnContext) -> st
             # An `abort` answer raises TurnAbortRequested: the session ends the turn.
             output = await session.services.router.dispatch(call)
             session.record_items([output_item(item, output)])
+            # A prefix rule the user saved while answering is told after the call's output.
+            for note in session.exec_rules.take_notes():
+                session.record_items([developer_note(note)])
         # Codex counts a response against the goal once its tools are done.
         goal_turns.account(session, sub_id, task)
         session.emit(sub_id, session.token_count_event())

@@ -69,6 +69,8 @@ DECISIONS = {
     ABORT_TURN: ReviewDecision.ABORT,
 }
 DISMISSED_DECISION = ReviewDecision.DENIED
+# Offered after "Approve for session" for one simple command: its words become a saved rule.
+ALWAYS_ALLOW = "Always allow"
 
 # A prompt is a popup; past this it is a wall of text no one reads.
 DIFF_PREVIEW_LINES = 20
@@ -122,6 +124,9 @@ def command_message(params: CommandExecutionRequestApprovalParams) -> str:
         lines.append(f"It needs network access to {host} ({network.protocol}).")
     if params.reason:
         lines.append(f"Reason: {visible(params.reason, multiline=True)}")
+    if params.proposed_execpolicy_amendment:
+        prefix = visible(shlex.join(params.proposed_execpolicy_amendment))
+        lines.append(f"{ALWAYS_ALLOW}: run commands starting with `{prefix}` without asking.")
     if outside:
         lines.append(
             "Approving runs this command outside the sandbox: it can read, change and send "
@@ -235,7 +240,18 @@ class ApprovalBroker:
             choices = [Choice(title, decision) for title, decision in DECISIONS.items()]
             answer = await self._wait_for_command("approval", summary, message, choices)
             return {"decision": answer}
-        choice = await self._prompt(message, list(DECISIONS), types.MessageType.Warning)
+        amendment = (
+            params.proposed_execpolicy_amendment
+            if isinstance(params, CommandExecutionRequestApprovalParams)
+            else None
+        )
+        actions = list(DECISIONS)
+        if amendment:
+            actions.insert(actions.index(APPROVE_FOR_SESSION) + 1, ALWAYS_ALLOW)
+        choice = await self._prompt(message, actions, types.MessageType.Warning)
+        if amendment and choice is not None and choice.title == ALWAYS_ALLOW:
+            rule = {"execpolicy_amendment": list(amendment)}
+            return {"decision": {"acceptWithExecpolicyAmendment": rule}}
         return {"decision": decision_for(choice)}
 
     def message_requests(self) -> bool:

@@ -78,10 +78,6 @@ EXEC = ev.ExecApprovalRequestEvent(
         ("decline", "denied"),
         ("cancel", "abort"),
         (
-            {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["ls"]}},
-            "approved_for_session",
-        ),
-        (
             {
                 "applyNetworkPolicyAmendment": {
                     "network_policy_amendment": {"host": "x", "action": "deny"}
@@ -150,6 +146,14 @@ async def test_questions_go_out_as_request_user_input_and_answers_come_back():
     )
     assert ops == [UserInputAnswer(id="t1", answers={"color": {"selected": ["Red"]}})]
     assert waits[0] == ("waitingOnUserInput", 1)
+
+
+async def test_accepting_with_a_prefix_rule_runs_it_once_and_carries_the_rule():
+    answer = {"decision": {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["ls"]}}}
+    _client, ops, _ = await _route([answer], lambda r: r.ask_exec("t1", EXEC))
+    assert ops == [
+        ExecApproval(id="c1", turn_id="t1", decision="approved", execpolicy_amendment=["ls"])
+    ]
 
 
 async def test_a_command_approval_has_the_reference_shape():

@@ -171,3 +171,37 @@ async def test_unanswered_approval_does_not_stall_another_thread(home, ws, scrip
         interrupted = await client.turn_completed(blocked, blocked_turn)
         assert interrupted["turn"]["status"] == "interrupted"
     assert not (ws / "out.txt").exists()
+
+
+async def test_always_allow_in_the_prompt_saves_a_rule_that_later_commands_honour(
+    ws, tmp_path, scripted_model
+):
+    home = tmp_path / "untrusted-home"
+    write_config(home, scripted_model.base_url, approval_policy="untrusted")
+    for n, command in enumerate(["touch one.flag", "touch one.flag two.flag"]):
+        scripted_model.enqueue(
+            function_call_response(
+                "exec_command", {"cmd": command, "workdir": str(ws)}, call_id=f"c{n}"
+            ),
+            when=f"turn {n}",
+        )
+        scripted_model.enqueue(text_response("done"), when=f"turn {n}")
+    editor = Editor(choose=lambda params: "Always allow")
+    async with EditorSession(home, ws, editor=editor) as client:
+        thread_id = await client.start_thread(ws)
+        await client.run_turn(thread_id, "turn 0")
+        [prompt] = editor.prompts
+        assert [a.title for a in prompt.actions] == [
+            "Approve",
+            "Approve for session",
+            "Always allow",
+            "Deny",
+            "Abort turn",
+        ]
+        assert "Always allow: run commands starting with `touch one.flag`" in prompt.message
+        await client.run_turn(thread_id, "turn 1")
+        assert len(editor.prompts) == 1
+    assert (home / "rules" / "default.rules").read_text() == (
+        'prefix_rule(pattern=["touch", "one.flag"], decision="allow")\n'
+    )
+    assert (ws / "two.flag").exists()

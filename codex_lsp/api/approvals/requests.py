@@ -14,7 +14,8 @@ the way the reference server asks it: one question whose choices are `MCP_APPROV
 A command approval lists the answers it takes, in the reference server's order: `accept`, then
 "accept commands starting like this one" when the command is one simple command (its words are
 the proposed execpolicy amendment), then `cancel`. Where the reference offers only those, this
-server also offers `acceptForSession` and `decline`, which it honours.
+server also offers `acceptForSession` and `decline`, which it honours. The "starting like this
+one" answer runs the command and saves its words as an allow prefix rule (`engine.exec_rules`).
 
 A file-change approval carries only the protocol's fields; the patch is in the pending
 `fileChange` item, and also under our own `codexLsp.changes`.
@@ -23,7 +24,6 @@ A file-change approval carries only the protocol's fields; the patch is in the p
 from __future__ import annotations
 
 import logging
-import shlex
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
@@ -31,7 +31,7 @@ import anyio
 
 from codex_lsp.api.convert import command_actions, command_string, now_ms
 from codex_lsp.api.port import Answer, ClientPort
-from codex_lsp.engine.shell import shell_script
+from codex_lsp.engine.exec_rules import simple_command
 from codex_lsp.protocol.approvals.models import (
     AcceptWithExecpolicyAmendmentDecision,
     ApplyNetworkPolicyAmendmentDecision,
@@ -67,8 +67,6 @@ log = logging.getLogger(__name__)
 # Starts a job in the thread's task group.
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], object]
 
-_SHELL_SYNTAX = frozenset("$`<>*?[]{}~!#")
-
 APPROVAL_FLAG: ThreadActiveFlag = "waitingOnApproval"
 INPUT_FLAG: ThreadActiveFlag = "waitingOnUserInput"
 
@@ -90,8 +88,8 @@ def core_decision(
 ) -> ReviewDecision:
     """A v2 answer as the engine takes it. `cancel` aborts the turn; `decline` lets it go on."""
     if isinstance(decision, AcceptWithExecpolicyAmendmentDecision):
-        # Allowing "commands like this one from now on" is, here, allowing it for the session.
-        return ReviewDecision.APPROVED_FOR_SESSION
+        # This run; the prefix rule goes with the answer (`ExecApproval.execpolicy_amendment`).
+        return ReviewDecision.APPROVED
     if isinstance(decision, ApplyNetworkPolicyAmendmentDecision):
         action = decision.apply_network_policy_amendment.network_policy_amendment.action
         return ReviewDecision.APPROVED if action == "allow" else ReviewDecision.DENIED
@@ -103,23 +101,9 @@ def proposed_execpolicy_amendment(argv: Sequence[str]) -> list[str] | None:
 
     A `bash -lc SCRIPT` wrapper is looked through. A script with more than one command or any
     shell syntax (pipes, redirections, substitutions, globs) gets no proposal: a prefix rule
-    would allow more than the user saw.
+    would allow more than the user saw. The same reading decides what a saved rule matches.
     """
-    words = list(argv)
-    script = shell_script(words)
-    if script is not None:
-        lexer = shlex.shlex(script, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        try:
-            words = list(lexer)
-        except ValueError:
-            return None
-        punctuation = set(lexer.punctuation_chars)
-        if any(set(word) <= punctuation for word in words):
-            return None
-    if not words or any(_SHELL_SYNTAX & set(word) for word in words):
-        return None
-    return words
+    return simple_command(argv)
 
 
 def available_decisions(amendment: list[str] | None) -> list[CommandExecutionApprovalDecision]:
@@ -181,7 +165,18 @@ class ApprovalRouter:
 
         def answer(result: CommandExecutionRequestApprovalResponse | None) -> Op:
             decision = ReviewDecision.DENIED if result is None else core_decision(result.decision)
-            return ExecApproval(id=event.call_id, turn_id=turn_id, decision=decision)
+            chosen = result.decision if result is not None else None
+            rule = (
+                chosen.accept_with_execpolicy_amendment.execpolicy_amendment
+                if isinstance(chosen, AcceptWithExecpolicyAmendmentDecision)
+                else None
+            )
+            return ExecApproval(
+                id=event.call_id,
+                turn_id=turn_id,
+                decision=decision,
+                execpolicy_amendment=list(rule) if rule is not None else None,
+            )
 
         self._ask(
             scope or turn_id,

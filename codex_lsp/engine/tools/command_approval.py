@@ -8,13 +8,17 @@ sandbox denied is offered for an unsandboxed rerun.
 
 from __future__ import annotations
 
+import logging
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from codex_lsp.engine.approvals import TurnAbortRequested
 from codex_lsp.engine.command_parse import parse_command
+from codex_lsp.engine.exec_rules import simple_command
 from codex_lsp.engine.safety import (
+    NEVER_PROMPT_REASON,
+    Allow,
     Forbidden,
     Prompt,
     assess_command,
@@ -25,10 +29,13 @@ from codex_lsp.engine.shell import shell_script_of
 from codex_lsp.engine.tools.base import ToolCall, ToolOutput
 from codex_lsp.protocol.core.decisions import ReviewDecision
 from codex_lsp.protocol.core.events import Duration, ExecApprovalRequestEvent, ExecCommandEndEvent
-from codex_lsp.protocol.core.policy import DangerFullAccess
+from codex_lsp.protocol.core.policy import AskForApproval, DangerFullAccess
+
+log = logging.getLogger(__name__)
 
 REJECTED_BY_USER = "exec command rejected by user"
 RETRY_WITHOUT_SANDBOX = "command failed; retry without sandbox?"
+RULE_FORBIDS = "blocked by policy: a prefix_rule in the rules file forbids this command"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,14 @@ async def gate_command(
     if ctx.collaboration_mode == "plan" and sandbox_permissions == "require_escalated":
         refusal = Forbidden(PLAN_MODE_COMMANDS)
         return Refused(ToolOutput(refusal.reason, success=False), forbidden=refusal)
+    unsandboxed = isinstance(ctx.sandbox_policy, DangerFullAccess)
+    ruled = call.session.exec_rules.decision(argv)
+    if ruled == "forbidden":
+        refusal = Forbidden(RULE_FORBIDS, rejected=True)
+        return Refused(ToolOutput(refusal.reason, success=False), forbidden=refusal)
+    if ruled == "allow" and sandbox_permissions == "use_default":
+        # Unlike Codex, a rule lifts only the question, never the sandbox.
+        return Approved(sandboxed=not unsandboxed, asked_user=False)
     assessment = assess_command(
         argv,
         approval_policy=ctx.approval_policy,
@@ -73,9 +88,11 @@ async def gate_command(
         sandbox_permissions=sandbox_permissions,
         justification=justification,
     )
+    if ruled == "prompt" and isinstance(assessment, Allow):
+        never = ctx.approval_policy == AskForApproval.NEVER
+        assessment = Forbidden(NEVER_PROMPT_REASON) if never else Prompt(reason=justification)
     if isinstance(assessment, Forbidden):
         return Refused(ToolOutput(assessment.reason, success=False), forbidden=assessment)
-    unsandboxed = isinstance(ctx.sandbox_policy, DangerFullAccess)
     if not isinstance(assessment, Prompt):
         return Approved(sandboxed=not (unsandboxed or assessment.bypass_sandbox), asked_user=False)
     key = session_approval_key(argv, cwd, sandbox_permissions, tty=tty)
@@ -133,7 +150,20 @@ async def ask_exec_approval(
     if decision is ReviewDecision.APPROVED_FOR_SESSION and cache_key is not None:
         shown = shell_script_of(argv) or shlex.join(argv)
         session.approval_cache.approve_command(cache_key, f"{shown} (in {cwd})")
+    amendment = session.exec_amendments.pop(call.call_id, None)
+    if decision.approves and amendment is not None:
+        _save_prefix_rule(call, argv, amendment)
     return decision.approves
+
+
+def _save_prefix_rule(call: ToolCall, argv: list[str], amendment: list[str]) -> None:
+    """Allow commands starting with `amendment` from now on, if it starts the approved command:
+    an answer can narrow what the user saw, never widen it (an empty rule would allow all)."""
+    words = simple_command(argv)
+    if not amendment or words is None or words[: len(amendment)] != amendment:
+        log.warning("ignored a command prefix rule that does not start the approved command")
+        return
+    call.session.exec_rules.allow(amendment)
 
 
 def declined(call: ToolCall, argv: list[str], cwd: Path) -> ToolOutput:

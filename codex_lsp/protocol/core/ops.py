@@ -98,6 +98,8 @@ class ExecApproval(WireModel):
     id: str
     turn_id: str | None = None
     decision: ReviewDecision
+    # With an approving decision: also allow commands starting with these words from now on.
+    execpolicy_amendment: list[str] | None = None
 
 
 class HunkRef(WireModel):

@@ -1,8 +1,9 @@
 """What a thread allows without asking for the rest of its session, on the v2 wire (ours).
 
-`thread/sessionApprovals/list` names each `acceptForSession` answer (and each "always allow
-commands starting with …" answer, which this server keeps for the session) of a loaded thread;
-`thread/sessionApprovals/revoke` takes one back by its id, after which the agent asks again.
+`thread/sessionApprovals/list` names each `acceptForSession` answer of a loaded thread, and each
+"always allow commands starting with …" rule it goes by (saved in `rules/default.rules`);
+`thread/sessionApprovals/revoke` takes one back by its id, after which the agent asks again (a
+revoked rule also leaves the rules file).
 The reference protocol has neither: its clients cannot see or take back such answers.
 """
 
