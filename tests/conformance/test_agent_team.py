@@ -80,6 +80,31 @@ def _masked(item: dict[str, Any], root: str, child: str) -> Any:
     return json.loads(re.sub(r"subagent-completed-[^\"]+", "subagent-completed-<turn>", text))
 
 
+def _child_notifications(messages: list[dict[str, Any]], root: str, child: str) -> list[Any]:
+    """The child thread's own notifications in order, among the parent's reports of it."""
+    seen: list[Any] = []
+    for m in messages:
+        params = m.get("params")
+        if "method" not in m or not isinstance(params, dict):
+            continue
+        item = params.get("item") or {}
+        if params.get("threadId") == root and item.get("type") == "subAgentActivity":
+            seen.append(("<root>", m["method"], item["kind"]))
+        elif params.get("threadId") == child or params.get("thread", {}).get("id") == child:
+            status = params.get("status") or params.get("turn", {}).get("status")
+            kind = item.get("type") or (status.get("type") if isinstance(status, dict) else status)
+            seen.append(("<child>", m["method"], kind))
+    return seen
+
+
+def _own(seen: list[Any]) -> list[Any]:
+    return [entry for entry in seen if entry[0] == "<child>"]
+
+
+def _without_status(seen: list[Any]) -> list[Any]:
+    return [entry for entry in seen if entry[1] != "thread/status/changed"]
+
+
 def _journey(side: Side, tmp_path: Path) -> dict[str, Any]:
     with run_on(side, tmp_path, features=TEAM) as run:
         _script(run)
@@ -94,6 +119,7 @@ def _journey(side: Side, tmp_path: Path) -> dict[str, Any]:
         )
         child = started["agentThreadId"]
         read = run.client.call("thread/read", {"threadId": thread_id, "includeTurns": True})
+        loaded = run.client.call("thread/loaded/list", {})["data"]
         run.restart()
         resumed = run.client.call("thread/resume", {"threadId": thread_id})
         root_requests = [r.body for r in run.model.requests if "root-marker" in json.dumps(r.body)]
@@ -114,6 +140,8 @@ def _journey(side: Side, tmp_path: Path) -> dict[str, Any]:
         return {
             "status": done["turn"]["status"],
             "live": _items(messages, thread_id, child),
+            "child": _child_notifications(messages, thread_id, child),
+            "loaded": sorted(loaded) == sorted([thread_id, child]),
             "read": rebuilt(read["thread"]),
             "resumed": rebuilt(resumed["thread"]),
             "spec": spec,
@@ -158,6 +186,13 @@ def test_agent_team_tools_and_items_as_the_real_server_has_them(side: Side, tmp_
     ours = _journey(side, tmp_path / side)
     assert ours["status"] == real["status"] == "completed"
     assert ours["live"] == real["live"]
+    assert ("<child>", "turn/started", "inProgress") in real["child"]
+    assert not any(method == "thread/started" for _, method, _ in real["child"])
+    assert _own(ours["child"]) == _own(real["child"])
+    # When the child first says it is idle races the parent's report of the spawn on the
+    # reference; its turns fall between the same reports on both.
+    assert _without_status(ours["child"]) == _without_status(real["child"])
+    assert ours["loaded"] and real["loaded"]
     assert ours["read"] == real["read"]
     assert ours["resumed"] == real["resumed"] == real["read"]
     assert _without_spawn_description(ours["spec"]) == _without_spawn_description(real["spec"])

@@ -6,7 +6,8 @@ in the root's task group, in parallel with the root and with each other. A messa
 child starts a task at once; a message to a busy child waits in its inbox until the task
 ends, and an interrupt stops the task first.
 
-The root thread receives (and persists) a `subagent_lifecycle` event whenever a child is
+Every event a child emits also goes to the root's `child_events`, when its door listens, to be
+shown as the child thread's own. The root thread receives (and persists) a `subagent_lifecycle` event whenever a child is
 attached, changes status or reasoning header, or is detached, and an `agent_inbox` event
 whenever a child's inbox depth changes.
 """
@@ -159,6 +160,9 @@ class AgentTree:
         msg = event.msg
         if msg.type in FORWARDED_EVENTS:
             self.root.emit(event.id, msg)
+        relay = self.root.child_events
+        if relay is not None:
+            relay(agent.session_id, event)
         line = activity_line(msg)
         if line is not None:
             agent.activity.append(line)
