@@ -68,7 +68,7 @@ class LoadedThread:
         self.last_turn_id: str | None = None
         self._on_rate_limits = on_rate_limits
         # The agent team's child threads, whose events come through this thread's session.
-        self.children = ChildThreads(self._notify, on_rate_limits)
+        self.children = ChildThreads(self._notify, self._child_router, on_rate_limits)
         self._spawn: Spawn | None = None
         self._closing = anyio.Event()
         self.done = anyio.Event()
@@ -153,6 +153,7 @@ class LoadedThread:
                     await self._closing.wait()
                     assert self.router is not None
                     self.router.cancel_all()
+                    self.children.cancel_all()
                     self.replies.close()
                 # Leaving the engine aborted any running turn (its end already reached the map).
                 self.codex.end_events()
@@ -199,6 +200,13 @@ class LoadedThread:
         session = self.codex.session
         if session is not None:
             session.child_events = self.children.handle
+
+    def _child_router(
+        self, thread_id: str, waiting: Callable[[ThreadActiveFlag, int], None]
+    ) -> ApprovalRouter:
+        # A child's answers go through this thread's engine: the child waits on its waiters.
+        assert self._spawn is not None
+        return ApprovalRouter(thread_id, self.client, self.submit, self._spawn, waiting)
 
     def _turn_unread(self, turn_id: str) -> ThreadReadStateChangedNotification | None:
         try:
