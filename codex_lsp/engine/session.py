@@ -140,6 +140,9 @@ class Session:
         # 0 for a root thread. The subagents package gives each child session its agent id,
         # so features that differ for children (questions to the user) need not import it.
         self.agent_id = 0
+        # Where a root thread's door hears its children's own events, with the child's thread
+        # id, to show them as that thread's; the subagents package calls it.
+        self.child_events: Callable[[str, Event], None] | None = None
         # The context the model last saw; None until the first turn records it.
         self.context_seen: TurnContext | None = None
         # Items that reached this thread from elsewhere (another agent's message): the history

@@ -13,8 +13,12 @@ from typing import Any
 import pytest
 
 from tests.conformance.servers import Side, run_on
-from tests.conformance.steps import run_turn, start_thread, start_turn, text_input
-from tests.support.scripted_builders import multi_item_response, text_response
+from tests.conformance.steps import answer_request, run_turn, start_thread, start_turn, text_input
+from tests.support.scripted_builders import (
+    function_call_response,
+    multi_item_response,
+    text_response,
+)
 from tests.support.scripted_model import Script
 
 TEAM = {"multi_agent_v2": True}
@@ -80,6 +84,37 @@ def _masked(item: dict[str, Any], root: str, child: str) -> Any:
     return json.loads(re.sub(r"subagent-completed-[^\"]+", "subagent-completed-<turn>", text))
 
 
+def _child_notifications(messages: list[dict[str, Any]], root: str, child: str) -> list[Any]:
+    """The child thread's own notifications in order, among the parent's reports of it."""
+    seen: list[Any] = []
+    for m in messages:
+        params = m.get("params")
+        if "method" not in m or not isinstance(params, dict):
+            continue
+        item = params.get("item") or {}
+        if params.get("threadId") == root and item.get("type") == "subAgentActivity":
+            seen.append(("<root>", m["method"], item["kind"]))
+        elif params.get("threadId") == child or params.get("thread", {}).get("id") == child:
+            status = params.get("status") or params.get("turn", {}).get("status")
+            kind = item.get("type") or (status.get("type") if isinstance(status, dict) else status)
+            seen.append(("<child>", m["method"], kind))
+    return seen
+
+
+def _own(seen: list[Any]) -> list[Any]:
+    return [entry for entry in seen if entry[0] == "<child>"]
+
+
+def _among_reports(seen: list[Any]) -> list[Any]:
+    """The parent's reports with the child's turn starts and items among them; the reference
+    sends the child's status changes and turn ends in a race with the parent's reports."""
+    return [
+        entry
+        for entry in seen
+        if entry[0] == "<root>" or entry[1] == "turn/started" or entry[1].startswith("item/")
+    ]
+
+
 def _journey(side: Side, tmp_path: Path) -> dict[str, Any]:
     with run_on(side, tmp_path, features=TEAM) as run:
         _script(run)
@@ -94,6 +129,7 @@ def _journey(side: Side, tmp_path: Path) -> dict[str, Any]:
         )
         child = started["agentThreadId"]
         read = run.client.call("thread/read", {"threadId": thread_id, "includeTurns": True})
+        loaded = run.client.call("thread/loaded/list", {})["data"]
         run.restart()
         resumed = run.client.call("thread/resume", {"threadId": thread_id})
         root_requests = [r.body for r in run.model.requests if "root-marker" in json.dumps(r.body)]
@@ -114,6 +150,8 @@ def _journey(side: Side, tmp_path: Path) -> dict[str, Any]:
         return {
             "status": done["turn"]["status"],
             "live": _items(messages, thread_id, child),
+            "child": _child_notifications(messages, thread_id, child),
+            "loaded": sorted(loaded) == sorted([thread_id, child]),
             "read": rebuilt(read["thread"]),
             "resumed": rebuilt(resumed["thread"]),
             "spec": spec,
@@ -158,6 +196,11 @@ def test_agent_team_tools_and_items_as_the_real_server_has_them(side: Side, tmp_
     ours = _journey(side, tmp_path / side)
     assert ours["status"] == real["status"] == "completed"
     assert ours["live"] == real["live"]
+    assert ("<child>", "turn/started", "inProgress") in real["child"]
+    assert not any(method == "thread/started" for _, method, _ in real["child"])
+    assert _own(ours["child"]) == _own(real["child"])
+    assert _among_reports(ours["child"]) == _among_reports(real["child"])
+    assert ours["loaded"] and real["loaded"]
     assert ours["read"] == real["read"]
     assert ours["resumed"] == real["resumed"] == real["read"]
     assert _without_spawn_description(ours["spec"]) == _without_spawn_description(real["spec"])
@@ -380,3 +423,50 @@ def test_a_forked_agent_reads_the_parents_conversation_and_its_role(tmp_path: Pa
     assert "root-marker: fork a helper" in child and "look again" in child
     assert "You are subagent" not in child
     assert "forked answer" in bodies[-1]
+
+
+def _child_asks(side: Side, tmp_path: Path) -> dict[str, Any]:
+    """Under `untrusted` a child runs a command: who is asked, on which thread and turn."""
+    with run_on(side, tmp_path, features=TEAM) as run:
+        spawn = {"task_name": "helper", "message": "child-marker: hi", "fork_turns": "none"}
+        run.model.enqueue(team_call("spawn_agent", spawn, "r1"), when="root-marker")
+        run.model.enqueue(team_call("wait_agent", {"timeout_ms": 30000}, "r2"), when="root-marker")
+        run.model.enqueue(text_response("done", response_id="e1"), when="root-marker")
+        touch = {"cmd": "touch child.flag", "workdir": str(run.ws)}
+        run.model.enqueue(
+            function_call_response("exec_command", touch, call_id="c1", response_id="rc1"),
+            when="child-marker",
+        )
+        run.model.enqueue(text_response("flag made", response_id="c2"), when="child-marker")
+        thread_id = start_thread(run, approvalPolicy="untrusted")
+        start_turn(run, thread_id, "root-marker: go")
+        asked = answer_request(run, "item/commandExecution/requestApproval", {"decision": "accept"})
+        run.client.wait_method("turn/completed", threadId=thread_id)
+        messages = [entry.message for entry in run.client.seen()]
+        child = asked["params"]["threadId"]
+        child_turn = next(
+            m["params"]["turn"]["id"]
+            for m in messages
+            if m.get("method") == "turn/started" and m["params"]["threadId"] == child
+        )
+        return {
+            "child": _own(_child_notifications(messages, thread_id, child)),
+            "asked": (
+                child != thread_id,
+                asked["params"]["turnId"] == child_turn,
+                re.fullmatch(
+                    r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", child_turn
+                )
+                is not None,
+                asked["params"]["itemId"],
+            ),
+            "flag": (run.ws / "child.flag").exists(),
+        }
+
+
+@pytest.mark.parametrize("side", ["ours", "ours-lsp"])
+def test_a_child_asks_on_its_own_thread_as_on_the_real_server(side: Side, tmp_path: Path) -> None:
+    real = _child_asks("real", tmp_path / "real")
+    assert real["asked"] == (True, True, True, "c1") and real["flag"]
+    assert ("<child>", "item/commandExecution/requestApproval", None) in real["child"]
+    assert _child_asks(side, tmp_path / side) == real

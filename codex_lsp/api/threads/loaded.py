@@ -26,6 +26,7 @@ from codex_lsp.api.approvals.requests import ApprovalRouter, Spawn
 from codex_lsp.api.convert import token_usage
 from codex_lsp.api.port import ClientPort, EditorContextSource
 from codex_lsp.api.threads import unread
+from codex_lsp.api.threads.children import ChildThreads
 from codex_lsp.api.threads.event_map import ThreadEventMap
 from codex_lsp.api.threads.replies import Replies
 from codex_lsp.engine.codex import Codex
@@ -66,6 +67,8 @@ class LoadedThread:
         # The id of the thread's latest turn when it was opened (resume and fork).
         self.last_turn_id: str | None = None
         self._on_rate_limits = on_rate_limits
+        # The agent team's child threads, whose events come through this thread's session.
+        self.children = ChildThreads(self._notify, self._child_router, on_rate_limits)
         self._spawn: Spawn | None = None
         self._closing = anyio.Event()
         self.done = anyio.Event()
@@ -150,6 +153,7 @@ class LoadedThread:
                     await self._closing.wait()
                     assert self.router is not None
                     self.router.cancel_all()
+                    self.children.cancel_all()
                     self.replies.close()
                 # Leaving the engine aborted any running turn (its end already reached the map).
                 self.codex.end_events()
@@ -193,6 +197,16 @@ class LoadedThread:
             mcp_servers=frozenset(self.services.config.mcp_servers),
             turn_unread=None if self.ephemeral else self._turn_unread,
         )
+        session = self.codex.session
+        if session is not None:
+            session.child_events = self.children.handle
+
+    def _child_router(
+        self, thread_id: str, waiting: Callable[[ThreadActiveFlag, int], None]
+    ) -> ApprovalRouter:
+        # A child's answers go through this thread's engine: the child waits on its waiters.
+        assert self._spawn is not None
+        return ApprovalRouter(thread_id, self.client, self.submit, self._spawn, waiting)
 
     def _turn_unread(self, turn_id: str) -> ThreadReadStateChangedNotification | None:
         try:

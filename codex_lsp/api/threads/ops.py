@@ -83,10 +83,12 @@ class ThreadOps:
     # -- loaded threads and subscriptions ----------------------------------------------------
 
     async def loaded_list(self, params: ThreadLoadedListParams) -> ThreadLoadedListResponse:
+        # A child thread is loaded while the thread whose team it is in is.
         ids = sorted(
             thread_id
-            for thread_id, thread in self.ctx.threads.loaded.items()
+            for root_id, thread in self.ctx.threads.loaded.items()
             if not thread.done.is_set()
+            for thread_id in (root_id, *thread.children.ids())
         )
         if params.cursor:
             ids = [thread_id for thread_id in ids if thread_id > params.cursor]

@@ -6,9 +6,11 @@ in the root's task group, in parallel with the root and with each other. A messa
 child starts a task at once; a message to a busy child waits in its inbox until the task
 ends, and an interrupt stops the task first.
 
-The root thread receives (and persists) a `subagent_lifecycle` event whenever a child is
-attached, changes status or reasoning header, or is detached, and an `agent_inbox` event
-whenever a child's inbox depth changes.
+Every event a child emits also goes to the root's `child_events` when its door listens, to be
+shown as the child thread's own; with agent teams on, its requests for the user too. The root
+thread receives (and persists) a `subagent_lifecycle` event whenever a child is attached,
+changes status or reasoning header, or is detached, and an `agent_inbox` event whenever a
+child's inbox depth changes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from codex_lsp.engine.subagents.sessions import (
     wake_child_session,
 )
 from codex_lsp.engine.subagents.specs import child_role
+from codex_lsp.engine.subagents.team_specs import FEATURE as TEAM_FEATURE
 from codex_lsp.engine.task import run_regular_task
 from codex_lsp.engine.tools.base import ToolError
 from codex_lsp.protocol.core.events import (
@@ -51,7 +54,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_ACTIVE_SUBAGENTS = 4
 
-# A child's requests for the user travel to the root thread's UI, which answers them.
+# A child's requests for the user travel to the root thread's UI, which answers them (unless
+# the door shows them on the child's own thread, with agent teams on).
 FORWARDED_EVENTS = frozenset(
     {"exec_approval_request", "apply_patch_approval_request", "request_user_input"}
 )
@@ -157,8 +161,16 @@ class AgentTree:
     def observe(self, agent: Subagent, event: Event) -> None:
         """Every event a child emits: its log, outcome and header; requests go to the UI."""
         msg = event.msg
-        if msg.type in FORWARDED_EVENTS:
+        relay = self.root.child_events
+        # With agent teams on, a child asks on its own thread when the door shows that
+        # thread, as codex does; a `subagent_*` child otherwise asks through the root thread.
+        asks_on_own_thread = relay is not None and bool(
+            self.root.ctx.features.get(TEAM_FEATURE, False)
+        )
+        if msg.type in FORWARDED_EVENTS and not asks_on_own_thread:
             self.root.emit(event.id, msg)
+        elif relay is not None:
+            relay(agent.session_id, event)
         line = activity_line(msg)
         if line is not None:
             agent.activity.append(line)
@@ -278,7 +290,8 @@ class AgentTree:
         async def body(sess: Session, task: RunningTask) -> None:
             await run_regular_task(sess, task, sess.ctx, list(items))
 
-        await session.start_task(f"agent-{agent.agent_id}-turn-{agent.turns}", "regular", body)
+        # A turn id like any other thread's: the client sees the child's turns and requests.
+        await session.start_task(new_thread_id(), "regular", body)
         task = session.running_task
         assert task is not None
         agent.task = task

@@ -336,10 +336,17 @@ export function upsertThread(threads: Thread[], thread: Thread): Thread[] {
   return [summary, ...rest];
 }
 
-/** The requests to show with the current conversation, oldest first. */
+/** The requests to show with the current conversation, oldest first: its own, and those of the
+ *  agents it spawned, which ask on their own threads. */
 export function visibleRequests(state: ChatState): PendingRequest[] {
   const id = state.conversation?.threadId;
-  return state.requests.filter((r) => r.threadId === id);
+  const children = new Set<string>();
+  for (const turn of state.conversation?.turns ?? []) {
+    for (const item of turn.items) {
+      if (item.type === 'subAgentActivity' && item.agentThreadId) children.add(item.agentThreadId);
+    }
+  }
+  return state.requests.filter((r) => r.threadId === id || (r.threadId !== undefined && children.has(r.threadId)));
 }
 
 /** The item `itemId` of the conversation shown, when it is of type `type`. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type FollowedMethod, followedNotification } from '../shared/protocol';
-import { type Action, type ChatState, initialState, MAX_NOTICES, MAX_OUTPUT_CHARS, reduce } from '../shared/state';
+import { type Action, type ChatState, initialState, MAX_NOTICES, MAX_OUTPUT_CHARS, reduce, visibleRequests } from '../shared/state';
 import { renderConversation } from '../shared/render';
 import { fields, notification, request } from './wire';
 
@@ -165,6 +165,21 @@ describe('reduce: threads, requests, notices', () => {
     assert.deepEqual(s.requests.map((r) => r.key), ['r1']);
     s = reduce(s, n('turn/completed', { turn: { id: 'u1', status: 'interrupted' } }));
     assert.equal(s.requests.length, 0);
+  });
+
+  it('shows the requests of an agent the conversation spawned, which asks on its own thread', () => {
+    const spawned = { type: 'subAgentActivity', id: 'r1', kind: 'started', agentThreadId: 'child', agentPath: '/root/helper' };
+    let s = run([
+      open,
+      n('turn/started', { turn: { id: 'u1', status: 'inProgress' } }),
+      request('r1', 'item/commandExecution/requestApproval', { threadId: 'child', turnId: 'k1', itemId: 'c1' }),
+      request('r2', 'item/commandExecution/requestApproval', { threadId: 'stranger', turnId: 'k2', itemId: 'c2' }),
+    ]);
+    assert.deepEqual(visibleRequests(s).map((r) => r.key), []);
+    s = reduce(s, n('item/completed', { turnId: 'u1', item: spawned }));
+    assert.deepEqual(visibleRequests(s).map((r) => r.key), ['r1']);
+    s = reduce(s, notification('turn/completed', { threadId: 'child', turn: { id: 'k1', status: 'completed' } }));
+    assert.deepEqual(visibleRequests(s).map((r) => r.key), []);
   });
 
   it('merges sparse rate-limit updates', () => {
