@@ -29,7 +29,7 @@ GOAL_CONTEXT_OPEN = '<codex_internal_context source="goal">'
 GOAL_CONTEXT_CLOSE = "</codex_internal_context>"
 # Statuses under which a turn's usage still counts against the goal.
 COUNTED = ("active", "budgetLimited")
-_PROGRESS_SECTION = "Progress visibility:\n"
+_PROGRESS_SECTION = "Showing progress:\n"
 
 
 def goals_enabled(ctx: TurnContext) -> bool:

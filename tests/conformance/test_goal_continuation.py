@@ -10,7 +10,8 @@ after a turn that fails.
 
 Each journey runs on both servers with the same scripted model; what the model receives (every
 item after the initial context, ids and clock readings aside), which requests it gets, and the
-order of the turn and goal notifications must match.
+order of the turn and goal notifications must match. The goal prompts are each server's own
+words: they are compared by kind, numbers, objective and whether they speak of plans.
 """
 
 from __future__ import annotations
@@ -189,6 +190,35 @@ def _normal_text(text: str, thread_id: str) -> str:
     return re.sub(r"(?s)<turn_aborted>.*</turn_aborted>", "<turn_aborted/>", text)
 
 
+# Each goal prompt by its opening line, on either server: the wording is each server's own, so
+# what is compared is which prompt it is and the facts it carries.
+_PROMPT_KINDS = {
+    "Continue working toward the active thread goal.": "continue",
+    "Keep working on this thread's active goal.": "continue",
+    "The active thread goal has reached its token budget.": "budget limit",
+    "This thread's goal has used up its token budget.": "budget limit",
+    "The active thread goal objective was edited by the user.": "objective edited",
+    "The user changed this thread's goal.": "objective edited",
+}
+_PROMPT_FACTS = re.compile(
+    r"^- (Time spent pursuing goal|Tokens used|Token budget|Tokens remaining): (.*)$", re.M
+)
+
+
+def _goal_prompt(text: str) -> str:
+    """A goal prompt as its kind, its numbers, its objective and whether it speaks of plans."""
+    head, _, rest = text.partition("\n")
+    body = rest.removesuffix("\n\n</codex_internal_context>")
+    objective = re.search(r"<(?:untrusted_)?objective>\n(.*?)\n</", body, re.S)
+    facts = {
+        "kind": _PROMPT_KINDS.get(body.split("\n", 1)[0], body.split("\n", 1)[0]),
+        "numbers": dict(_PROMPT_FACTS.findall(body)),
+        "objective": objective.group(1) if objective else None,
+        "plans": "update_plan is" in body,
+    }
+    return f"{head}\n{json.dumps(facts, sort_keys=True)}"
+
+
 def _unclocked(output: str) -> str:
     """A goal tool's output without what depends on the clock: without a budget, whether a
     completed goal asks for a usage report depends on whether a second has gone by."""
@@ -218,6 +248,8 @@ def _model_items(request: Any, thread_id: str) -> list[dict[str, Any]]:
         for part in kept.get("content") or []:
             if isinstance(part.get("text"), str):
                 part["text"] = _normal_text(part["text"], thread_id)
+                if part["text"].startswith('<codex_internal_context source="goal">'):
+                    part["text"] = _goal_prompt(part["text"])
         items.append(kept)
     return items
 
@@ -297,7 +329,8 @@ def test_the_real_server_continues_a_goal_on_its_own(
         "output": "Write docs",
     }
     text = continuation[-1]["content"][0]["text"]
-    assert text.startswith('<codex_internal_context source="goal">\nContinue working toward')
+    assert text.startswith('<codex_internal_context source="goal">\n{')
+    assert json.loads(text.partition("\n")[2])["kind"] == "continue"
     # The client's goal, then at once a turn of the server's own.
     set_at = real["notices"].index(["thread/goal/updated", True, "active", "Write docs"])
     assert real["notices"][set_at + 1 : set_at + 3] == [
@@ -311,5 +344,5 @@ def test_the_real_server_speaks_of_plans_only_where_the_model_may_make_one(
 ) -> None:
     with_plan = json.dumps(_real("with_update_plan", tmp_path_factory)["requests"][0])
     without = json.dumps(_real("set_on_idle_thread", tmp_path_factory)["requests"][1])
-    assert "Progress visibility:" in with_plan
-    assert "Progress visibility:" not in without
+    assert '\\"plans\\": true' in with_plan
+    assert '\\"plans\\": false' in without

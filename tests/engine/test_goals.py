@@ -56,7 +56,7 @@ async def test_a_goal_counts_each_response_until_its_budget_runs_out(scripted_mo
         ("budgetLimited", 40),
     ]
     last = scripted_model.requests[-1].body["input"][-1]
-    assert "The active thread goal has reached its token budget." in json.dumps(last)
+    assert "This thread's goal has used up its token budget." in json.dumps(last)
     assert len(scripted_model.requests) == 5  # a limited goal starts no turn of its own
 
 
@@ -147,9 +147,9 @@ async def test_an_active_goal_keeps_the_thread_working_until_it_is_complete(
     ]
     prompt = first_own[-1]["content"][0]["text"]
     assert first_own[-1]["role"] == "user"
-    assert prompt.startswith('<codex_internal_context source="goal">\nContinue working toward')
+    assert prompt.startswith('<codex_internal_context source="goal">\nKeep working on this')
     assert "- Tokens used: 19\n- Token budget: none\n- Tokens remaining: unbounded" in prompt
-    assert prompt.endswith("stopping work.\n\n</codex_internal_context>")
+    assert prompt.endswith("mark the goal complete.\n\n</codex_internal_context>")
     second_own = scripted_model.requests[3].body["input"]
     assert sum(i.get("name") == "goal_objective" for i in second_own) == 1
     # Nothing of it reaches the transcript as the user's words.
