@@ -20,8 +20,17 @@ import pytest
 
 from tests.conformance.servers import peer_binary, scratch_root
 
-# Our own API (editor context, `turn/startTask`, approval extras): not files of the real tree.
+# Our own API (editor context, `turn/startTask`, approval extras, session approvals): not files
+# of the real tree.
+SESSION_APPROVALS = {
+    "ThreadSessionApprovalsListParams",
+    "ThreadSessionApprovalsListResponse",
+    "ThreadSessionApprovalsRevokeParams",
+    "ThreadSessionApprovalsRevokeResponse",
+}
 OUR_TS_TYPES = {
+    *SESSION_APPROVALS,
+    "SessionApproval",
     "CodexLspApprovalExtras",
     "ContextItem",
     "EditorProblem",
@@ -33,7 +42,7 @@ OUR_TS_TYPES = {
     "TurnStartTaskParams",
     "TurnTask",
 }
-OUR_JSON_TYPES = {"TurnStartTaskParams"}
+OUR_JSON_TYPES = {"TurnStartTaskParams", *SESSION_APPROVALS}
 SAMPLE_TS = [
     "index.ts",
     "v2/index.ts",

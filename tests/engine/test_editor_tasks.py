@@ -14,6 +14,11 @@ from codex_lsp.engine.editor_tasks import (
     shown_path,
     turn_instructions,
 )
+from codex_lsp.engine.goal_turns import (
+    budget_limit_prompt,
+    continuation_prompt,
+    objective_updated_prompt,
+)
 from codex_lsp.engine.prompts import render
 from codex_lsp.engine.workspace import DiskWorkspace
 from codex_lsp.protocol.core.editor_tasks import (
@@ -74,6 +79,16 @@ def test_every_prompt_file_renders_with_the_values_its_caller_gives(tmp_path):
     for name in ("plan_mode", "plan_mode_ended"):
         assert "<collaboration_mode>" in render(name) and "$" not in render(name)
     used |= {"plan_mode", "plan_mode_ended"}
+    # A goal's prompts, with the values the goal gives them.
+    goal = {"objective": "Port it", "tokensUsed": 5, "tokenBudget": 100, "timeUsedSeconds": 7}
+    for text in (
+        continuation_prompt(goal, update_plan=True),
+        continuation_prompt(goal, update_plan=False),
+        objective_updated_prompt(goal),
+        budget_limit_prompt(goal),
+    ):
+        assert "Tokens used: 5" in text and "$" not in text, text
+    used |= {"goal_continuation", "goal_objective_updated", "goal_budget_limit"}
     shipped = {p.name.removesuffix(".md") for p in files("codex_lsp.engine.prompts").iterdir()}
     assert shipped - {"__init__.py", "__pycache__"} == used
 
