@@ -189,7 +189,13 @@ def test_every_message_of_a_full_session_matches_the_reference_schema(scripted_m
         client.result("thread/read", {"threadId": thread["id"], "includeTurns": True})
         client.result("thread/name/set", {"threadId": thread["id"], "name": "Schema walk"})
         client.wait_method("thread/name/updated")
-        goal = {"threadId": thread["id"], "objective": "Walk the schema", "tokenBudget": 500}
+        # Paused: an active goal on an idle thread starts a turn of its own.
+        goal = {
+            "threadId": thread["id"],
+            "objective": "Walk the schema",
+            "tokenBudget": 500,
+            "status": "paused",
+        }
         client.result("thread/goal/set", goal)
         client.wait_method("thread/goal/updated")
         client.result("thread/goal/get", {"threadId": thread["id"]})
