@@ -4,14 +4,25 @@
  */
 
 import * as vscode from 'vscode';
-import { assert, enqueue, freshThread, type Journey, modelRequests, readDisk, selectLine, turnFinished, ui, waitFor } from '../support';
+import { assert, enqueue, freshThread, type Journey, modelRequests, readDisk, selectLine, turnFinished, ui, waitFor, workspaceFile } from '../support';
 
 const ORIGINAL = 'def greet():\n    return "hi"\n';
 const PROPOSED = 'def greet():\n    return "hello"\n';
 const THREAD = '.review-widget';
 
+/** edit_me.py as the journeys expect it, on disk and in its buffer, whatever an earlier journey left. */
+async function fromOriginal(ctx: Parameters<Journey['run']>[1]): Promise<void> {
+  const uri = workspaceFile(ctx, 'edit_me.py');
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(ORIGINAL));
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc);
+  if (doc.isDirty) await vscode.commands.executeCommand('workbench.action.files.revert');
+  await waitFor('edit_me.py as it was', () => doc.getText() === ORIGINAL && !doc.isDirty);
+}
+
 /** Ctrl+I on line 2 of edit_me.py, the instruction typed into the prompt that opens there. */
 async function openPrompt(ctx: Parameters<Journey['run']>[1], instruction: string): Promise<vscode.TextEditor> {
+  await fromOriginal(ctx);
   const editor = await selectLine(ctx, 'edit_me.py', 1);
   await ui('editor.press', { key: 'Control+i' });
   // The prompt opens at the selection with the keyboard in it: typing goes there.
