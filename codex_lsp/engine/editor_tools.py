@@ -13,7 +13,6 @@ Lines and columns are shown 1-based, paths relative to the thread's directory wh
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Awaitable
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from codex_lsp.engine.editor_context import EditorContext, EditorContextError, uri_path
 from codex_lsp.engine.extensions import Extension, ToolHandler
-from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput, object_arguments
 from codex_lsp.protocol.editor import Diagnostic, FileDiagnostics, Position, Range
 
 if TYPE_CHECKING:
@@ -101,16 +100,6 @@ TOOL_SPECS: list[dict[str, Any]] = [
 ]
 
 
-def _arguments(call: ToolCall) -> dict[str, Any]:
-    try:
-        args = json.loads(call.payload or "{}")
-    except json.JSONDecodeError as err:
-        raise ToolError(f"failed to parse function arguments: {err}") from err
-    if not isinstance(args, dict):
-        raise ToolError("failed to parse function arguments: expected an object")
-    return args
-
-
 def _editor(call: ToolCall) -> EditorContext:
     editor = call.session.editor
     if editor is None:
@@ -161,7 +150,7 @@ def _line_number(args: dict[str, Any], key: str) -> int | None:
 
 
 async def read_buffer(call: ToolCall) -> ToolOutput:
-    args = _arguments(call)
+    args = object_arguments(call.payload)
     raw = args.get("path")
     if not isinstance(raw, str) or not raw:
         raise ToolError("`path` must name a file")
@@ -220,7 +209,7 @@ def _diagnostic_line(shown: str, diagnostic: Diagnostic) -> str:
 
 
 async def diagnostics(call: ToolCall) -> ToolOutput:
-    args = _arguments(call)
+    args = object_arguments(call.payload)
     raw = args.get("path")
     if raw is not None and (not isinstance(raw, str) or not raw):
         raise ToolError("`path` must name a file, or be left out")

@@ -24,7 +24,7 @@ from codex_lsp.engine.goal_turns import (
     goals_enabled,
     objective_updated_prompt,
 )
-from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput, object_arguments
 from codex_lsp.protocol.core.events import ErrorEvent
 from codex_lsp.protocol.core.goals import (
     ClearThreadGoal,
@@ -177,22 +177,12 @@ def tool_result(goal: dict[str, Any] | None, *, completed: bool = False) -> str:
     return json.dumps(result, separators=(",", ":"), ensure_ascii=False)
 
 
-def _arguments(call: ToolCall) -> dict[str, Any]:
-    try:
-        args = json.loads(call.payload or "{}")
-    except json.JSONDecodeError as err:
-        raise ToolError(f"failed to parse function arguments: {err}") from err
-    if not isinstance(args, dict):
-        raise ToolError("failed to parse function arguments: expected an object")
-    return args
-
-
 async def handle_get_goal(call: ToolCall) -> ToolOutput:
     return ToolOutput(tool_result(call.session.goal))
 
 
 async def handle_create_goal(call: ToolCall) -> ToolOutput:
-    args = _arguments(call)
+    args = object_arguments(call.payload)
     objective = args.get("objective")
     budget = args.get("token_budget")
     if not isinstance(objective, str) or not objective.strip():
@@ -218,7 +208,7 @@ async def handle_create_goal(call: ToolCall) -> ToolOutput:
 
 
 async def handle_update_goal(call: ToolCall) -> ToolOutput:
-    status = _arguments(call).get("status")
+    status = object_arguments(call.payload).get("status")
     if status in MODEL_STATUSES:
         account(call.session, call.sub_id)  # the goal's final usage includes this turn so far
     current = call.session.goal

@@ -21,7 +21,7 @@ from codex_lsp.engine.models import model_info
 from codex_lsp.engine.subagents import team_specs as specs
 from codex_lsp.engine.subagents.agent import ROOT_AGENT_ID, Subagent
 from codex_lsp.engine.subagents.tree import AgentTree
-from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput, object_arguments
 from codex_lsp.protocol.core.events import (
     CollabAgentToolCallBeginEvent,
     CollabAgentToolCallEndEvent,
@@ -146,16 +146,6 @@ _WAIT_ENDS = {
 TeamHandler = Callable[[Team, ToolCall], Awaitable[ToolOutput]]
 
 
-def _args(call: ToolCall) -> dict[str, Any]:
-    try:
-        raw = json.loads(call.payload or "{}")
-    except json.JSONDecodeError as err:
-        raise ToolError(f"failed to parse function arguments: {err}") from err
-    if not isinstance(raw, dict):
-        raise ToolError("function arguments must be a JSON object")
-    return raw
-
-
 def _text(args: dict[str, Any], key: str) -> str:
     value = args.get(key)
     if not isinstance(value, str) or not value.strip():
@@ -184,7 +174,7 @@ def _status(agent: Subagent) -> Any:
 
 
 async def spawn_agent(team: Team, call: ToolCall) -> ToolOutput:
-    args = _args(call)
+    args = object_arguments(call.payload)
     unknown = sorted(
         set(args) - {"task_name", "message", "fork_turns", "model", "reasoning_effort"}
     )
@@ -244,7 +234,7 @@ async def spawn_agent(team: Team, call: ToolCall) -> ToolOutput:
 
 
 async def _hand_over(team: Team, call: ToolCall, kind: str) -> ToolOutput:
-    args = _args(call)
+    args = object_arguments(call.payload)
     caller_id = team.tree.agent_of(call.session)
     agent = team.resolve(caller_id, args.get("target"))
     text = specs.envelope(
@@ -272,7 +262,7 @@ async def followup_task(team: Team, call: ToolCall) -> ToolOutput:
 
 
 async def wait_agent(team: Team, call: ToolCall) -> ToolOutput:
-    args = _args(call)
+    args = object_arguments(call.payload)
     timeout = args.get("timeout_ms", specs.WAIT_DEFAULT_MS)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         raise ToolError("`timeout_ms` must be a number of milliseconds")
@@ -296,7 +286,7 @@ async def wait_agent(team: Team, call: ToolCall) -> ToolOutput:
 
 
 async def interrupt_agent(team: Team, call: ToolCall) -> ToolOutput:
-    args = _args(call)
+    args = object_arguments(call.payload)
     agent = team.resolve(team.tree.agent_of(call.session), args.get("target"))
     previous = _status(agent)
     team.report(call.session, call.sub_id, call.call_id, "interrupted", agent)
@@ -307,7 +297,7 @@ async def interrupt_agent(team: Team, call: ToolCall) -> ToolOutput:
 
 
 async def list_agents(team: Team, call: ToolCall) -> ToolOutput:
-    prefix = _optional(_args(call), "path_prefix")
+    prefix = _optional(object_arguments(call.payload), "path_prefix")
     root = "running" if team.tree.root.running_task is not None else "idle"
     listed: list[dict[str, Any]] = [{"agent_name": specs.ROOT_PATH, "agent_status": root}]
     for agent_id in sorted(team.tree.agents):

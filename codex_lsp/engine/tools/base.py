@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,3 +42,14 @@ class ToolOutput:
 
 class ToolError(Exception):
     """A failure the model should read and recover from; never fatal to the turn."""
+
+
+def object_arguments(payload: str | None) -> dict[str, Any]:
+    """A function call's arguments, which must be one JSON object, as the model sent them."""
+    try:
+        raw = json.loads(payload or "{}")
+    except json.JSONDecodeError as err:
+        raise ToolError(f"failed to parse function arguments: {err}") from err
+    if not isinstance(raw, dict):
+        raise ToolError("failed to parse function arguments: expected an object")
+    return raw

@@ -25,7 +25,7 @@ from codex_lsp.engine.command_parse import parse_command
 from codex_lsp.engine.history import user_message
 from codex_lsp.engine.sandboxing import prepare_command
 from codex_lsp.engine.shell import default_user_shell
-from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput
+from codex_lsp.engine.tools.base import ToolCall, ToolError, ToolOutput, object_arguments
 from codex_lsp.engine.tools.command_approval import (
     RETRY_WITHOUT_SANDBOX,
     Refused,
@@ -90,16 +90,6 @@ class WriteStdinArgs:
     max_output_tokens: int | None
 
 
-def _arguments(payload: str) -> dict[str, Any]:
-    try:
-        raw = json.loads(payload or "{}")
-    except json.JSONDecodeError as err:
-        raise ToolError(f"failed to parse function arguments: {err}") from err
-    if not isinstance(raw, dict):
-        raise ToolError("failed to parse function arguments: expected an object")
-    return raw
-
-
 def _bad_type(key: str) -> ToolError:
     return ToolError(f"failed to parse function arguments: `{key}` has the wrong type")
 
@@ -128,7 +118,7 @@ def _opt_number(raw: dict[str, Any], key: str) -> int | None:
 
 
 def parse_exec_command_args(payload: str) -> ExecCommandArgs:
-    raw = _arguments(payload)
+    raw = object_arguments(payload)
     cmd = raw.get("cmd")
     if not isinstance(cmd, str):
         raise ToolError("failed to parse function arguments: missing field `cmd`")
@@ -148,7 +138,7 @@ def parse_exec_command_args(payload: str) -> ExecCommandArgs:
 
 
 def parse_write_stdin_args(payload: str) -> WriteStdinArgs:
-    raw = _arguments(payload)
+    raw = object_arguments(payload)
     session_id = _opt_number(raw, "session_id")
     if session_id is None:
         raise ToolError("failed to parse function arguments: missing field `session_id`")
