@@ -257,6 +257,30 @@ const ops = {
     await box.press('Enter');
     return true;
   },
+  /**
+   * Pick a file in VS Code's own open dialog by typing its path. The dialog lists the folder it
+   * opens on and completes a typed path as it goes, both after a delay; a path typed before the
+   * listing arrives is overwritten by it, and Enter while it completes opens a folder or nothing.
+   * So type the path until the dialog closes on it, as a user who saw it ignored would.
+   */
+  async 'fileDialog.pick'({ path }) {
+    const widget = page.locator('.quick-input-widget');
+    const box = widget.locator('.quick-input-box input');
+    await box.waitFor({ state: 'visible', timeout: 30000 });
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      await box.fill(path);
+      await page.waitForTimeout(300 * attempt);
+      if ((await box.inputValue()) !== path) continue;
+      await box.press('Enter');
+      try {
+        await widget.waitFor({ state: 'hidden', timeout: 3000 * attempt });
+        return true;
+      } catch {
+        say(`the file dialog stayed open on ${JSON.stringify(await box.inputValue())} (attempt ${attempt})`);
+      }
+    }
+    throw new Error(`the file dialog did not take ${path}`);
+  },
   async screenshot({ name, selector }) {
     const path = join(config.artifactsDir, `${name}.png`);
     if (selector) await page.locator(selector).first().screenshot({ path });

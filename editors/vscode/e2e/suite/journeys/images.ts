@@ -77,7 +77,7 @@ export const imageJourneys: Journey[] = [
 
       // Attach: the button opens VS Code's file dialog; the user types the file's path.
       await ui('chat.click', { selector: '#attach-image' });
-      await ui('quickInput.accept', { text: shot.fsPath });
+      await ui('fileDialog.pick', { path: shot.fsPath });
       await ui('chat.waitFor', { selector: '.chip[data-kind="image"] img.chip-thumb[src^="data:image/png"]' });
 
       // Paste twice; the second is removed again before sending.
