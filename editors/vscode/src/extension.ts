@@ -23,6 +23,7 @@ export interface CodexApi {
   server: ServerConnection;
   controller: ChatController;
   chat: ChatViewProvider;
+  images: ImageAttachments;
 }
 
 const SERVER_SETTINGS = ['pythonPath', 'serverCommand', 'serverArgs', 'serverEnv', 'hunkReview'];
@@ -51,6 +52,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
   const restart = async () => {
     await server.start();
   };
+  const images = new ImageAttachments(store, context.globalStorageUri);
+  void images.prune().then(
+    (removed) => {
+      if (removed) output.info(`Removed ${removed} pasted image(s) older than a week.`);
+    },
+    (err: unknown) => output.warn(`Could not remove old pasted images: ${errorText(err)}`),
+  );
   chat = new ChatViewProvider(context.extensionUri, {
     store,
     controller,
@@ -58,7 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
     diffs,
     changes: new TurnChanges(store, diffs),
     picker,
-    images: new ImageAttachments(store, context.globalStorageUri),
+    images,
     showLog: () => output.show(true),
     restart,
     installServer: () => server.install(),
@@ -92,7 +100,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CodexA
   );
 
   void server.start();
-  return { store, server, controller, chat };
+  return { store, server, controller, chat, images };
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -16,7 +16,7 @@ import { chatJourneys } from './journeys/chat';
 import { editorJourneys } from './journeys/editor';
 import { editorContextJourneys } from './journeys/editorContext';
 import { hunkReviewJourneys } from './journeys/hunkReview';
-import { imageJourneys } from './journeys/images';
+import { imageJourneys, imageReloadJourneys } from './journeys/images';
 import { inlineJourneys } from './journeys/inline';
 import { longThreadJourneys } from './journeys/longThread';
 import { modeJourneys } from './journeys/modes';
@@ -50,6 +50,7 @@ const journeys: Journey[] = [
   ...imageJourneys,
   // Last: its first half leaves the Explorer shown for the window reload.
   ...panelJourneys,
+  ...imageReloadJourneys,
 ];
 
 interface Result {

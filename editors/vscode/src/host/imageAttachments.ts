@@ -2,8 +2,8 @@
  * Images as context from the panel: files picked with "Image" (PNG, JPEG, GIF, WebP) and
  * images pasted into the message box. Each becomes an `image` chip; the message sends it as a
  * `localImage` input, so the server reads it like any attached file. A pasted image is saved
- * first, as a file of its own (readable by the user only) under the extension's storage.
- * The page gets each image as a data URL for its thumbnails, again when it reloads.
+ * first, as a file of its own (readable by the user only) under the extension's storage, and
+ * removed a week later (`pastedImages.ts`). The page gets each image as a data URL for its thumbnails, again when it reloads.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImagePreview } from '../shared/images';
+import { PASTED_IMAGES_DIR, pastedImageName, prunePastedImages } from './pastedImages';
 import type { ChatStore } from './store';
 
 const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=]+)$/;
@@ -24,6 +25,16 @@ export class ImageAttachments {
     private readonly store: ChatStore,
     private readonly storage: vscode.Uri,
   ) {}
+
+  /** The folder pasted images are saved to. */
+  get pastedDir(): string {
+    return vscode.Uri.joinPath(this.storage, PASTED_IMAGES_DIR).fsPath;
+  }
+
+  /** Removes the pasted images old enough to be of no use; called once as the extension starts. */
+  async prune(): Promise<number> {
+    return prunePastedImages(this.pastedDir);
+  }
 
   /** Every thumbnail known, for a page that (re)loads. */
   all(): ImagePreview[] {
@@ -57,9 +68,9 @@ export class ImageAttachments {
     if (!match) throw new Error('Only PNG, JPEG, GIF and WebP images can be pasted.');
     const data = Buffer.from(match[2], 'base64');
     if (data.length > IMAGE_MAX_BYTES) throw new Error('The pasted image is too large to send (over 20 MB).');
-    const dir = vscode.Uri.joinPath(this.storage, 'pasted-images').fsPath;
+    const dir = this.pastedDir;
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const file = path.join(dir, `pasted-${randomUUID()}.${EXTENSION[match[1]]}`);
+    const file = path.join(dir, pastedImageName(randomUUID(), EXTENSION[match[1]]));
     await fs.writeFile(file, data, { mode: 0o600, flag: 'wx' });
     this.pasted += 1;
     return this.add(file, `Pasted image ${this.pasted}`, dataUrl);

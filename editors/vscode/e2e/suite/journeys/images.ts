@@ -2,9 +2,12 @@
  * Images as context: a screenshot attached with the "Image" button (VS Code's file dialog) and
  * an image pasted into the message box become thumbnail chips; one can be removed before
  * sending; the model receives the others as images (the large one scaled to its budget), and
- * the sent message shows them as thumbnails.
+ * the sent message shows them as thumbnails. After a window reload, the pasted images older
+ * than a week are gone from the extension's storage and the newer ones are kept.
  */
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import * as vscode from 'vscode';
 import { assert, enqueue, freshThread, type Journey, modelRequests, turnFinished, ui, waitFor, workspaceFile } from '../support';
@@ -58,6 +61,8 @@ function pngSize(url: string): [number, number] {
   const data = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
   return [data.readUInt32BE(16), data.readUInt32BE(20)];
 }
+
+const STALE_PASTE = 'pasted-0d5e3a4b-2c1f-4e6a-8b9c-7d6e5f4a3b2c.png';
 
 interface ImagePart {
   type?: string;
@@ -116,6 +121,31 @@ export const imageJourneys: Journey[] = [
       await ui('chat.waitFor', { selector: '#log .msg.agent', text: 'a blue screenshot and a red square' });
       await ui('screenshot', { name: 'images-context' });
       await vscode.workspace.fs.delete(shot);
+
+      // A pasted image of last month, for the window reload to clear away.
+      const stale = path.join(api.images.pastedDir, STALE_PASTE);
+      fs.writeFileSync(stale, png(10, 10, [0, 0, 0]));
+      const month = new Date(Date.now() - 30 * 24 * 60 * 60 * 1000);
+      fs.utimesSync(stale, month, month);
+    },
+  },
+];
+
+/** After the window reload; they run after the first Ctrl+Alt+C of the new window. */
+export const imageReloadJourneys: Journey[] = [
+  {
+    name: 'images: after a window reload, the pasted images older than a week are removed, the newer kept',
+    screenshot: 'images-pruned',
+    phase: 2,
+    async run(api) {
+      const dir = api.images.pastedDir;
+      const pasted = () => fs.readdirSync(dir).filter((name) => name.startsWith('pasted-'));
+      await waitFor('the month-old pasted image removed', () => !pasted().includes(STALE_PASTE), 30_000);
+      const kept = pasted();
+      // The two pasted in the journey before the reload (one was removed from the message, not the disk).
+      assert(kept.length === 2, `the images pasted today kept, got ${JSON.stringify(kept)}`);
+      await vscode.commands.executeCommand('codexChat.chatView.focus');
+      await ui('screenshot', { name: 'images-pruned' });
     },
   },
 ];
