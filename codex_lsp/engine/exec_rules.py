@@ -7,9 +7,12 @@ may be a list of alternatives), appends the user's new allow rules, and removes 
 user revokes it. Any other line is reported once and ignored: a hand-edited file never stops
 a session.
 
-A rule only ever matches one simple command (`simple_command`): a script with more than one
-command or any shell syntax (pipes, redirections, substitutions, `&&`, newlines, `VAR=x`
-prefixes) matches no rule, so a rule for `git status` never lets `git status; rm -rf ~` by.
+A rule only ever matches a simple command (`simple_command`). A script of plain commands
+joined by `&&`, `||`, `;`, `|` or newlines is held to the rules command by command, as Codex
+does: it is allowed without a question only when a rule allows every one of its commands, and
+one forbidden (or prompted) command makes the whole script so. A script with any other shell
+syntax (redirections, substitutions, expansions, `VAR=x` prefixes, subshells) matches no rule,
+so a rule for `git status` never lets `git status; rm -rf ~` or `git status > ~/.bashrc` by.
 A matched command still runs in the sandbox.
 """
 
@@ -43,19 +46,24 @@ _REPORTED: set[tuple[str, str]] = set()
 Pattern = tuple[str | tuple[str, ...], ...]
 
 
-def simple_command(argv: Sequence[str]) -> list[str] | None:
-    """The words of `argv` when it is one simple command, looking through a `bash -lc SCRIPT`
-    wrapper (of a shell from PATH or the system's bin dirs); None when it is anything more."""
-    words = list(argv)
-    script = shell_script_of(words)
-    if script is not None:
-        commands = parse_shell_script(script)
-        if commands is None or len(commands) != 1:
-            return None
-        words = commands[0]
-    if not words or any(_SHELL_SYNTAX & set(word) for word in words):
+def simple_commands(argv: Sequence[str]) -> list[list[str]] | None:
+    """The simple commands `argv` runs, looking through a `bash -lc SCRIPT` wrapper (of a shell
+    from PATH or the system's bin dirs) whose script only joins plain commands; None when it
+    runs anything a rule could not name word by word."""
+    script = shell_script_of(argv)
+    commands = [list(argv)] if script is None else parse_shell_script(script)
+    if not commands:
         return None
-    return words
+    for words in commands:
+        if not words or any(_SHELL_SYNTAX & set(word) for word in words):
+            return None
+    return commands
+
+
+def simple_command(argv: Sequence[str]) -> list[str] | None:
+    """The words of `argv` when it is one simple command; None when it is anything more."""
+    commands = simple_commands(argv)
+    return commands[0] if commands is not None and len(commands) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -167,14 +175,31 @@ class ExecRules:
         return seen
 
     def decision(self, argv: Sequence[str]) -> RuleDecision | None:
-        """The strictest decision of the rules `argv` matches; None when it matches none."""
-        words = simple_command(argv)
-        if words is None:
-            return None
-        found = [rule.decision for rule in self.rules() if rule.matches(words)]
-        if not found:
-            return None
-        return max(found, key=_STRICTNESS.__getitem__)
+        """What the rules say of `argv`: the strictest decision over its commands, each taking
+        the strictest rule it matches. A command no rule matches cannot be allowed by one, so
+        the script then gets None (the approval policy decides), unless another of its commands
+        is forbidden or prompted."""
+        return self.verdict(argv)[0]
+
+    def verdict(self, argv: Sequence[str]) -> tuple[RuleDecision | None, PrefixRule | None]:
+        """`decision`, and the rule that made it (None for None)."""
+        commands = simple_commands(argv)
+        if commands is None:
+            return None, None
+        rules = self.rules()
+        strictest: PrefixRule | None = None
+        unmatched = False
+        for words in commands:
+            matched = [rule for rule in rules if rule.matches(words)]
+            if not matched:
+                unmatched = True
+                continue
+            rule = max(matched, key=lambda r: _STRICTNESS[r.decision])
+            if strictest is None or _STRICTNESS[rule.decision] > _STRICTNESS[strictest.decision]:
+                strictest = rule
+        if strictest is None or (unmatched and strictest.decision == "allow"):
+            return None, None
+        return strictest.decision, strictest
 
     def allow(self, words: Sequence[str]) -> PrefixRule:
         """Allow commands starting with `words` from now on: in this session, and in the rules

@@ -154,6 +154,6 @@ def test_rules_in_the_file_at_start_are_honoured_and_other_lines_reported_once(
         for item in request.body["input"]
         if item.get("type") == "function_call_output" and item["call_id"] == "c_forbidden"
     )
-    assert "a prefix_rule in the rules file forbids this command" in str(refused)
+    assert "a prefix_rule in the rules file forbids commands starting with `rm`" in str(refused)
     assert (ws / "keep.txt").exists()
     assert stderr.count("line 4 is not a prefix_rule this server reads; ignored") == 1

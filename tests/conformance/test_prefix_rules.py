@@ -125,3 +125,68 @@ def test_a_command_a_rule_allows_stays_in_the_sandbox_where_the_reference_lets_i
         "inside": True,
         "escaped": False,
     }
+
+
+# Scripts of several plain commands: each command is held to the rules on its own.
+_SCRIPTS = {
+    "both-allowed": "touch a.flag && touch b.flag",
+    "piped": "touch a.flag | touch b.flag",
+    "one-unruled": "touch a.flag; touch c.flag",
+    "one-forbidden": "touch a.flag && rm -f gone.flag",
+    "one-prompted": "touch b.flag || mkdir asked",
+    "expansion": "touch a.flag && touch $HOME/d.flag",
+}
+
+
+def _scripts_journey(side: Side, tmp_path: Path) -> dict[str, Any]:
+    with run_on(side, tmp_path) as run:
+        (run.home / "rules").mkdir()
+        (run.home / "rules" / "default.rules").write_text(
+            'prefix_rule(pattern=["touch", ["a.flag", "b.flag"]], decision="allow")\n'
+            'prefix_rule(pattern=["rm"], decision="forbidden")\n'
+            'prefix_rule(pattern=["mkdir"], decision="prompt")\n'
+        )
+        (run.ws / "gone.flag").write_text("")
+        thread_id = start_thread(run, approvalPolicy="untrusted")
+        asked: list[str] = []
+        refused: dict[str, bool] = {}
+        for call_id, script in _SCRIPTS.items():
+            shell_call(run, script, call_id=call_id)
+            run.model.enqueue(text_response(f"done {call_id}"))
+            start_turn(run, thread_id, f"run {call_id}")
+            while True:
+                message = run.client.wait(
+                    lambda m: m.get("method") in (APPROVAL, "turn/completed") and "params" in m
+                )
+                if message["method"] == "turn/completed":
+                    break
+                asked.append(message["params"]["itemId"])
+                run.client.answer(message, {"decision": "decline"})
+            output = next(
+                item
+                for item in run.model.requests[-1].body["input"]
+                if item.get("type") == "function_call_output" and item.get("call_id") == call_id
+            )
+            refused[call_id] = "forbids commands starting with `rm`" in str(output["output"])
+            for flag in ("a.flag", "b.flag", "c.flag"):
+                (run.ws / flag).unlink(missing_ok=True)
+        return {
+            "asked": asked,
+            "refused": sorted(k for k, v in refused.items() if v),
+            "kept": (run.ws / "gone.flag").exists(),
+        }
+
+
+def test_each_command_of_a_script_is_held_to_the_rules_as_by_the_real_server(
+    tmp_path: Path,
+) -> None:
+    # Both allowed and piped run unasked; the forbidden `rm` refuses its whole script unasked.
+    real = _scripts_journey("real", tmp_path / "real")
+    assert real == {
+        # Asked: a command no rule matches, a prompted one, and a script with an expansion.
+        "asked": ["one-unruled", "one-prompted", "expansion"],
+        "refused": ["one-forbidden"],
+        "kept": True,
+    }
+    for side in ("ours", "ours-lsp"):
+        assert _scripts_journey(side, tmp_path / side) == real, side

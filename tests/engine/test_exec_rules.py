@@ -1,5 +1,6 @@
 """Command prefix rules (`engine.exec_rules`): the rules file Codex writes, read and written back,
-and what a rule matches: one simple command, never a script that does more than it says."""
+and what a rule matches: simple commands, each of a plain script on its own, never a script
+that does more than it says."""
 
 from __future__ import annotations
 
@@ -181,3 +182,37 @@ def test_an_unwritable_home_keeps_the_rule_for_the_session(tmp_path: Path) -> No
     assert rules.decision(["make", "test", "-j2"]) == "allow"
     assert rules.revoke(PrefixRule(("make", "test")))
     assert rules.decision(["make", "test"]) is None
+
+
+SCRIPT_RULES = (
+    CODEX_LINE + "\n"
+    'prefix_rule(pattern=["git", "diff"])\n'
+    'prefix_rule(pattern=["rm"], decision="forbidden")\n'
+    'prefix_rule(pattern=["git", "push"], decision="prompt")\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("script", "decision"),
+    [
+        ("git status && git diff", "allow"),
+        ("git status | git diff --stat", "allow"),
+        ("git status\ngit diff", "allow"),
+        # A command no rule matches leaves the script to the approval policy.
+        ("git status; git log", None),
+        ("git status && touch evil", None),
+        # One forbidden or prompted command decides for the whole script.
+        ("git status && rm -rf build", "forbidden"),
+        ("touch x; rm -rf build", "forbidden"),
+        ("git push || git status", "prompt"),
+        ("git push; rm x", "forbidden"),
+        # Anything more than plain commands matches no rule, forbidden ones included.
+        ("git status && rm -rf $HOME", None),
+        ("git status && git diff > out", None),
+    ],
+)
+def test_a_script_is_held_to_the_rules_command_by_command(
+    tmp_path: Path, script: str, decision: str | None
+) -> None:
+    rules = _rules(tmp_path, SCRIPT_RULES)
+    assert rules.decision([BASH, "-lc", script]) == decision

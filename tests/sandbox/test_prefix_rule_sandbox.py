@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.appserver import app_server, make_home
 from tests.support.scripted_builders import function_call_response, text_response
 
 APPROVAL = "item/commandExecution/requestApproval"
-RULES = 'prefix_rule(pattern=["mkdir"], decision="allow")\n'
+RULES = 'prefix_rule(pattern=["mkdir"], decision="allow")\nprefix_rule(pattern=["true"])\n'
 
 
 def _turn(model, marker: str, script: str, ws: Path) -> None:
@@ -22,8 +24,9 @@ def _turn(model, marker: str, script: str, ws: Path) -> None:
     model.enqueue(text_response(f"done {marker}"), when=marker)
 
 
+@pytest.mark.parametrize("form", ["one command", "a script of allowed commands"])
 def test_an_allowed_prefix_runs_in_the_sandbox_and_cannot_write_rules(
-    scripted_model, tmp_path: Path, ws: Path, outside: Path, mode: str
+    scripted_model, tmp_path: Path, ws: Path, outside: Path, mode: str, form: str
 ) -> None:
     home, _ = make_home(tmp_path, scripted_model.base_url, approval_policy="untrusted")
     rules = home / "rules" / "default.rules"
@@ -31,7 +34,17 @@ def test_an_allowed_prefix_runs_in_the_sandbox_and_cannot_write_rules(
     rules.write_text(RULES)
     escaped, git_file = outside / "escaped", ws / ".git" / "planted"
     planted_rules = rules.parent / "more"
-    _turn(scripted_model, "allowed", f"mkdir {escaped} {git_file} {planted_rules}", ws)
+    if form == "one command":
+        script = f"mkdir {escaped} {git_file} {planted_rules}"
+    else:
+        # Every command is one the rule allows, so the script runs unasked, each in the sandbox.
+        # (In a sub-folder: Landlock alone lets nothing new into the workspace's top folder.)
+        (ws / "sub").mkdir()
+        made = ws / "sub" / "made"
+        script = (
+            f"mkdir {made} | mkdir {git_file}; mkdir {planted_rules} && true || mkdir {escaped}"
+        )
+    _turn(scripted_model, "allowed", script, ws)
     env = {"CODEX_LSP_SANDBOX_DISABLE": "mountns"} if mode == "landlock-only" else {}
 
     with app_server(home, ws, env=env) as client:
@@ -52,6 +65,7 @@ def test_an_allowed_prefix_runs_in_the_sandbox_and_cannot_write_rules(
             and m["params"]["item"]["type"] == "commandExecution"
         )
     assert not escaped.exists()
+    assert (ws / "sub" / "made").exists() == (form != "one command")
     assert not git_file.exists()
     assert not planted_rules.exists()
     assert rules.read_text() == RULES

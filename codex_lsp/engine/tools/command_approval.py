@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 REJECTED_BY_USER = "exec command rejected by user"
 RETRY_WITHOUT_SANDBOX = "command failed; retry without sandbox?"
-RULE_FORBIDS = "blocked by policy: a prefix_rule in the rules file forbids this command"
+RULE_FORBIDS = "blocked by policy: a prefix_rule in the rules file forbids commands starting with"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +74,9 @@ async def gate_command(
         refusal = Forbidden(PLAN_MODE_COMMANDS)
         return Refused(ToolOutput(refusal.reason, success=False), forbidden=refusal)
     unsandboxed = isinstance(ctx.sandbox_policy, DangerFullAccess)
-    ruled = call.session.exec_rules.decision(argv)
-    if ruled == "forbidden":
-        refusal = Forbidden(RULE_FORBIDS, rejected=True)
+    ruled, rule = call.session.exec_rules.verdict(argv)
+    if ruled == "forbidden" and rule is not None:
+        refusal = Forbidden(f"{RULE_FORBIDS} `{rule.shown()}`", rejected=True)
         return Refused(ToolOutput(refusal.reason, success=False), forbidden=refusal)
     if ruled == "allow" and sandbox_permissions == "use_default":
         # Unlike Codex, a rule lifts only the question, never the sandbox.
