@@ -280,6 +280,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'detach':
           this.store.dispatch({ type: 'detach', id: message.id });
           return;
+        case 'wantPreviews': {
+          const previews = await parts.images.previewsFor(message.paths.slice(0, 200));
+          if (previews.length) this.post({ type: 'imagePreviews', previews });
+          return;
+        }
         case 'attachImage':
           this.post({ type: 'imagePreviews', previews: await parts.images.pick() });
           return;

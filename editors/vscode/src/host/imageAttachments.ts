@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImagePreview } from '../shared/images';
+import { conversationImagePaths, IMAGE_MAX_BYTES, IMAGE_TYPES, type ImagePreview } from '../shared/images';
 import { PASTED_IMAGES_DIR, pastedImageName, prunePastedImages } from './pastedImages';
 import type { ChatStore } from './store';
 
@@ -39,6 +39,35 @@ export class ImageAttachments {
   /** Every thumbnail known, for a page that (re)loads. */
   all(): ImagePreview[] {
     return [...this.previews].map(([file, url]) => ({ path: file, url }));
+  }
+
+  /**
+   * Pictures for the thumbnails of `paths` the page drew without one: read again from disk
+   * for a thread opened or a page reloaded. Only the images the open conversation's messages
+   * carry are read; one gone, too large or not an image keeps its name alone.
+   */
+  async previewsFor(paths: string[]): Promise<ImagePreview[]> {
+    const carried = conversationImagePaths(this.store.state.conversation);
+    const found: ImagePreview[] = [];
+    for (const file of new Set(paths)) {
+      const known = this.previews.get(file);
+      if (known) {
+        found.push({ path: file, url: known });
+        continue;
+      }
+      const mime = IMAGE_TYPES[path.extname(file).slice(1).toLowerCase()];
+      if (!carried.has(file) || !mime) continue;
+      try {
+        const stat = await fs.stat(file);
+        if (!stat.isFile() || stat.size > IMAGE_MAX_BYTES) continue;
+        const url = `data:${mime};base64,${(await fs.readFile(file)).toString('base64')}`;
+        this.previews.set(file, url);
+        found.push({ path: file, url });
+      } catch {
+        // Moved or removed since it was sent: the name is shown instead.
+      }
+    }
+    return found;
   }
 
   /** "Image": the user picks image files; each is attached. The new thumbnails. */

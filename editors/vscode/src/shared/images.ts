@@ -6,6 +6,7 @@
 
 import { escapeHtml as e } from './escape';
 import type { UserInput } from './protocol';
+import type { Conversation } from './state';
 
 /** The formats the model reads, by file extension. */
 export const IMAGE_TYPES: Record<string, string> = {
@@ -51,4 +52,16 @@ export function renderMessageImages(parts: UserInput[]): string {
   });
   const html = figures.join('');
   return html ? `<div class="msg-images">${html}</div>` : '';
+}
+
+/** The image files the conversation's messages carry: the only ones the page may ask to see. */
+export function conversationImagePaths(conversation: Conversation | undefined): Set<string> {
+  const paths = new Set<string>();
+  for (const turn of conversation?.turns ?? []) {
+    for (const item of turn.items) {
+      if (item.type !== 'userMessage') continue;
+      for (const part of item.content ?? []) if (part.type === 'localImage') paths.add(part.path);
+    }
+  }
+  return paths;
 }

@@ -55,6 +55,8 @@ export type FromWebview =
   | { type: 'detach'; id: string }
   | { type: 'attachImage' }
   | { type: 'pasteImage'; dataUrl: string }
+  /** Thumbnails drawn with no picture yet (a thread opened, the page reloaded). */
+  | { type: 'wantPreviews'; paths: string[] }
   | { type: 'copyCode'; code: string }
   | { type: 'insertCode'; code: string }
   | { type: 'applyCode'; code: string; language: string }

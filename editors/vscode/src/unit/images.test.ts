@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderMessageImages } from '../shared/images';
+import { conversationImagePaths, renderMessageImages } from '../shared/images';
+import type { UserInput } from '../shared/protocol';
+import type { Conversation } from '../shared/state';
 import { renderItem } from '../shared/render';
 
 describe('images in a sent message', () => {
@@ -34,5 +36,22 @@ describe('images in a sent message', () => {
     assert.match(html, /<div class="text">Look<\/div>/);
     assert.doesNotMatch(html, /\[localImage/);
     assert.match(html, /<figcaption>shot\.png<\/figcaption>/);
+  });
+});
+
+describe('the images a conversation carries', () => {
+  it('are the local images of its user messages, nothing else', () => {
+    const user = (content: UserInput[]) => ({ type: 'userMessage' as const, id: 'u', content });
+    const conversation = {
+      threadId: 't',
+      title: '',
+      pendingUserTexts: [],
+      turns: [
+        { id: 't1', status: 'completed', items: [user([{ type: 'text', text: 'look', text_elements: [] }, { type: 'localImage', path: '/ws/a.png' }])] },
+        { id: 't2', status: 'completed', items: [user([{ type: 'image', url: 'data:image/png;base64,AA==' }, { type: 'mention', name: 'b', path: '/ws/b.png' }]), { type: 'agentMessage', id: 'a', text: '/ws/c.png' }] },
+      ],
+    } as unknown as Conversation;
+    assert.deepEqual([...conversationImagePaths(conversation)], ['/ws/a.png']);
+    assert.equal(conversationImagePaths(undefined).size, 0);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Images in the page: a picture pasted into the message box goes to the host (which saves
  * and attaches it), and the thumbnails drawn by path get their pictures from the previews the
- * host sent.
+ * host sent, or asks for them once (a thread opened, the page reloaded).
  */
 
 import type { ImagePreview } from '../shared/images';
@@ -11,17 +11,29 @@ const ACCEPTED = new Set(Object.values(IMAGE_TYPES));
 
 export class ImagePreviews {
   private readonly urls = new Map<string, string>();
+  /** Paths asked of the host already: each is asked once, found or not. */
+  private readonly asked = new Set<string>();
+
+  /** `want` asks the host for the pictures of thumbnails it has not sent. */
+  constructor(private readonly want: (paths: string[]) => void) {}
 
   add(previews: ImagePreview[]): void {
     for (const preview of previews) this.urls.set(preview.path, preview.url);
   }
 
-  /** Give every thumbnail drawn since the last call its picture. */
+  /** Give every thumbnail drawn since the last call its picture, asking for those not known. */
   fill(root: ParentNode): void {
+    const missing: string[] = [];
     for (const img of Array.from(root.querySelectorAll<HTMLImageElement>('img[data-image-path]:not([src])'))) {
-      const url = this.urls.get(img.dataset.imagePath ?? '');
+      const path = img.dataset.imagePath ?? '';
+      const url = this.urls.get(path);
       if (url) img.src = url;
+      else if (path && !this.asked.has(path)) {
+        this.asked.add(path);
+        missing.push(path);
+      }
     }
+    if (missing.length) this.want(missing);
   }
 }
 

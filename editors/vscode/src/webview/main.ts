@@ -64,7 +64,7 @@ const picker = new ContextMenu($<HTMLDivElement>('picker'), input, {
   pick: (option) => post({ type: 'attach', option }),
 });
 
-const previews = new ImagePreviews();
+const previews = new ImagePreviews((paths) => post({ type: 'wantPreviews', paths }));
 acceptPastedImages(
   input,
   (dataUrl) => post({ type: 'pasteImage', dataUrl }),

@@ -3,7 +3,8 @@
  * an image pasted into the message box become thumbnail chips; one can be removed before
  * sending; the model receives the others as images (the large one scaled to its budget), and
  * the sent message shows them as thumbnails. After a window reload, the pasted images older
- * than a week are gone from the extension's storage and the newer ones are kept.
+ * than a week are gone from the extension's storage, the newer ones are kept, and the thread
+ * opened again draws the pasted image's picture (the deleted screenshot by its name).
  */
 
 import * as fs from 'node:fs';
@@ -62,6 +63,7 @@ function pngSize(url: string): [number, number] {
   return [data.readUInt32BE(16), data.readUInt32BE(20)];
 }
 
+const QUESTION = 'What is in these pictures?';
 const STALE_PASTE = 'pasted-0d5e3a4b-2c1f-4e6a-8b9c-7d6e5f4a3b2c.png';
 
 interface ImagePart {
@@ -96,7 +98,7 @@ export const imageJourneys: Journey[] = [
       await waitFor('the removed chip gone', () => api.store.state.attachments.length === 2);
       await ui('screenshot', { name: 'images-chips', selector: '[id="workbench.parts.sidebar"]' });
 
-      await ui('chat.send', { text: 'What is in these pictures?' });
+      await ui('chat.send', { text: QUESTION });
       await turnFinished(api, threadId);
       assert(api.store.state.attachments.length === 0, 'the chips are cleared once sent');
 
@@ -134,7 +136,7 @@ export const imageJourneys: Journey[] = [
 /** After the window reload; they run after the first Ctrl+Alt+C of the new window. */
 export const imageReloadJourneys: Journey[] = [
   {
-    name: 'images: after a window reload, the pasted images older than a week are removed, the newer kept',
+    name: 'images: after a window reload, the pasted images older than a week are removed, the newer kept and drawn again in their thread',
     screenshot: 'images-pruned',
     phase: 2,
     async run(api) {
@@ -144,7 +146,20 @@ export const imageReloadJourneys: Journey[] = [
       const kept = pasted();
       // The two pasted in the journey before the reload (one was removed from the message, not the disk).
       assert(kept.length === 2, `the images pasted today kept, got ${JSON.stringify(kept)}`);
+
+      // The thread opened again in the new window: the pasted image still has its picture, the
+      // screenshot (deleted since) shows its name alone.
       await vscode.commands.executeCommand('codexChat.chatView.focus');
+      await waitFor('the chat panel', () => api.chat.isReady, 60_000);
+      await api.controller.refreshThreads('');
+      const thread = api.store.state.threads.find((t) => t.preview?.includes(QUESTION));
+      assert(thread, `the images thread listed, got ${JSON.stringify(api.store.state.threads.map((t) => t.preview))}`);
+      await api.controller.resume(thread.id);
+      await ui('chat.waitFor', { selector: '#log .msg.user img.msg-thumb[src^="data:image/png"]' });
+      const drawn = await ui<string[]>('chat.eval', {
+        expression: `Array.from(document.querySelectorAll('#log .msg.user .msg-image')).map((f) => f.querySelector('figcaption').textContent + ':' + (f.querySelector('img').getAttribute('src') ? 'picture' : 'name'))`,
+      });
+      assert(JSON.stringify(drawn) === JSON.stringify(['screenshot.png:name', 'Pasted image:picture']), `thumbnails after the reload, got ${JSON.stringify(drawn)}`);
       await ui('screenshot', { name: 'images-pruned' });
     },
   },
