@@ -121,10 +121,10 @@ class AcpClientPort:
             return read_answer(method, {"decision": "decline"}, answer)
         await self.flushed()
         call = permissions.tool_call(method, data)
-        outcome = await self._ask_permission(session.id, call, permissions.OPTIONS)
+        outcome = await self._ask_permission(session.id, call, permissions.options(data))
         if outcome.get("optionId") == permissions.REJECT_ALWAYS:
             session.refused.add(kind)
-        return read_answer(method, {"decision": permissions.decision(outcome)}, answer)
+        return read_answer(method, {"decision": permissions.decision(outcome, data)}, answer)
 
     def workspace_for(self, cwd: Path) -> Workspace:
         workspace = AcpWorkspace(self._loop, self.read_file, self.write_file)

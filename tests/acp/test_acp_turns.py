@@ -132,6 +132,39 @@ async def test_a_command_asks_permission_and_each_option_is_the_engines_decision
         assert "rejected by user" in str(scripted_model.requests[1].body["input"])
 
 
+async def test_always_allowing_a_command_prefix_saves_the_rule_and_asks_no_more(
+    scripted_model, tmp_path
+):
+    home, ws = make_home(tmp_path, scripted_model.base_url, approval_policy="untrusted")
+    for call_id, script in (("call_1", "touch one.flag"), ("call_2", "touch one.flag two.flag")):
+        args = {"cmd": script, "workdir": str(ws)}
+        scripted_model.enqueue(function_call_response("exec_command", args, call_id=call_id))
+        scripted_model.enqueue(text_response("Finished.", response_id=f"resp_{call_id}"))
+    client = RecordingClient()
+    client.answers = ["allow_command_prefix"]
+    async with acp_agent(home, ws, client) as conn:
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        for text in ("Touch one", "Touch two"):
+            answer = await asyncio.wait_for(
+                conn.prompt(session_id=sid, prompt=[text_block(text)]), WAIT_S
+            )
+            assert answer.stop_reason == "end_turn"
+    [request] = client.permission_requests
+    assert [(o["optionId"], o["kind"]) for o in request["options"]] == [
+        ("allow_once", "allow_once"),
+        ("allow_always", "allow_always"),
+        ("allow_command_prefix", "allow_always"),
+        ("reject_once", "reject_once"),
+        ("reject_always", "reject_always"),
+    ]
+    assert request["options"][2]["name"] == "Always allow commands starting with `touch one.flag`"
+    assert (home / "rules" / "default.rules").read_text() == (
+        'prefix_rule(pattern=["touch", "one.flag"], decision="allow")\n'
+    )
+    assert (ws / "one.flag").exists() and (ws / "two.flag").exists()
+
+
 async def test_a_cancelled_permission_request_cancels_the_prompt(scripted_model, tmp_path):
     home, ws = make_home(tmp_path, scripted_model.base_url, approval_policy="on-request")
     _command_turn(scripted_model, ws, "call_never", "touch never.txt")

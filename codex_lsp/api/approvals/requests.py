@@ -101,7 +101,8 @@ def proposed_execpolicy_amendment(argv: Sequence[str]) -> list[str] | None:
 
     A `bash -lc SCRIPT` wrapper is looked through. A script with more than one command or any
     shell syntax (pipes, redirections, substitutions, globs) gets no proposal: a prefix rule
-    would allow more than the user saw. The same reading decides what a saved rule matches.
+    would allow more than the user saw. A saved rule is matched against each command of a
+    plain script in the same way (`engine.exec_rules`).
     """
     return simple_command(argv)
 
