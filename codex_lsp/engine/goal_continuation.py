@@ -7,7 +7,9 @@ gone. It stops once the goal is no longer active (the model completed, blocked o
 the budget ran out, a client paused or cleared it), after a turn that failed (the goal is then
 blocked), after an interrupted turn (until another turn ends on its own), and when goals are
 off (`[features] goals = false`). A client that activates a goal on an idle thread, or
-resumes a thread whose goal is active, sets it going too.
+resumes a thread whose goal is active, sets it going too. A thread in Plan mode never goes on
+by itself, and its Plan-mode turns count neither tokens nor time against the goal; switching
+back to the default mode does not start a turn, the next turn that ends does.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def _goes_on(session: Session) -> bool:
         and goal is not None
         and goal.get("status") == "active"
         and goal_turns.goals_enabled(session.ctx)
+        # In Plan mode the user leads: the goal waits for the thread to leave it.
+        and session.ctx.collaboration_mode != "plan"
     )
 
 

@@ -126,10 +126,17 @@ def give_objective(session: Session) -> list[ResponseItem]:
 # What a turn costs -----------------------------------------------------------------------
 
 
+def _counted(session: Session) -> bool:
+    """Whether the running turn's use is the goal's: a Plan-mode turn's is not."""
+    running = session.running_task
+    return running is None or running.goal_counted
+
+
 def note_usage(session: Session, usage: TokenUsage | None) -> None:
     """A response's tokens, counted against the goal at the next `account`."""
     goal = session.goal
-    if usage is not None and goal is not None and goal.get("status") in COUNTED:
+    counted = goal is not None and goal.get("status") in COUNTED and _counted(session)
+    if usage is not None and counted:
         session.goal_unaccounted += usage.total_tokens
 
 
@@ -141,6 +148,9 @@ def account(session: Session, sub_id: str, task: RunningTask | None = None) -> N
     if goal is None or goal.get("status") not in COUNTED:
         return
     now = time.monotonic()
+    if not _counted(session):
+        session.goal_clock = now  # the time spent planning is not the goal's either
+        return
     started = session.goal_clock if session.goal_clock is not None else now
     session.goal_clock = now
     updated = {

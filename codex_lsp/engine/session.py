@@ -83,6 +83,8 @@ class RunningTask:
     steering: Steering = field(default_factory=Steering)
     # Set when the turn ended on an error the model could not get past.
     failed: bool = False
+    # Whether what the turn uses counts against the thread's goal: not in Plan mode, as in Codex.
+    goal_counted: bool = True
 
 
 TaskBody = Callable[["Session", RunningTask], Awaitable[None]]

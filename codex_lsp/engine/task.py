@@ -170,6 +170,7 @@ async def run_regular_task(
     on its own opens with `opening` instead of a user message."""
     sub_id = task.sub_id
     started = time.monotonic()
+    task.goal_counted = ctx.collaboration_mode != "plan"
     if previous_response_id:
         if session.history.has_bookmark(previous_response_id):
             session.history.rewind_to(previous_response_id)

@@ -166,6 +166,26 @@ def with_update_plan(run: Run, thread_id: str) -> None:
     _turns_done(run, 1)
 
 
+def plan_mode_waits(run: Run, thread_id: str) -> None:
+    """In Plan mode a goal waits: no turn of its own, and the planning turn is not counted.
+    Back in the default mode it goes on after the next turn, not at the switch."""
+    mode = {"mode": "plan", "settings": {"model": "gpt-5.4"}}
+    run.client.call("thread/settings/update", {"threadId": thread_id, "collaborationMode": mode})
+    _set(run, thread_id, objective="Write docs", tokenBudget=100000)
+    run.model.enqueue(text_response("Planned.", response_id="r1", usage=usage(500, 100)))
+    start_turn(run, thread_id, "Plan the docs")
+    _turns_done(run, 1)
+    mode = {"mode": "default", "settings": {"model": "gpt-5.4"}}
+    run.client.call("thread/settings/update", {"threadId": thread_id, "collaborationMode": mode})
+    time.sleep(1.5)
+    assert run.client.call("thread/goal/get", {"threadId": thread_id})["goal"]["tokensUsed"] == 0
+    run.model.enqueue(text_response("On it.", response_id="r2", usage=usage(50, 10)))
+    run.model.enqueue(_call("update_goal", {"status": "complete"}, "c3"))
+    run.model.enqueue(text_response("Goal done.", response_id="r4"))
+    start_turn(run, thread_id, "Write them")
+    _turns_done(run, 3)
+
+
 # Config a journey needs besides the common one.
 CONFIG = {"with_update_plan": "[tools.update_plan]\nenabled = true\n"}
 
@@ -179,6 +199,7 @@ JOURNEYS: dict[str, Callable[[Run, str], None]] = {
     "failed_turn_blocks": failed_turn_blocks,
     "resumed_with_active_goal": resumed_with_active_goal,
     "with_update_plan": with_update_plan,
+    "plan_mode_waits": plan_mode_waits,
 }
 
 
