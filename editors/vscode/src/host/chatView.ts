@@ -281,7 +281,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           this.store.dispatch({ type: 'detach', id: message.id });
           return;
         case 'wantPreviews': {
-          const previews = await parts.images.previewsFor(message.paths.slice(0, 200));
+          const paths = Array.isArray(message.paths) ? message.paths.slice(0, 200) : [];
+          const previews = await parts.images.previewsFor(paths);
           if (previews.length) this.post({ type: 'imagePreviews', previews });
           return;
         }

@@ -3,7 +3,8 @@
  * images pasted into the message box. Each becomes an `image` chip; the message sends it as a
  * `localImage` input, so the server reads it like any attached file. A pasted image is saved
  * first, as a file of its own (readable by the user only) under the extension's storage, and
- * removed a week later (`pastedImages.ts`). The page gets each image as a data URL for its thumbnails, again when it reloads.
+ * removed a week later (`pastedImages.ts`). The page gets each image as a data URL for its
+ * thumbnails, again when it reloads, and asks for those of a thread opened later.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -60,9 +61,8 @@ export class ImageAttachments {
       try {
         const stat = await fs.stat(file);
         if (!stat.isFile() || stat.size > IMAGE_MAX_BYTES) continue;
-        const url = `data:${mime};base64,${(await fs.readFile(file)).toString('base64')}`;
-        this.previews.set(file, url);
-        found.push({ path: file, url });
+        // Not kept here: the page keeps what it was sent, and asks again only after a reload.
+        found.push({ path: file, url: `data:${mime};base64,${(await fs.readFile(file)).toString('base64')}` });
       } catch {
         // Moved or removed since it was sent: the name is shown instead.
       }
