@@ -52,8 +52,21 @@ def kind_of(entry: Entry) -> str:
     return f"{'error' if 'error' in message else 'response'} {entry.answers}"
 
 
-def server_kinds(transcript: Iterable[Entry]) -> list[str]:
-    return [kind_of(e) for e in transcript if e.direction == "s2c"]
+def server_kinds(transcript: Iterable[Entry], *, fold_repeats: bool = False) -> list[str]:
+    """The kinds of the server's messages, in order. With `fold_repeats`, a notification that
+    repeats the one just before it word for word counts once: the real server now and then
+    sends one twice from two of its tasks racing (`thread/status/changed` on an archive), which
+    tells a client nothing the first did not."""
+    kinds: list[str] = []
+    last: dict[str, Any] | None = None
+    for entry in transcript:
+        if entry.direction != "s2c":
+            continue
+        repeat = fold_repeats and "id" not in entry.message and entry.message == last
+        last = entry.message
+        if not repeat:
+            kinds.append(kind_of(entry))
+    return kinds
 
 
 def is_answer(kind: str) -> bool:

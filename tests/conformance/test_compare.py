@@ -8,6 +8,7 @@ from tests.conformance.compare import (
     key_paths,
     order_differences,
     render,
+    server_kinds,
     shape_differences,
     shapes,
 )
@@ -63,3 +64,15 @@ def test_only_the_outermost_missing_key_is_reported() -> None:
     (missing,) = shape_differences(real, ours)
     assert (missing.subject, missing.path) == ("notification n", "params.thread.env")
     assert shape_differences(real, real) == []
+
+
+def test_a_notification_the_real_server_repeats_word_for_word_counts_once() -> None:
+    gone = note("thread/status/changed", threadId="t", status={"type": "notLoaded"})
+    idle = note("thread/status/changed", threadId="t", status={"type": "idle"})
+    real = [idle, gone, gone, note("thread/archived", threadId="t")]
+    folded = server_kinds(real, fold_repeats=True)
+    assert folded.count("notification thread/status/changed") == 2
+    assert order_differences(folded, server_kinds([idle, gone, real[3]])) == []
+    # Unfolded, ours sending it once is a difference; two different ones are never folded.
+    assert order_differences(server_kinds(real), server_kinds([idle, gone, real[3]])) != []
+    assert server_kinds([idle, gone], fold_repeats=True) == server_kinds([idle, gone])

@@ -120,7 +120,7 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Sce
 def _differences(
     scenario: Scenario, side: Side, real: Recorded, ours: Recorded
 ) -> list[compare.Difference]:
-    real_kinds = compare.server_kinds(real.transcript)
+    real_kinds = compare.server_kinds(real.transcript, fold_repeats=True)
     ours_kinds = compare.server_kinds(ours.transcript)
     unordered = unordered_kinds(LISTED, set(real_kinds), scenario.name, side)
     # An `order` entry is in use when a kind it names is in the real transcript.
